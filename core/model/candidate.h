@@ -1,0 +1,82 @@
+#pragma once
+// A candidate: CUDA C++ source whose launch rule, tunable parameters, constraints and scratch
+// buffers are declared in the source itself, in comment lines that start with "// @kl":
+//
+//   // @kl tunable THREADS = 256 in 64, 128, 256, 512, 1024
+//   // @kl tunable VEC = 4 in 1..8 pow2
+//   // @kl constraint THREADS * VEC <= 8192
+//   // @kl scratch partial f32 [M * 64] zero
+//   // @kl launch ln_gelu grid=(cdiv(M, ROWS)) block=(THREADS) smem=(0) args=(x, gamma, beta, y, M, N, eps)
+//
+// Tunables reach the kernel as preprocessor macros; launches run in the order written.
+// docs/formats.md is the reference for users.
+#include "core/model/dtype.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+using TunableValues = std::map<std::string, std::int64_t>;
+
+struct Tunable {
+    std::string name;
+    std::int64_t defaultValue = 0;
+    std::vector<std::int64_t> values; // allowed values, ascending, default among them
+    int line = 0;
+};
+
+struct Constraint {
+    std::string expression; // true (non-zero) when the configuration is allowed
+    int line = 0;
+};
+
+struct ScratchBuffer {
+    std::string name;
+    DType dtype = DType::F32;
+    std::string count; // element count, an expression over sizes and tunables
+    bool zeroed = false; // cleared before every launch sequence
+    int line = 0;
+};
+
+struct LaunchArg {
+    std::string expression; // a buffer or scalar name, or an expression over sizes and tunables
+    DType type = DType::I32; // for expressions: the C type passed ("x as i64"); ignored for names
+    bool typeGiven = false;
+};
+
+struct LaunchRule {
+    std::string kernel;
+    std::array<std::string, 3> grid { "1", "1", "1" };
+    std::array<std::string, 3> block { "1", "1", "1" };
+    std::string sharedBytes = "0"; // dynamic shared memory
+    std::vector<LaunchArg> args;
+    int line = 0;
+};
+
+struct Candidate {
+    std::string source;
+    std::string fileName; // for messages; "candidate.cu" when it came from an editor or an LLM
+    std::vector<Tunable> tunables;
+    std::vector<Constraint> constraints;
+    std::vector<ScratchBuffer> scratch;
+    std::vector<LaunchRule> launches;
+
+    const Tunable* tunable(const std::string& name) const;
+    TunableValues defaults() const;
+    // Defaults overridden by `overrides`; throws kl::Error ("candidate.unknown-tunable",
+    // "candidate.value-not-allowed") for a name not declared or a value outside its set.
+    TunableValues withOverrides(const TunableValues& overrides) const;
+};
+
+// Largest source accepted (bytes): bigger is refused before it reaches the compiler.
+constexpr std::size_t kMaxCandidateSourceBytes = 512 * 1024;
+
+// Parses the declarations. Throws kl::Error with category "candidate.*" and "line N".
+Candidate parseCandidate(std::string source, std::string fileName = "candidate.cu");
+Candidate loadCandidate(const std::string& path);
+
+} // namespace kl

@@ -1,0 +1,94 @@
+#pragma once
+// A problem: the operator to optimise, the shapes that matter, how to make inputs, how close a
+// candidate must be to the reference, and how many bytes and FLOPs one call costs. The user
+// writes it as JSON (docs/formats.md); loadProblem() checks every field and names the bad one.
+#include "core/model/candidate.h"
+#include "core/model/dtype.h"
+#include "core/model/expression.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+struct SizeSet {
+    std::string label; // "8192x4096", or what the file calls it
+    std::map<std::string, std::int64_t> values;
+    Symbols symbols() const;
+};
+
+struct Distribution {
+    enum class Kind { Normal, Uniform, Constant, Integers };
+    Kind kind = Kind::Normal;
+    double a = 0.0; // normal: mean; uniform/integers: low; constant: value
+    double b = 1.0; // normal: standard deviation; uniform/integers: high
+};
+
+struct TensorSpec {
+    std::string name;
+    DType dtype = DType::F32;
+    std::vector<std::string> shape; // expressions over the size symbols, outermost first
+    Distribution distribution;      // inputs only
+    // Extra elements after each row (an expression), so verification also runs on a strided,
+    // non-contiguous layout. The kernel sees the row stride as the symbol stride_<name>.
+    std::string rowPadding;
+};
+
+struct ScalarSpec {
+    std::string name;
+    DType dtype = DType::F32;
+    double value = 0.0;
+};
+
+struct Tolerance {
+    double atol = 0.0;
+    double rtol = 0.0;
+};
+
+struct Problem {
+    std::string name;
+    std::string description;
+    std::string arch = "sm_90";
+    std::filesystem::path file; // where it was loaded from
+    std::filesystem::path dir;  // its folder: the only folder candidates may #include from
+
+    std::vector<std::string> symbols;
+    std::vector<SizeSet> mainSizes;
+    std::vector<SizeSet> fuzzSizes;
+    std::vector<std::string> sizeConstraints; // every size set must satisfy these
+
+    std::vector<TensorSpec> inputs;
+    std::vector<TensorSpec> outputs;
+    std::vector<ScalarSpec> scalars;
+    std::map<DType, Tolerance> tolerances;
+
+    std::filesystem::path referencePath;
+    std::filesystem::path baselinePath;
+    Candidate reference;
+    Candidate baseline;
+
+    std::string bytesExpression;
+    std::string flopsExpression;
+
+    std::string contentHash; // of the JSON and both sources: same problem, same hash
+
+    const TensorSpec* tensor(const std::string& name) const;
+    const ScalarSpec* scalar(const std::string& name) const;
+    Tolerance tolerance(DType type) const;
+    double bytes(const SizeSet& sizes) const;
+    double flops(const SizeSet& sizes) const;
+};
+
+// Throws kl::Error with category "problem.*", the file, and the JSON field path.
+Problem loadProblem(const std::filesystem::path& path);
+// As loadProblem, from text already read; `path` locates the sources and names the file in errors.
+Problem parseProblem(const std::string& json, const std::filesystem::path& path);
+
+// Default tolerances when a problem gives none for a dtype.
+Tolerance defaultTolerance(DType type);
+
+} // namespace kl

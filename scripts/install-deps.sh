@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian package KernelLoop's build and tests need. Idempotent: safe to run again.
+set -euo pipefail
+
+packages=(
+    cmake ninja-build g++ pkg-config git
+    qt6-base-dev qt6-charts-dev libqscintilla2-qt6-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools
+    libgl-dev
+    nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libmuparser-dev libdtl-dev libcli11-dev
+    libcpp-httplib-dev qtkeychain-qt6-dev
+    sqlite3 appstream desktop-file-utils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#packages[@]} packages present"
+    exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+if [ ! -d /usr/local/cuda/include ]; then
+    echo "install-deps: warning: the CUDA 13 toolkit is expected in /usr/local/cuda (NVRTC, CUPTI headers)" >&2
+fi
