@@ -1,0 +1,363 @@
+// JSON of the result lines (describe, shutdown, evaluate).
+#include "core/protocol/json_reader.h"
+#include "core/protocol/messages.h"
+#include "core/protocol/wire.h"
+
+namespace kl::protocol {
+
+namespace {
+
+constexpr std::array<std::pair<ProfileStatus, std::string_view>, 3> kProfileStatuses { {
+    { ProfileStatus::Ok, "ok" },
+    { ProfileStatus::Unavailable, "unavailable" },
+    { ProfileStatus::Skipped, "skipped" },
+} };
+
+nlohmann::json optionalNumber(const std::optional<double>& value)
+{
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json openResult(const ResultHeader& h)
+{
+    auto j = envelope("result", h.id);
+    j["status"] = statusName(h.status);
+    if (h.category)
+        j["category"] = categoryName(*h.category);
+    if (!h.detail.empty())
+        j["detail"] = h.detail;
+    return j;
+}
+
+Category readCategory(const JsonReader& r, const std::string& key)
+{
+    const auto text = r.string(key);
+    if (const auto c = parseCategory(text))
+        return *c;
+    r.fail(key, "\"" + text + "\" is not a result category of protocol v1");
+}
+
+ResultHeader readHeader(const JsonReader& r)
+{
+    ResultHeader h;
+    h.id = r.string("id");
+    const auto status = r.string("status");
+    const auto s = parseStatus(status);
+    if (!s)
+        r.fail("status", "\"" + status + "\" is not ok, failed or error");
+    h.status = *s;
+    if (r.has("category"))
+        h.category = readCategory(r, "category");
+    h.detail = r.stringOr("detail", "");
+    return h;
+}
+
+std::vector<std::int64_t> readIndex(const JsonReader& r, const std::string& key)
+{
+    std::vector<std::int64_t> index;
+    for (const auto& i : r.arrayOr(key))
+        index.push_back(i.asInteger());
+    return index;
+}
+
+nlohmann::json toJson(const ErrorWindow& w)
+{
+    nlohmann::json expected = nlohmann::json::array(), actual = nlohmann::json::array();
+    for (const double v : w.expected)
+        expected.push_back(anyNumber(v));
+    for (const double v : w.actual)
+        actual.push_back(anyNumber(v));
+    return { { "start", w.start }, { "expected", expected }, { "actual", actual } };
+}
+
+ErrorWindow readWindow(const JsonReader& r)
+{
+    ErrorWindow w;
+    w.start = readIndex(r, "start");
+    for (const auto& v : r.array("expected"))
+        w.expected.push_back(readAnyNumber(v));
+    for (const auto& v : r.array("actual"))
+        w.actual.push_back(readAnyNumber(v));
+    if (w.expected.size() != w.actual.size())
+        r.fail("actual",
+            "has " + std::to_string(w.actual.size()) + " values for " + std::to_string(w.expected.size())
+                + " expected");
+    return w;
+}
+
+nlohmann::json toJson(const CaseVerification& c)
+{
+    nlohmann::json j { { "label", c.label }, { "kind", caseKindName(c.kind) }, { "trial", c.trial },
+        { "passed", c.passed }, { "elements", c.elements }, { "mismatches", c.mismatches },
+        { "unwritten", c.unwritten }, { "nan", c.nan }, { "max_abs_error", anyNumber(c.maxAbsError) },
+        { "max_rel_error", anyNumber(c.maxRelError) }, { "worst_index", c.worstIndex },
+        { "worst_output", c.worstOutput } };
+    if (c.category)
+        j["category"] = categoryName(*c.category);
+    j["window"] = c.window ? toJson(*c.window) : nlohmann::json(nullptr);
+    return j;
+}
+
+CaseVerification readCaseVerification(const JsonReader& r)
+{
+    r.requireObject();
+    CaseVerification c;
+    c.label = r.string("label");
+    const auto kind = r.string("kind");
+    const auto k = parseCaseKind(kind);
+    if (!k)
+        r.fail("kind", "\"" + kind + "\" is not main, fuzz or padded");
+    c.kind = *k;
+    c.trial = static_cast<int>(r.integerOr("trial", 0));
+    c.passed = r.boolean("passed");
+    if (r.has("category"))
+        c.category = readCategory(r, "category");
+    c.elements = r.integerOr("elements", 0);
+    c.mismatches = r.integerOr("mismatches", 0);
+    c.unwritten = r.integerOr("unwritten", 0);
+    c.nan = r.integerOr("nan", 0);
+    if (r.value().contains("max_abs_error"))
+        c.maxAbsError = readAnyNumber(JsonReader(r.value().at("max_abs_error"), r.pathOf("max_abs_error")));
+    if (r.value().contains("max_rel_error"))
+        c.maxRelError = readAnyNumber(JsonReader(r.value().at("max_rel_error"), r.pathOf("max_rel_error")));
+    c.worstIndex = readIndex(r, "worst_index");
+    c.worstOutput = r.stringOr("worst_output", "");
+    if (auto w = r.optionalObject("window"))
+        c.window = readWindow(*w);
+    return c;
+}
+
+nlohmann::json toJson(const TimingSummary& t)
+{
+    return { { "median_us", t.medianUs }, { "p20_us", t.p20Us }, { "p80_us", t.p80Us }, { "min_us", t.minUs },
+        { "mean_us", t.meanUs }, { "cv", t.cv }, { "reps", t.reps },
+        { "graph_median_us", optionalNumber(t.graphMedianUs) }, { "samples_us", t.samplesUs } };
+}
+
+TimingSummary readSummary(const JsonReader& r)
+{
+    TimingSummary t;
+    t.medianUs = r.number("median_us");
+    t.p20Us = r.numberOr("p20_us", t.medianUs);
+    t.p80Us = r.numberOr("p80_us", t.medianUs);
+    t.minUs = r.numberOr("min_us", t.medianUs);
+    t.meanUs = r.numberOr("mean_us", t.medianUs);
+    t.cv = r.numberOr("cv", 0.0);
+    t.reps = static_cast<int>(r.integerOr("reps", 0));
+    t.graphMedianUs = r.optionalNumber("graph_median_us");
+    for (const auto& s : r.arrayOr("samples_us"))
+        t.samplesUs.push_back(s.asNumber());
+    return t;
+}
+
+nlohmann::json toJson(const CaseTiming& c)
+{
+    return { { "label", c.label }, { "bytes", wholeOrReal(c.bytes) }, { "flops", wholeOrReal(c.flops) },
+        { "candidate", toJson(c.candidate) },
+        { "baseline", c.baseline ? toJson(*c.baseline) : nlohmann::json(nullptr) },
+        { "copy", c.copy ? toJson(*c.copy) : nlohmann::json(nullptr) }, { "gbps", c.gbps }, { "tflops", c.tflops },
+        { "pct_of_copy", optionalNumber(c.pctOfCopy) },
+        { "speedup_vs_baseline", optionalNumber(c.speedupVsBaseline) } };
+}
+
+CaseTiming readCaseTiming(const JsonReader& r)
+{
+    r.requireObject();
+    CaseTiming c;
+    c.label = r.string("label");
+    c.bytes = r.numberOr("bytes", 0.0);
+    c.flops = r.numberOr("flops", 0.0);
+    c.candidate = readSummary(r.object("candidate"));
+    if (auto b = r.optionalObject("baseline"))
+        c.baseline = readSummary(*b);
+    if (auto b = r.optionalObject("copy"))
+        c.copy = readSummary(*b);
+    c.gbps = r.numberOr("gbps", 0.0);
+    c.tflops = r.numberOr("tflops", 0.0);
+    c.pctOfCopy = r.optionalNumber("pct_of_copy");
+    c.speedupVsBaseline = r.optionalNumber("speedup_vs_baseline");
+    return c;
+}
+
+nlohmann::json toJson(const Profile& p)
+{
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : p.kernels)
+        kernels.push_back({ { "kernel", k.kernel }, { "case", k.caseLabel }, { "metrics", k.metrics } });
+    nlohmann::json j { { "status", nameOf(kProfileStatuses, p.status) }, { "passes", p.passes },
+        { "kernels", kernels } };
+    if (!p.reason.empty())
+        j["reason"] = p.reason;
+    if (p.metricSet)
+        j["metric_set"] = metricSetName(*p.metricSet);
+    return j;
+}
+
+Profile readProfile(const JsonReader& r)
+{
+    Profile p;
+    p.status = readEnum(r, "status", kProfileStatuses);
+    p.reason = r.stringOr("reason", "");
+    if (r.has("metric_set")) {
+        const auto name = r.string("metric_set");
+        p.metricSet = parseMetricSet(name);
+        if (!p.metricSet)
+            r.fail("metric_set", "\"" + name + "\" is not none, default, sol or stalls");
+    }
+    p.passes = static_cast<int>(r.integerOr("passes", 0));
+    for (const auto& k : r.arrayOr("kernels")) {
+        k.requireObject();
+        KernelProfile kp;
+        kp.kernel = k.string("kernel");
+        kp.caseLabel = k.stringOr("case", "");
+        if (auto metrics = k.optionalObject("metrics"))
+            for (const auto& [name, value] : metrics->value().items())
+                kp.metrics[name] = JsonReader(value, metrics->pathOf(name)).asNumber();
+        p.kernels.push_back(std::move(kp));
+    }
+    return p;
+}
+
+} // namespace
+
+std::string_view profileStatusName(ProfileStatus status) { return nameOf(kProfileStatuses, status); }
+std::optional<ProfileStatus> parseProfileStatus(std::string_view name) { return valueOf(kProfileStatuses, name); }
+
+EvaluateResult EvaluateResult::failure(std::string id, Category category, std::string detail)
+{
+    EvaluateResult r;
+    r.header = ResultHeader { std::move(id), statusOf(category), category, std::move(detail) };
+    return r;
+}
+
+void to_json(nlohmann::json& j, const DeviceDescription& d)
+{
+    j = { { "index", d.index }, { "name", d.name }, { "uuid", d.uuid }, { "compute_capability", d.computeCapability },
+        { "sm_count", d.smCount }, { "l2_bytes", d.l2Bytes }, { "shared_per_sm", d.sharedPerSm },
+        { "shared_per_block", d.sharedPerBlock }, { "shared_per_block_optin", d.sharedPerBlockOptin },
+        { "registers_per_sm", d.registersPerSm }, { "max_threads_per_sm", d.maxThreadsPerSm },
+        { "max_blocks_per_sm", d.maxBlocksPerSm }, { "warp_size", d.warpSize }, { "memory_bytes", d.memoryBytes },
+        { "memory_bus_bits", d.memoryBusBits }, { "sm_clock_mhz", d.smClockMhz },
+        { "memory_clock_mhz", d.memoryClockMhz }, { "driver_version", d.driverVersion },
+        { "runtime_toolkit", d.runtimeToolkit }, { "copy_bandwidth_gbps", d.copyBandwidthGbps },
+        { "copy_bandwidth_bytes", d.copyBandwidthBytes } };
+}
+
+void from_json(const nlohmann::json& j, DeviceDescription& d)
+{
+    // Called for the "device" field of a result; paths are named from there.
+    const JsonReader r(j, "device");
+    r.requireObject();
+    d.index = static_cast<int>(r.integerOr("index", 0));
+    d.name = r.string("name");
+    d.uuid = r.stringOr("uuid", "");
+    d.computeCapability = r.string("compute_capability");
+    d.smCount = static_cast<int>(r.integer("sm_count"));
+    d.l2Bytes = r.integerOr("l2_bytes", 0);
+    d.sharedPerSm = r.integerOr("shared_per_sm", 0);
+    d.sharedPerBlock = r.integerOr("shared_per_block", 0);
+    d.sharedPerBlockOptin = r.integerOr("shared_per_block_optin", 0);
+    d.registersPerSm = r.integerOr("registers_per_sm", 0);
+    d.maxThreadsPerSm = static_cast<int>(r.integerOr("max_threads_per_sm", 0));
+    d.maxBlocksPerSm = static_cast<int>(r.integerOr("max_blocks_per_sm", 0));
+    d.warpSize = static_cast<int>(r.integerOr("warp_size", 32));
+    d.memoryBytes = r.integerOr("memory_bytes", 0);
+    d.memoryBusBits = static_cast<int>(r.integerOr("memory_bus_bits", 0));
+    d.smClockMhz = r.numberOr("sm_clock_mhz", 0.0);
+    d.memoryClockMhz = r.numberOr("memory_clock_mhz", 0.0);
+    d.driverVersion = r.stringOr("driver_version", "");
+    d.runtimeToolkit = r.stringOr("runtime_toolkit", "");
+    d.copyBandwidthGbps = r.numberOr("copy_bandwidth_gbps", 0.0);
+    d.copyBandwidthBytes = r.integerOr("copy_bandwidth_bytes", 0);
+}
+
+void to_json(nlohmann::json& j, const DescribeResult& m)
+{
+    j = openResult(m.header);
+    if (m.device)
+        j["device"] = *m.device;
+}
+
+void from_json(const nlohmann::json& j, DescribeResult& m)
+{
+    const auto r = openEnvelope(j, DescribeResult::kType);
+    m.header = readHeader(r);
+    m.device.reset();
+    if (r.has("device"))
+        m.device = r.object("device").value().get<DeviceDescription>();
+    if (m.header.status == Status::Ok && !m.device)
+        r.fail("device", "missing required field (status is ok)");
+    if (m.header.status != Status::Ok && !m.header.category)
+        r.fail("category", "missing required field (status is " + std::string(statusName(m.header.status)) + ")");
+}
+
+void to_json(nlohmann::json& j, const ShutdownResult& m) { j = openResult(m.header); }
+
+void from_json(const nlohmann::json& j, ShutdownResult& m)
+{
+    m.header = readHeader(openEnvelope(j, ShutdownResult::kType));
+}
+
+void to_json(nlohmann::json& j, const EvaluateResult& m)
+{
+    auto h = m.header;
+    if (!h.category)
+        h.category = Category::Passed;
+    j = openResult(h);
+    j["device"] = m.device ? nlohmann::json(*m.device) : nlohmann::json(nullptr);
+    if (m.verification) {
+        nlohmann::json cases = nlohmann::json::array();
+        for (const auto& c : m.verification->cases)
+            cases.push_back(toJson(c));
+        j["verification"] = { { "passed", m.verification->passed }, { "cases", cases } };
+    } else {
+        j["verification"] = nullptr;
+    }
+    if (m.timing) {
+        nlohmann::json cases = nlohmann::json::array();
+        for (const auto& c : m.timing->cases)
+            cases.push_back(toJson(c));
+        j["timing"] = { { "sm_clock_mhz", optionalNumber(m.timing->smClockMhz) }, { "cases", cases } };
+    } else {
+        j["timing"] = nullptr;
+    }
+    j["profile"] = m.profile ? toJson(*m.profile) : nlohmann::json(nullptr);
+    j["pc_sampling"] = m.pcSampling;
+    j["phases_ms"] = m.phasesMs;
+}
+
+void from_json(const nlohmann::json& j, EvaluateResult& m)
+{
+    const auto r = openEnvelope(j, EvaluateResult::kType);
+    m = EvaluateResult {};
+    m.header = readHeader(r);
+    if (!m.header.category) {
+        if (m.header.status != Status::Ok)
+            r.fail("category", "missing required field (status is " + std::string(statusName(m.header.status)) + ")");
+        m.header.category = Category::Passed;
+    }
+    if (r.has("device"))
+        m.device = r.object("device").value().get<DeviceDescription>();
+    if (auto v = r.optionalObject("verification")) {
+        Verification ver;
+        ver.passed = v->boolean("passed");
+        for (const auto& c : v->arrayOr("cases"))
+            ver.cases.push_back(readCaseVerification(c));
+        m.verification = std::move(ver);
+    }
+    if (auto t = r.optionalObject("timing")) {
+        Timing timing;
+        timing.smClockMhz = t->optionalNumber("sm_clock_mhz");
+        for (const auto& c : t->arrayOr("cases"))
+            timing.cases.push_back(readCaseTiming(c));
+        m.timing = std::move(timing);
+    }
+    if (auto p = r.optionalObject("profile"))
+        m.profile = readProfile(*p);
+    m.pcSampling = r.value().contains("pc_sampling") ? r.value().at("pc_sampling") : nlohmann::json(nullptr);
+    if (auto p = r.optionalObject("phases_ms"))
+        for (const auto& [name, value] : p->value().items())
+            m.phasesMs[name] = JsonReader(value, p->pathOf(name)).asNumber();
+}
+
+} // namespace kl::protocol
