@@ -2,6 +2,7 @@
 // kernel writes each row's max and sum of exponentials to a scratch buffer, the second
 // normalises. A fused one-launch rewrite is the obvious first step.
 #include <cuda_bf16.h>
+#include <math_constants.h> // INFINITY comes from the host math.h, which NVRTC lacks
 
 // @kl tunable THREADS = 256 in 64, 128, 256, 512, 1024
 // @kl scratch stats f32 [2 * ROWS]
@@ -23,7 +24,7 @@ __device__ float block_reduce(float v, float* shared, bool isMax)
     if (lane == 0)
         shared[warp] = v;
     __syncthreads();
-    float t = lane < THREADS / 32 ? shared[lane] : (isMax ? -INFINITY : 0.0f);
+    float t = lane < THREADS / 32 ? shared[lane] : (isMax ? -CUDART_INF_F : 0.0f);
     for (int o = 16; o > 0; o >>= 1) {
         const float other = __shfl_xor_sync(0xffffffffu, t, o);
         t = isMax ? fmaxf(t, other) : t + other;
@@ -35,7 +36,7 @@ extern "C" __global__ void row_stats(const __nv_bfloat16* x, float* stats, int r
 {
     __shared__ float shared[32];
     const __nv_bfloat16* xr = x + (long long)blockIdx.x * cols;
-    float m = -INFINITY;
+    float m = -CUDART_INF_F;
     for (int j = threadIdx.x; j < cols; j += THREADS)
         m = fmaxf(m, __bfloat162float(xr[j]));
     m = block_reduce(m, shared, true);

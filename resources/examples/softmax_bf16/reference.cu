@@ -1,5 +1,6 @@
 // Reference for softmax_bf16: one thread per row, double-precision maths.
 #include <cuda_bf16.h>
+#include <math_constants.h> // INFINITY comes from the host math.h, which NVRTC lacks
 
 // @kl launch softmax_reference grid=(cdiv(ROWS, 64)) block=(64) args=(x, y, ROWS, COLS)
 
@@ -9,7 +10,7 @@ extern "C" __global__ void softmax_reference(const __nv_bfloat16* x, __nv_bfloat
     if (row >= rows)
         return;
     const __nv_bfloat16* xr = x + (long long)row * cols;
-    double m = -INFINITY;
+    double m = -CUDART_INF;
     for (int j = 0; j < cols; ++j)
         m = fmax(m, (double)__bfloat162float(xr[j]));
     double sum = 0.0;
