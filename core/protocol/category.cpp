@@ -11,7 +11,7 @@ struct CategoryInfo {
     std::string_view name;
     Status status;
 };
-constexpr std::array<CategoryInfo, 20> kCategories { {
+constexpr std::array<CategoryInfo, 21> kCategories { {
     { Category::Passed, "passed", Status::Ok },
     { Category::MissingKernel, "missing-kernel", Status::Failed },
     { Category::LaunchError, "launch-error", Status::Failed },
@@ -32,6 +32,7 @@ constexpr std::array<CategoryInfo, 20> kCategories { {
     { Category::BadRequest, "bad-request", Status::Error },
     { Category::OutOfMemory, "out-of-memory", Status::Error },
     { Category::Cancelled, "cancelled", Status::Error },
+    { Category::BadMessage, "bad-message", Status::Error },
 } };
 
 constexpr std::array<std::pair<Status, std::string_view>, 3> kStatuses { {

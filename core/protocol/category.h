@@ -1,7 +1,7 @@
 #pragma once
 // How an evaluation ended, as docs/runner-protocol.md names it. The runner reports most
-// categories; the client adds timeout, crash, runner-lost and cancelled when the process
-// itself misbehaves or the caller gives up.
+// categories; the client adds timeout, crash, runner-lost, bad-message and cancelled when the
+// process itself misbehaves or the caller gives up.
 #include <optional>
 #include <string_view>
 
@@ -34,6 +34,7 @@ enum class Category {
     BadRequest,
     OutOfMemory,
     Cancelled,
+    BadMessage,
 };
 
 std::string_view categoryName(Category category); // "passed", "missing-kernel", ...

@@ -40,7 +40,7 @@ Category readCategory(const JsonReader& r, const std::string& key)
 ResultHeader readHeader(const JsonReader& r)
 {
     ResultHeader h;
-    h.id = r.string("id");
+    h.id = r.stringOr("id", ""); // empty: a bad-request answer to a line whose id could not be read
     const auto status = r.string("status");
     const auto s = parseStatus(status);
     if (!s)

@@ -192,6 +192,7 @@ private slots:
             { "bad-request", Status::Error },
             { "out-of-memory", Status::Error },
             { "cancelled", Status::Error },
+            { "bad-message", Status::Error },
         };
         for (const auto& [name, status] : table) {
             const auto c = parseCategory(name);
