@@ -1,0 +1,16 @@
+# Writes OUTPUT: a C++ file holding each prompt template of INPUTS as a raw string, keyed by
+# file name, for kl::PromptLibrary::builtIn().
+set(content "// Generated from resources/prompts by core/llm/embed_prompts.cmake. Do not edit.\n")
+string(APPEND content "#include <map>\n#include <string>\n\nnamespace kl::detail {\n\n")
+string(APPEND content "const std::map<std::string, std::string>& builtinPrompts()\n{\n")
+string(APPEND content "    static const std::map<std::string, std::string> prompts {\n")
+foreach(input IN LISTS INPUTS)
+    get_filename_component(name ${input} NAME)
+    file(READ ${input} text)
+    if(text MATCHES "\\)klprompt\"")
+        message(FATAL_ERROR "${input} contains the raw-string delimiter )klprompt\"")
+    endif()
+    string(APPEND content "        { \"${name}\", R\"klprompt(${text})klprompt\" },\n")
+endforeach()
+string(APPEND content "    };\n    return prompts;\n}\n\n} // namespace kl::detail\n")
+file(WRITE ${OUTPUT} "${content}")

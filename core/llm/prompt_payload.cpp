@@ -1,0 +1,319 @@
+#include "core/llm/prompt_payload.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kl {
+
+namespace {
+
+std::string number(double value, int decimals = 1)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string shortNumber(double value)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+std::string bytesText(std::int64_t bytes)
+{
+    if (bytes >= (1 << 20) && bytes % (1 << 20) == 0)
+        return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= 1024 && bytes % 1024 == 0)
+        return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " B";
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator)
+{
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+std::string bullets(const std::vector<std::string>& items)
+{
+    std::string out;
+    for (const auto& item : items)
+        out += "- " + item + "\n";
+    return out;
+}
+
+std::string fenced(const std::string& text, const std::string& language = {})
+{
+    std::string out = "```" + language + "\n" + text;
+    if (!text.empty() && text.back() != '\n')
+        out += "\n";
+    return out + "```\n";
+}
+
+std::string sizeText(const SizeSet& sizes)
+{
+    std::vector<std::string> parts;
+    for (const auto& [name, value] : sizes.values)
+        parts.push_back(name + "=" + std::to_string(value));
+    return joined(parts, ", ");
+}
+
+std::string tensorText(const TensorSpec& t, const char* role)
+{
+    std::string text = t.name + ": " + role + " " + std::string(dtypeName(t.dtype)) + " [" + joined(t.shape, ", ") + "]";
+    if (!t.rowPadding.empty() && t.rowPadding != "0")
+        text += ", rows padded by " + t.rowPadding + " elements (row stride is stride_" + t.name + ", not the row length)";
+    return text;
+}
+
+std::string problemSection(const ProblemFacts& p)
+{
+    std::ostringstream out;
+    out << "Problem: " << p.name << (p.arch.empty() ? "" : " (target " + p.arch + ")") << "\n";
+    if (!p.operation.empty())
+        out << "Operation: " << p.operation << "\n";
+    if (!p.tensors.empty())
+        out << "Tensors (pointers passed to the kernel):\n" << bullets(p.tensors);
+    if (!p.scalars.empty())
+        out << "Scalars:\n" << bullets(p.scalars);
+    if (!p.mainSizes.empty())
+        out << "Sizes that are timed: " << joined(p.mainSizes, "; ") << "\n";
+    if (!p.fuzzSizes.empty())
+        out << "Sizes that must also verify (odd, prime, tiny, larger than a block): " << joined(p.fuzzSizes, "; ")
+            << "\n";
+    if (!p.tolerances.empty())
+        out << "Tolerances against the reference: " << joined(p.tolerances, "; ") << "\n";
+    if (!p.bytes.empty())
+        out << "Bytes moved per call: " << p.bytes << (p.flops.empty() ? "" : "; FLOPs: " + p.flops) << "\n";
+    return out.str();
+}
+
+std::string candidateSection(const CandidateFacts& c)
+{
+    std::ostringstream out;
+    if (!c.launches.empty())
+        out << "Launches:\n" << bullets(c.launches);
+    if (!c.tunables.empty())
+        out << "Tunables:\n" << bullets(c.tunables);
+    if (!c.constraints.empty())
+        out << "Constraints:\n" << bullets(c.constraints);
+    if (!c.chosen.empty()) {
+        std::vector<std::string> values;
+        for (const auto& [name, value] : c.chosen)
+            values.push_back(name + "=" + std::to_string(value));
+        out << "Measured with: " << joined(values, ", ") << "\n";
+    }
+    out << "\n" << fenced(c.source, "cuda");
+    return out.str();
+}
+
+std::string stateSection(const MeasuredState& s)
+{
+    std::vector<std::string> lines;
+    lines.push_back("iteration: " + std::to_string(s.iteration));
+    if (s.currentMicros) {
+        std::string line = "latency: " + number(*s.currentMicros, 2) + " us";
+        if (s.baselineMicros)
+            line += " (baseline " + number(*s.baselineMicros, 2) + " us)";
+        if (s.speedup)
+            line += ", speedup " + number(*s.speedup, 2) + "x over the baseline";
+        lines.push_back(line);
+    } else if (s.baselineMicros) {
+        lines.push_back("baseline latency: " + number(*s.baselineMicros, 2) + " us");
+    }
+    if (!s.correctness.empty())
+        lines.push_back("correctness: " + s.correctness);
+    if (s.gigabytesPerSecond) {
+        std::string line = "achieved bandwidth: " + number(*s.gigabytesPerSecond, 0) + " GB/s";
+        if (s.percentOfCeiling)
+            line += " (" + number(*s.percentOfCeiling, 0) + "% of the measured ceiling)";
+        lines.push_back(line);
+    }
+    std::vector<std::string> resources;
+    if (s.registers)
+        resources.push_back(std::to_string(*s.registers) + " registers/thread");
+    if (s.sharedBytes)
+        resources.push_back(bytesText(*s.sharedBytes) + " shared memory/block");
+    if (s.spillBytes)
+        resources.push_back(bytesText(*s.spillBytes) + " spilled");
+    if (!resources.empty())
+        lines.push_back("resources: " + joined(resources, ", "));
+    if (s.occupancy) {
+        std::string line = "theoretical occupancy: " + number(*s.occupancy * 100.0, 0) + "%";
+        if (!s.occupancyLimiter.empty())
+            line += " (limited by " + s.occupancyLimiter + ")";
+        if (s.achievedOccupancy)
+            line += ", achieved " + number(*s.achievedOccupancy * 100.0, 0) + "%";
+        lines.push_back(line);
+    }
+    if (!s.primaryStall.empty())
+        lines.push_back("primary warp stall: " + s.primaryStall);
+    return bullets(lines);
+}
+
+std::string findingsSection(const std::vector<FindingFacts>& findings)
+{
+    std::ostringstream out;
+    for (const auto& f : findings) {
+        out << "- [" << (f.severity.empty() ? "info" : f.severity) << "] " << (f.id.empty() ? "" : f.id + ": ")
+            << f.summary << "\n";
+        if (!f.evidence.empty())
+            out << "  evidence: " << f.evidence << "\n";
+        if (!f.direction.empty())
+            out << "  direction: " << f.direction << "\n";
+    }
+    return out.str();
+}
+
+std::string hardwareSection(const HardwareFacts& h)
+{
+    std::vector<std::string> lines;
+    if (!h.device.empty())
+        lines.push_back("device: " + h.device + (h.arch.empty() ? "" : " (" + h.arch + ")"));
+    if (h.smCount > 0)
+        lines.push_back("SMs: " + std::to_string(h.smCount));
+    if (h.l2Bytes > 0)
+        lines.push_back("L2 cache: " + bytesText(h.l2Bytes));
+    if (h.sharedPerSmBytes > 0)
+        lines.push_back("shared memory per SM: " + bytesText(h.sharedPerSmBytes)
+                        + (h.sharedPerBlockOptInBytes > 0
+                               ? " (up to " + bytesText(h.sharedPerBlockOptInBytes) + " per block with opt-in)"
+                               : ""));
+    if (h.registersPerSm > 0)
+        lines.push_back("registers per SM: " + std::to_string(h.registersPerSm));
+    if (h.maxWarpsPerSm > 0)
+        lines.push_back("max warps per SM: " + std::to_string(h.maxWarpsPerSm));
+    if (h.dramGigabytesPerSecond)
+        lines.push_back("measured memory ceiling (copy): " + number(*h.dramGigabytesPerSecond, 0) + " GB/s");
+    if (h.smClockMhz)
+        lines.push_back("SM clock: " + number(*h.smClockMhz, 0) + " MHz");
+    for (const auto& note : h.notes)
+        lines.push_back(note);
+    return bullets(lines);
+}
+
+std::string historySection(const std::vector<IterationFacts>& recent)
+{
+    std::ostringstream out;
+    for (const auto& it : recent) {
+        out << "- iteration " << it.iteration << (it.proposer.empty() ? "" : " (" + it.proposer + ")") << ": "
+            << it.outcome;
+        if (it.micros)
+            out << ", " << number(*it.micros, 2) << " us";
+        if (it.speedup)
+            out << ", " << number(*it.speedup, 2) << "x";
+        out << "\n";
+        if (!it.hypothesis.empty())
+            out << "  hypothesis: " << it.hypothesis << "\n";
+        if (!it.change.empty())
+            out << "  change: " << it.change << "\n";
+        if (!it.report.empty())
+            out << "  report:\n" << fenced(it.report);
+    }
+    return out.str();
+}
+
+std::string examplesSection(const std::vector<ExampleFacts>& examples)
+{
+    std::ostringstream out;
+    for (const auto& e : examples) {
+        out << "Example from problem " << e.problem << (e.summary.empty() ? "" : " (" + e.summary + ")") << ":\n";
+        out << fenced(e.source, "cuda") << "\n";
+    }
+    return out.str();
+}
+
+std::string failureSection(const FailureFacts& f)
+{
+    std::ostringstream out;
+    out << "Failure: " << f.category << "\n";
+    if (!f.report.empty())
+        out << fenced(f.report);
+    if (!f.source.empty())
+        out << "\nThe candidate that failed:\n" << fenced(f.source, "cuda");
+    return out.str();
+}
+
+} // namespace
+
+ProblemFacts describeProblem(const Problem& problem)
+{
+    ProblemFacts facts;
+    facts.name = problem.name;
+    facts.operation = problem.description;
+    facts.arch = problem.arch;
+    for (const auto& t : problem.inputs)
+        facts.tensors.push_back(tensorText(t, "input"));
+    for (const auto& t : problem.outputs)
+        facts.tensors.push_back(tensorText(t, "output"));
+    for (const auto& s : problem.scalars)
+        facts.scalars.push_back(s.name + ": " + std::string(dtypeName(s.dtype)) + " = " + shortNumber(s.value));
+    for (const auto& sizes : problem.mainSizes)
+        facts.mainSizes.push_back((sizes.label.empty() ? "" : sizes.label + ": ") + sizeText(sizes));
+    for (const auto& sizes : problem.fuzzSizes)
+        facts.fuzzSizes.push_back(sizeText(sizes));
+    for (const auto& [type, tolerance] : problem.tolerances)
+        facts.tolerances.push_back(std::string(dtypeName(type)) + ": atol " + shortNumber(tolerance.atol) + ", rtol "
+                                   + shortNumber(tolerance.rtol));
+    facts.bytes = problem.bytesExpression;
+    facts.flops = problem.flopsExpression;
+    return facts;
+}
+
+CandidateFacts describeCandidate(const Candidate& candidate, const TunableValues& chosen)
+{
+    CandidateFacts facts;
+    facts.source = candidate.source;
+    facts.chosen = chosen;
+    // The declarations as written: the model should see the exact syntax it must keep.
+    std::istringstream in(candidate.source);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto marker = line.find("@kl ");
+        if (line.find("//") == std::string::npos || marker == std::string::npos)
+            continue;
+        std::string directive = line.substr(marker + 4);
+        if (directive.rfind("launch", 0) == 0)
+            facts.launches.push_back(directive.substr(7));
+        else if (directive.rfind("tunable", 0) == 0)
+            facts.tunables.push_back(directive.substr(8));
+        else if (directive.rfind("constraint", 0) == 0)
+            facts.constraints.push_back(directive.substr(11));
+    }
+    return facts;
+}
+
+std::map<std::string, std::string> promptSections(const PromptPayload& p)
+{
+    std::map<std::string, std::string> s;
+    const auto put = [&](const char* name, std::string text) {
+        if (!text.empty())
+            s[name] = std::move(text);
+    };
+    put("problem_name", p.problem.name);
+    put("problem", problemSection(p.problem));
+    if (!p.best.source.empty())
+        put("best_candidate", candidateSection(p.best));
+    std::vector<std::string> kernels;
+    for (const auto& launch : p.best.launches)
+        kernels.push_back(launch.substr(0, launch.find(' ')));
+    put("kernel_names", joined(kernels, ", "));
+    put("iteration", std::to_string(p.state.iteration));
+    put("state", stateSection(p.state));
+    put("findings", findingsSection(p.findings));
+    put("hardware", hardwareSection(p.hardware));
+    put("history", historySection(p.recent));
+    put("steering", p.steering);
+    put("rejections", bullets(p.rejections));
+    put("examples", examplesSection(p.examples));
+    put("plan", p.plan);
+    if (p.failure)
+        put("failure", failureSection(*p.failure));
+    return s;
+}
+
+} // namespace kl
