@@ -15,30 +15,31 @@ namespace kl {
 
 enum class CompileErrorKind {
     None,
-    Syntax,              // expected a ';', unexpected token, ...
+    Syntax, // expected a ';', unexpected token, ...
     UndeclaredIdentifier,
-    TypeMismatch,        // no conversion, no matching overload, incompatible types
-    TooManyResources,    // ptxas: too much shared data, too many registers / entry function uses too much
-    UnsupportedArch,     // a feature or instruction not available on the target
-    ForbiddenInclude,    // absolute path, "..", a file outside the problem folder
-    TooLarge,            // source over the size limit
-    MissingKernel,       // a launch names a kernel the source does not define
+    TypeMismatch, // no conversion, no matching overload, incompatible types
+    TooManyResources, // ptxas: too much shared data, too many registers / entry function uses too much
+    UnsupportedArch, // a feature or instruction not available on the target
+    ForbiddenInclude, // absolute path, "..", a file outside the problem folder
+    TooLarge, // source over the size limit
+    MissingKernel, // a launch names a kernel the source does not define
     Other,
 };
 const char* compileErrorKindName(CompileErrorKind kind); // "syntax", "undeclared-identifier", ...
 
 struct CompilerDiagnostic {
     std::string file; // the candidate's file name for lines in the candidate, else the header's
-    int line = 0;     // 1-based line in the candidate source as the user wrote it; 0 if none
+    int line = 0; // 1-based line in the candidate source as the user wrote it; 0 if none
     int column = 0;
     std::string severity; // "error" | "warning"
     std::string message;
     CompileErrorKind kind = CompileErrorKind::Other;
+    int ptxLine = 0; // for ptxas errors: the line in the generated PTX (mapped to `line` through -lineinfo)
 };
 
 // What ptxas said about one kernel.
 struct KernelResources {
-    std::string name;       // as in the source (unmangled)
+    std::string name; // as in the source (unmangled)
     std::string loweredName; // the symbol in the cubin (for cuModuleGetFunction)
     int registers = 0;
     int barriers = 0;
@@ -48,37 +49,50 @@ struct KernelResources {
     std::int64_t spillStoreBytes = 0;
     std::int64_t spillLoadBytes = 0;
     std::int64_t cumulativeStackBytes = 0;
+    std::string arch; // "sm_90", the target ptxas compiled this entry for
 };
 
 struct CompileOptions {
     std::string arch = "sm_90";
-    TunableValues tunables;            // passed as -DNAME=VALUE
+    TunableValues tunables; // passed as -DNAME=VALUE
     std::vector<std::string> extraOptions; // e.g. "-lineinfo", "--use_fast_math"
-    bool lineInfo = true;              // for PC sampling → source lines
-    std::filesystem::path includeDir;  // the problem's folder: the only folder #include may use
+    bool lineInfo = true; // for PC sampling → source lines
+    std::filesystem::path includeDir; // the problem's folder: the only folder #include may use
 };
 
 struct CompileResult {
     bool ok = false;
-    CompileErrorKind kind = CompileErrorKind::None;  // of the first error
-    std::string summary;                            // one line for the engineer or the LLM
+    CompileErrorKind kind = CompileErrorKind::None; // of the first error
+    std::string summary; // one line for the engineer or the LLM
     std::vector<CompilerDiagnostic> diagnostics;
-    std::string log;                                // NVRTC's whole program log
+    std::string log; // NVRTC's whole program log
     std::string ptx;
-    std::string cubin;                              // binary, empty on failure
-    std::vector<KernelResources> kernels;           // one per kernel the launches name
+    std::string cubin; // binary, empty on failure
+    std::vector<KernelResources> kernels; // one per kernel the launches name
     double compileMillis = 0.0;
-    std::string nvrtcVersion;                       // "13.0"
+    std::string nvrtcVersion; // "13.0"
+    std::vector<std::string> options; // what NVRTC was given, for reproducing the compile
     const KernelResources* kernel(const std::string& name) const;
 };
 
 // Compiles a candidate. Never throws for a bad candidate: errors come back categorised.
 CompileResult compileCandidate(const Candidate& candidate, const CompileOptions& options);
 
-// Parses NVRTC/ptxas log text (exposed for golden tests over captured logs).
-std::vector<CompilerDiagnostic> parseCompilerLog(const std::string& log, const std::string& candidateFile,
-                                                 int lineOffset);
+// Parses NVRTC/ptxas log text (exposed for golden tests over captured logs). Lines of
+// `candidateFile` (the name the log uses for the candidate) move up by `lineOffset`; diagnostics
+// about the name expressions of launched kernels ("__nv_name_map") are MissingKernel.
+std::vector<CompilerDiagnostic> parseCompilerLog(
+    const std::string& log, const std::string& candidateFile, int lineOffset);
+// Every entry function ptxas reports, in log order; name = loweredName = the symbol ptxas printed.
+// Understands both NVRTC's ("ptxas         .     0 bytes stack frame") and nvcc's layout.
 std::vector<KernelResources> parsePtxasInfo(const std::string& log);
 CompileErrorKind classifyDiagnostic(const std::string& message);
+
+// The candidate source line that generated `ptxLine` of `ptx`, from the last ".loc" before it whose
+// file is `fileName` (compared by its last path component); 0 if unknown (no -lineinfo).
+int sourceLineForPtxLine(const std::string& ptx, int ptxLine, const std::string& fileName);
+
+// Largest per-thread local memory (stack frame) a launch may use on any architecture we target.
+constexpr std::int64_t kMaxLocalBytesPerThread = 512 * 1024;
 
 } // namespace kl

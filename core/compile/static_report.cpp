@@ -1,0 +1,63 @@
+#include "core/compile/static_report.h"
+
+#include <cmath>
+
+namespace kl {
+
+bool StaticReport::ok() const { return firstProblem().empty(); }
+
+std::string StaticReport::firstProblem() const
+{
+    if (!compile.ok)
+        return compile.summary.empty() ? "the candidate did not compile" : compile.summary;
+    for (const auto& l : launches)
+        if (!l.occupancy.error.empty())
+            return l.kernel + " at " + l.sizes.label + ": " + l.occupancy.error;
+    return {};
+}
+
+StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate, const TunableValues& tunables,
+    const CompileOptions& options, const DeviceLimits& device)
+{
+    StaticReport report;
+    report.problem = problem.name;
+    report.candidate = candidate.fileName;
+    report.device = device;
+    report.tunables = candidate.withOverrides(tunables);
+
+    // Input errors first: a constraint broken at a main size is the caller's mistake, and cheap.
+    std::vector<LaunchPlan> plans;
+    for (const auto& sizes : problem.mainSizes)
+        plans.push_back(planLaunches(problem, candidate, sizes, report.tunables));
+
+    CompileOptions compileOptions = options;
+    compileOptions.tunables = report.tunables;
+    if (compileOptions.includeDir.empty())
+        compileOptions.includeDir = problem.dir;
+    report.compile = compileCandidate(candidate, compileOptions);
+    if (!report.compile.ok)
+        return report;
+
+    for (const auto& plan : plans)
+        for (const auto& launch : plan.launches) {
+            StaticReport::PerLaunch l;
+            l.kernel = launch.kernel;
+            l.sizes = plan.sizes;
+            l.launch = launch;
+            if (const auto* k = report.compile.kernel(launch.kernel))
+                l.resources = *k;
+            l.sharedBytes = l.resources.staticSharedBytes + launch.sharedBytes;
+            l.needsSharedOptIn = l.sharedBytes > device.sharedPerBlock;
+            l.occupancy = theoreticalOccupancy(device, static_cast<int>(launch.threadsPerBlock()),
+                l.resources.registers, l.sharedBytes, l.resources.barriers);
+            if (l.occupancy.blocksPerSm > 0) {
+                const double perWave = static_cast<double>(l.occupancy.blocksPerSm) * device.smCount;
+                l.waves = static_cast<double>(launch.blocks()) / perWave;
+                l.wholeWaves = static_cast<std::int64_t>(std::ceil(l.waves));
+            }
+            report.launches.push_back(std::move(l));
+        }
+    return report;
+}
+
+} // namespace kl
