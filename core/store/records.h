@@ -1,0 +1,197 @@
+#pragma once
+// What the store keeps, as plain values: the loop and the GUI hand these in and get these back,
+// and never see SQL. Fields marked "out" are filled by the store and ignored when writing.
+// Timestamps are milliseconds since the Unix epoch (UTC); 0 on input means "now".
+#include "core/model/candidate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kl {
+struct Problem;
+}
+
+namespace kl::store {
+
+std::int64_t nowMs();
+
+// A problem, content-addressed: the hash is contentHash({json, reference, baseline}), which is
+// Problem::contentHash for the same texts, so the same problem is stored once across sessions.
+struct ProblemRecord {
+    std::string hash; // out
+    std::string name;
+    std::string json;
+    std::string referenceSource;
+    std::string baselineSource;
+};
+
+// The record of a loaded problem: its file's JSON text and its two sources. Throws kl::Error
+// "store.problem-changed" when the file no longer hashes to problem.contentHash.
+ProblemRecord problemRecord(const Problem& problem);
+ProblemRecord problemRecord(const Problem& problem, std::string jsonText);
+
+struct SessionRecord {
+    std::int64_t id = 0; // out
+    std::string problemHash; // a problem already added with addProblem
+    std::string problemName; // out
+    std::string label;       // the engineer's name for the session; may be empty
+    std::string device;      // short, for listings: "NVIDIA H200 #0"
+    nlohmann::json deviceInfo; // the runner's describe reply, or null
+    std::string proposer;      // "tuner", "llm", "human", or finer ("llm:anthropic/claude")
+    std::string mode = "auto"; // "auto" | "review"
+    nlohmann::json config = nlohmann::json::object(); // budget, target, stop rules: what replays it
+    std::int64_t startedMs = 0;
+    std::optional<std::int64_t> endedMs;
+    std::string status = "running"; // running | finished | cancelled | failed
+};
+
+struct SessionRow {
+    SessionRecord session;
+    int iterations = 0;
+    std::optional<double> bestSpeedup;  // over iterations whose result passed
+    std::optional<double> bestMedianUs; // likewise
+};
+
+struct CandidateRecord {
+    enum class Proposer { Llm, Tuner, Human };
+    std::int64_t id = 0;        // out
+    std::int64_t sessionId = 0; // out
+    std::string sourceHash;     // out: contentHash(source)
+    std::string source;
+    std::string fileName = "candidate.cu";
+    std::optional<std::int64_t> parentId; // a candidate of the same session
+    Proposer proposer = Proposer::Tuner;
+    std::string proposerDetail; // "evolutionary", "openai/gpt-4o", ...
+    TunableValues tunables;
+    std::string hypothesis; // why the proposer expects it to be faster
+    std::int64_t createdMs = 0;
+};
+std::string_view proposerName(CandidateRecord::Proposer proposer); // "llm", "tuner", "human"
+std::optional<CandidateRecord::Proposer> parseProposer(std::string_view name);
+
+// One evaluation of a candidate: the runner's reply (docs/runner-protocol.md) or a failure before
+// it (compile error, proposer error). The summary columns are what listings show; the JSON keeps
+// everything else, timing samples included.
+struct ResultRecord {
+    std::int64_t id = 0; // out
+    std::string status;   // "ok" | "failed" | "error"
+    std::string category; // "passed", "wrong-result", "compile.syntax", ...
+    std::string detail;
+    std::optional<double> medianUs;
+    std::optional<double> p20Us;
+    std::optional<double> p80Us;
+    std::optional<double> cv;
+    std::optional<double> gbps;
+    std::optional<double> pctOfCopy;
+    std::optional<double> speedup; // against the problem's baseline
+    std::optional<double> smClockMhz;
+    std::string toolkit; // "13.0"
+    nlohmann::json verification; // null when not verified
+    nlohmann::json timing;       // with samples; null when not timed
+    nlohmann::json device;
+    nlohmann::json compile; // the static report (registers, shared memory, spills, occupancy)
+    nlohmann::json profile;
+    std::map<std::string, double> metrics; // flat names → values, from the profile
+    bool fromCache = false;
+    std::int64_t recordedMs = 0;
+};
+
+struct FindingRecord {
+    std::string ruleId;   // "occupancy.register-limited"
+    std::string severity; // as the findings rules name it
+    std::string message;
+    nlohmann::json evidence = nlohmann::json::object(); // the numbers that triggered it
+    std::vector<std::string> directions;
+};
+
+struct DecisionRecord {
+    enum class Kind { Accept, Reject, Steer, Replace, AutoKeep, AutoRevert };
+    Kind kind = Kind::AutoKeep;
+    std::string reason;   // what the proposer is told (reject, auto-revert)
+    std::string steering; // the engineer's free text for the next proposal
+    std::optional<std::int64_t> replacementCandidateId; // Replace: the edited candidate
+    std::int64_t decidedMs = 0;
+};
+std::string_view decisionName(DecisionRecord::Kind kind); // "accept", ..., "auto-keep", "auto-revert"
+std::optional<DecisionRecord::Kind> parseDecision(std::string_view name);
+
+// One request/response with an LLM. API keys never get here: the request is scrubbed of
+// credential-looking fields (see scrubSecrets) before it is written.
+struct ExchangeRecord {
+    std::string role; // what it was for: "propose", "repair", ...
+    std::string provider;
+    std::string model;
+    nlohmann::json request;
+    std::string response;
+    nlohmann::json usage; // tokens, as the provider reports them
+    std::optional<double> latencyMs;
+    std::string category = "ok"; // or the proposer error category
+    std::int64_t startedMs = 0;
+};
+
+// A copy of `json` with credential-looking object fields ("authorization", "api_key", "x-api-key",
+// "token", "secret", "password", ...) replaced by "[redacted]" at any depth.
+nlohmann::json scrubSecrets(const nlohmann::json& json);
+
+// A listing row: enough for one line of `history` or one row of the GUI's table.
+struct IterationRow {
+    int index = 0;
+    std::optional<std::int64_t> candidateId;
+    std::optional<CandidateRecord::Proposer> proposer;
+    std::string proposerDetail;
+    std::string state; // "done", "cancelled", ...
+    std::string status;   // the result's, empty without a result
+    std::string category; // likewise
+    std::optional<double> medianUs;
+    std::optional<double> gbps;
+    std::optional<double> pctOfCopy;
+    std::optional<double> speedup;
+    std::string topFindingRule; // the first finding recorded (findings arrive most important first)
+    std::string topFindingMessage;
+    std::optional<DecisionRecord::Kind> lastDecision;
+    std::int64_t startedMs = 0;
+    std::int64_t endedMs = 0;
+};
+
+struct IterationDetail {
+    IterationRow row;
+    std::optional<CandidateRecord> candidate;
+    std::optional<CandidateRecord> parent; // for the diff
+    std::optional<ResultRecord> result;
+    std::vector<FindingRecord> findings;
+    std::vector<DecisionRecord> decisions;
+    std::vector<ExchangeRecord> exchanges;
+};
+
+// An iteration being recorded (between beginIteration and finishIteration).
+struct IterationRef {
+    std::int64_t sessionId = 0;
+    int index = 0;
+    friend bool operator==(const IterationRef&, const IterationRef&) = default;
+};
+
+struct CommittedIteration {
+    std::int64_t id = 0;
+    int index = 0;
+    std::optional<std::int64_t> candidateId;
+    std::optional<std::int64_t> resultId;
+};
+
+// What makes an evaluation repeatable: same key, same result, whichever session asks.
+struct EvaluationKey {
+    std::string source;
+    TunableValues tunables;
+    std::string problemHash; // covers the sizes, tolerances, reference and byte counts
+    std::string device;      // device name (same model, same result)
+    std::string toolkit;     // NVRTC version
+    std::string options;     // anything else that changes the result (metric set, trials)
+};
+std::string evaluationCacheKey(const EvaluationKey& key);
+
+} // namespace kl::store

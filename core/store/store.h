@@ -1,0 +1,106 @@
+#pragma once
+// The session store: every session, problem, candidate, result, finding, decision and LLM
+// exchange, in one SQLite file (WAL). Value types in, value types out; no SQL leaves core/store.
+//
+// Durability: WAL with synchronous=FULL. A commit returns only after the WAL is on disk, so a
+// committed iteration survives a killed process *and* a power cut. (NORMAL would survive a
+// killed process too, since the WAL is already in the OS's cache, but could lose the last
+// commits on power loss.) One fsync per iteration is nothing next to an evaluation that takes
+// seconds. Options::durable = false picks NORMAL for bulk work (benchmarks, scratch copies).
+//
+// An iteration's rows are written together: beginIteration reserves its index, record* collect
+// in memory, finishIteration writes them all in one transaction. A process that dies before
+// finishIteration leaves no trace of that iteration; one that dies after keeps all of it.
+//
+// A Store is one connection: use it from one thread at a time. Open another Store on the same
+// file for another thread or process (WAL lets readers run beside the writer).
+// Errors are kl::Error with categories "store.*" (see each function, and sqliteCategory()).
+#include "core/store/records.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl::store {
+
+class Store {
+public:
+    struct Options {
+        bool durable = true; // synchronous=FULL; false: NORMAL (survives a killed process, not a power cut)
+        bool readOnly = false; // for browsing; the file must exist and be at the current schema
+    };
+
+    // Opens the store at `path`, creating it if missing and migrating it if older.
+    // Throws "store.open-failed" (no such folder, no permission), "store.not-a-database",
+    // "store.corrupt", "store.not-kernelloop", "store.newer-version", "store.migration-failed",
+    // "store.busy".
+    static Store open(const std::filesystem::path& path, Options options);
+    static Store open(const std::filesystem::path& path) { return open(path, Options {}); }
+
+    Store(Store&&) noexcept;
+    Store& operator=(Store&&) noexcept;
+    ~Store();
+
+    const std::filesystem::path& path() const;
+    static int schemaVersion();
+
+    // Problems: stored once per content hash; adding again returns the same hash.
+    std::string addProblem(const ProblemRecord& problem);
+    std::optional<ProblemRecord> problem(const std::string& hash) const;
+
+    // Sessions. createSession throws "store.unknown-problem" for a hash never added.
+    std::int64_t createSession(const SessionRecord& session);
+    void finishSession(std::int64_t sessionId, const std::string& status, std::int64_t endedMs = 0);
+    std::optional<SessionRecord> session(std::int64_t sessionId) const;
+    std::vector<SessionRow> listSessions() const; // newest first
+
+    // Candidates belong to a session; a parent must be a candidate of the same session
+    // ("store.bad-parent"). Written at once, outside any iteration.
+    std::int64_t addCandidate(std::int64_t sessionId, const CandidateRecord& candidate);
+    std::optional<CandidateRecord> candidate(std::int64_t candidateId) const;
+
+    // Recording one iteration. Indices count from 1 per session. Errors: "store.unknown-session",
+    // "store.unknown-candidate", "store.no-such-iteration" (not begun, or already finished),
+    // "store.findings-without-result".
+    IterationRef beginIteration(std::int64_t sessionId, std::optional<std::int64_t> candidateId = std::nullopt);
+    void setCandidate(const IterationRef& iteration, std::int64_t candidateId);
+    void recordResult(const IterationRef& iteration, const ResultRecord& result);
+    void recordFindings(const IterationRef& iteration, const std::vector<FindingRecord>& findings);
+    // On a finished iteration the decision is written at once (an engineer reviewing history).
+    void recordDecision(const IterationRef& iteration, const DecisionRecord& decision);
+    void recordExchange(const IterationRef& iteration, const ExchangeRecord& exchange);
+    // Writes everything recorded for the iteration in one transaction. `state`: "done",
+    // "cancelled", "proposer-error", ... (the loop's word for how it ended).
+    CommittedIteration finishIteration(const IterationRef& iteration, const std::string& state = "done");
+    // Forgets an unfinished iteration (nothing of it was written).
+    void abandonIteration(const IterationRef& iteration);
+
+    // Reading history: committed iterations only.
+    std::vector<IterationRow> listIterations(std::int64_t sessionId) const;
+    std::optional<IterationDetail> iteration(std::int64_t sessionId, int index) const;
+
+    // The evaluation cache (key: evaluationCacheKey()), shared by every session in the file.
+    std::optional<ResultRecord> cacheLookup(const std::string& key) const;
+    void cacheStore(const std::string& key, std::int64_t resultId);
+
+    // One session to one self-contained SQLite file (written to a temporary name, then renamed,
+    // so a failed export leaves nothing). Throws "store.unknown-session", "store.export-failed".
+    void exportSession(std::int64_t sessionId, const std::filesystem::path& file) const;
+    // Imports the single session of an exported file (older schema versions are migrated in
+    // memory; the file is not changed) and returns its new id. All or nothing. Throws
+    // "store.import-not-a-database", "store.import-not-kernelloop", "store.import-newer-version",
+    // "store.import-corrupt", "store.import-malformed".
+    std::int64_t importSession(const std::filesystem::path& file);
+
+    // What SQLite's integrity and foreign-key checks find wrong; empty when the file is sound.
+    std::vector<std::string> checkIntegrity() const;
+
+private:
+    struct Impl;
+    explicit Store(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace kl::store

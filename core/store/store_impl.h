@@ -1,0 +1,43 @@
+#pragma once
+// The inside of kl::store::Store, shared by the files that implement it (not a public header).
+#include "core/store/sqlite.h"
+#include "core/store/store.h"
+
+#include <map>
+#include <utility>
+
+namespace kl::store {
+
+struct PendingIteration {
+    std::optional<std::int64_t> candidateId;
+    std::int64_t startedMs = 0;
+    std::optional<ResultRecord> result;
+    std::vector<FindingRecord> findings;
+    std::vector<DecisionRecord> decisions;
+    std::vector<ExchangeRecord> exchanges;
+};
+
+struct Store::Impl {
+    Impl(const std::filesystem::path& file, Options opts);
+
+    Database db;
+    std::filesystem::path path;
+    Options options;
+    std::map<std::pair<std::int64_t, int>, PendingIteration> pending;
+
+    void requireSession(std::int64_t sessionId);
+    void requireCandidateOf(std::int64_t sessionId, std::int64_t candidateId);
+    PendingIteration& pendingOf(const IterationRef& iteration);
+    std::optional<std::int64_t> committedIterationId(const IterationRef& iteration);
+
+    void insertDecision(std::int64_t iterationId, const DecisionRecord& decision);
+    std::optional<ResultRecord> readResult(const std::string& where, std::int64_t key);
+    std::optional<CandidateRecord> readCandidate(std::int64_t candidateId);
+};
+
+// JSON columns: SQL NULL for a null value; a stored text that is not JSON is a corrupt file.
+std::string jsonText(const nlohmann::json& value);
+void bindJson(Statement& statement, int index, const nlohmann::json& value);
+nlohmann::json readJson(const Statement& statement, int column, const std::string& file);
+
+} // namespace kl::store

@@ -1,0 +1,176 @@
+// Reading history: listing rows for tables and charts, and one iteration in full.
+#include "core/store/store.h"
+#include "core/store/store_impl.h"
+
+namespace kl::store {
+
+namespace {
+
+// One query for the listing and for a single row, so both agree on what a row says. The top
+// finding is position 0 (findings are recorded most important first); every join is on an index.
+const std::string kRowQuery
+    = "SELECT i.idx, i.candidate_id, c.proposer, c.proposer_detail, i.state, r.status, r.category, r.median_us, "
+      "r.gbps, r.pct_of_copy, r.speedup, f.rule_id, f.message, "
+      "(SELECT d.kind FROM decisions d WHERE d.iteration_id = i.id ORDER BY d.id DESC LIMIT 1), "
+      "i.started_ms, i.ended_ms, i.id, r.id "
+      "FROM iterations i "
+      "LEFT JOIN candidates c ON c.id = i.candidate_id "
+      "LEFT JOIN results r ON r.iteration_id = i.id "
+      "LEFT JOIN findings f ON f.result_id = r.id AND f.position = 0 ";
+
+IterationRow readRow(const Statement& select)
+{
+    IterationRow row;
+    row.index = static_cast<int>(select.integer(0));
+    row.candidateId = select.optionalInteger(1);
+    if (!select.isNull(2))
+        row.proposer = parseProposer(select.text(2));
+    row.proposerDetail = select.text(3);
+    row.state = select.text(4);
+    row.status = select.text(5);
+    row.category = select.text(6);
+    row.medianUs = select.optionalReal(7);
+    row.gbps = select.optionalReal(8);
+    row.pctOfCopy = select.optionalReal(9);
+    row.speedup = select.optionalReal(10);
+    row.topFindingRule = select.text(11);
+    row.topFindingMessage = select.text(12);
+    if (!select.isNull(13))
+        row.lastDecision = parseDecision(select.text(13));
+    row.startedMs = select.integer(14);
+    row.endedMs = select.integer(15);
+    return row;
+}
+
+} // namespace
+
+std::vector<IterationRow> Store::listIterations(std::int64_t sessionId) const
+{
+    auto select = m_impl->db.cached(kRowQuery + "WHERE i.session_id = ?1 ORDER BY i.idx");
+    select.bind(1, sessionId);
+    std::vector<IterationRow> rows;
+    while (select.step())
+        rows.push_back(readRow(select));
+    return rows;
+}
+
+std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn, std::int64_t key)
+{
+    const std::string file = path.string();
+    auto select = db.cached("SELECT id, status, category, detail, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, "
+                            "speedup, sm_clock_mhz, toolkit, verification_json, timing_json, device_json, "
+                            "compile_json, profile_json, from_cache, recorded_ms FROM results WHERE "
+                            + keyColumn + " = ?1");
+    select.bind(1, key);
+    if (!select.step())
+        return std::nullopt;
+    ResultRecord result;
+    result.id = select.integer(0);
+    result.status = select.text(1);
+    result.category = select.text(2);
+    result.detail = select.text(3);
+    result.medianUs = select.optionalReal(4);
+    result.p20Us = select.optionalReal(5);
+    result.p80Us = select.optionalReal(6);
+    result.cv = select.optionalReal(7);
+    result.gbps = select.optionalReal(8);
+    result.pctOfCopy = select.optionalReal(9);
+    result.speedup = select.optionalReal(10);
+    result.smClockMhz = select.optionalReal(11);
+    result.toolkit = select.text(12);
+    result.verification = readJson(select, 13, file);
+    result.timing = readJson(select, 14, file);
+    result.device = readJson(select, 15, file);
+    result.compile = readJson(select, 16, file);
+    result.profile = readJson(select, 17, file);
+    result.fromCache = select.integer(18) != 0;
+    result.recordedMs = select.integer(19);
+
+    auto metrics = db.cached("SELECT name, value FROM metrics WHERE result_id = ?1");
+    metrics.bind(1, result.id);
+    while (metrics.step())
+        result.metrics[metrics.text(0)] = metrics.real(1);
+    return result;
+}
+
+std::optional<IterationDetail> Store::iteration(std::int64_t sessionId, int index) const
+{
+    auto& db = m_impl->db;
+    const std::string file = m_impl->path.string();
+    // One read transaction: the parts come from the same moment even while a writer commits.
+    Transaction snapshot(db, Transaction::Kind::Read);
+    IterationDetail detail;
+    std::int64_t iterationId = 0;
+    std::optional<std::int64_t> resultId;
+    {
+        auto select = db.cached(kRowQuery + "WHERE i.session_id = ?1 AND i.idx = ?2");
+        select.bind(1, sessionId).bind(2, index);
+        if (!select.step())
+            return std::nullopt;
+        detail.row = readRow(select);
+        iterationId = select.integer(16);
+        resultId = select.optionalInteger(17);
+    }
+    if (detail.row.candidateId) {
+        detail.candidate = m_impl->readCandidate(*detail.row.candidateId);
+        if (detail.candidate && detail.candidate->parentId)
+            detail.parent = m_impl->readCandidate(*detail.candidate->parentId);
+    }
+    if (resultId) {
+        detail.result = m_impl->readResult("id", *resultId);
+        auto findings = db.cached("SELECT rule_id, severity, message, evidence_json, directions_json FROM findings "
+                                  "WHERE result_id = ?1 ORDER BY position");
+        findings.bind(1, *resultId);
+        while (findings.step()) {
+            FindingRecord finding;
+            finding.ruleId = findings.text(0);
+            finding.severity = findings.text(1);
+            finding.message = findings.text(2);
+            finding.evidence = readJson(findings, 3, file);
+            const auto directions = readJson(findings, 4, file);
+            if (directions.is_array()) {
+                for (const auto& direction : directions) {
+                    if (direction.is_string())
+                        finding.directions.push_back(direction.get<std::string>());
+                }
+            }
+            detail.findings.push_back(std::move(finding));
+        }
+    }
+    {
+        auto decisions = db.cached("SELECT kind, reason, steering, replacement_candidate_id, decided_ms FROM decisions "
+                                   "WHERE iteration_id = ?1 ORDER BY id");
+        decisions.bind(1, iterationId);
+        while (decisions.step()) {
+            DecisionRecord decision;
+            decision.kind = parseDecision(decisions.text(0)).value_or(DecisionRecord::Kind::AutoKeep);
+            decision.reason = decisions.text(1);
+            decision.steering = decisions.text(2);
+            decision.replacementCandidateId = decisions.optionalInteger(3);
+            decision.decidedMs = decisions.integer(4);
+            detail.decisions.push_back(std::move(decision));
+        }
+    }
+    {
+        auto exchanges = db.cached("SELECT role, provider, model, request_json, response, usage_json, latency_ms, "
+                                   "category, started_ms FROM llm_exchanges WHERE iteration_id = ?1 ORDER BY id");
+        exchanges.bind(1, iterationId);
+        while (exchanges.step()) {
+            ExchangeRecord exchange;
+            exchange.role = exchanges.text(0);
+            exchange.provider = exchanges.text(1);
+            exchange.model = exchanges.text(2);
+            exchange.request = readJson(exchanges, 3, file);
+            exchange.response = exchanges.text(4);
+            exchange.usage = readJson(exchanges, 5, file);
+            exchange.latencyMs = exchanges.optionalReal(6);
+            exchange.category = exchanges.text(7);
+            exchange.startedMs = exchanges.integer(8);
+            detail.exchanges.push_back(std::move(exchange));
+        }
+    }
+    snapshot.commit();
+    return detail;
+}
+
+} // namespace kl::store

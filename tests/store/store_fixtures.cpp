@@ -1,0 +1,108 @@
+#include "store_fixtures.h"
+
+namespace kl::store::fixtures {
+
+ProblemRecord problem(const std::string& name)
+{
+    ProblemRecord record;
+    record.name = name;
+    record.json = R"({"name":")" + name + R"(","symbols":["M","N"],"sizes":{"main":[{"M":8192,"N":4096}]}})";
+    record.referenceSource = "// reference\n__global__ void ref(const float* x, float* y) { y[0] = x[0]; }\n";
+    record.baselineSource = "// baseline\n__global__ void base(const float* x, float* y) { y[0] = x[0]; }\n";
+    return record;
+}
+
+CandidateRecord candidate(int seed, std::optional<std::int64_t> parent)
+{
+    CandidateRecord record;
+    // A handful of distinct sources, as a tuner would produce: many candidates share one.
+    record.source = "// @kl tunable THREADS = 256 in 64, 128, 256, 512\n// variant " + std::to_string(seed % 5)
+        + "\n__global__ void ln_gelu(const __half* x, __half* y, int M, int N) {\n"
+        + std::string(static_cast<std::size_t>(400 + seed % 5 * 50), ' ') + "}\n";
+    record.fileName = "candidate.cu";
+    record.parentId = parent;
+    record.proposer = seed % 3 == 0 ? CandidateRecord::Proposer::Llm
+        : seed % 3 == 1             ? CandidateRecord::Proposer::Tuner
+                                    : CandidateRecord::Proposer::Human;
+    record.proposerDetail = seed % 3 == 0 ? "openai/gpt-4o" : "evolutionary";
+    record.tunables = { { "THREADS", 64 << (seed % 4) }, { "VEC", 1 << (seed % 3) } };
+    record.hypothesis = "wider loads put more bytes in flight (" + std::to_string(seed) + ")";
+    return record;
+}
+
+ResultRecord passedResult(int seed)
+{
+    ResultRecord result;
+    result.status = "ok";
+    result.category = "passed";
+    result.detail = "verified at 12 sizes, 2 trials";
+    const double median = 40.0 + seed % 17;
+    result.medianUs = median;
+    result.p20Us = median - 0.25;
+    result.p80Us = median + 0.5;
+    result.cv = 0.01 + (seed % 5) * 0.001;
+    result.gbps = 134234112.0 / (median * 1000.0);
+    result.pctOfCopy = 36.0 / median * 100.0;
+    result.speedup = 135.0 / median;
+    result.smClockMhz = 1980;
+    result.toolkit = "13.0";
+    nlohmann::json samples = nlohmann::json::array();
+    for (int i = 0; i < 400; ++i)
+        samples.push_back(median + ((i * 37 + seed) % 100) * 0.01);
+    result.timing = { { "sm_clock_mhz", 1980 },
+                      { "cases",
+                        { { { "label", "8192x4096" },
+                            { "candidate", { { "median_us", median }, { "samples_us", samples } } },
+                            { "gbps", *result.gbps },
+                            { "pct_of_copy", *result.pctOfCopy } } } } };
+    result.verification = { { "passed", true },
+                            { "cases", { { { "label", "7x1000" }, { "kind", "fuzz" }, { "passed", true } } } } };
+    result.device = { { "name", "NVIDIA H200" }, { "sm_count", 132 }, { "l2_bytes", 62914560 } };
+    result.compile = { { "registers", 32 + seed % 4 * 8 }, { "spill_store_bytes", 0 } };
+    result.profile = { { "status", "ok" }, { "metric_set", "default" } };
+    for (int i = 0; i < 20; ++i)
+        result.metrics["metric_" + std::to_string(i)] = seed * 0.5 + i;
+    return result;
+}
+
+ResultRecord failedResult(int seed)
+{
+    ResultRecord result;
+    result.status = "failed";
+    result.category = "wrong-result";
+    result.detail = "12 of 7000 elements off at 7x1000";
+    result.verification = { { "passed", false }, { "cases", { { { "label", "7x1000" }, { "mismatches", 12 + seed } } } } };
+    result.toolkit = "13.0";
+    return result;
+}
+
+std::vector<FindingRecord> findings(int seed)
+{
+    return {
+        { "bandwidth.under-ceiling", "warning", "DRAM at 41% of the copy ceiling",
+          { { "dram_pct", 41.0 + seed % 10 }, { "ceiling_gbps", 4250 } },
+          { "more bytes in flight per SM", "16-byte loads" } },
+        { "occupancy.register-limited", "info", "occupancy 50%: limited by registers (72/thread)",
+          { { "registers", 72 }, { "occupancy", 0.5 } },
+          { "fewer live values", "__launch_bounds__" } },
+        { "tail.effect", "info", "last wave 12% full", { { "waves", 3.12 } }, {} },
+    };
+}
+
+ExchangeRecord exchange(int seed)
+{
+    ExchangeRecord record;
+    record.role = "propose";
+    record.provider = "openai";
+    record.model = "gpt-4o";
+    record.request = { { "model", "gpt-4o" },
+                       { "max_tokens", 4096 },
+                       { "messages", { { { "role", "user" }, { "content", "iteration " + std::to_string(seed) } } } },
+                       { "headers", { { "Authorization", "Bearer sk-secret" }, { "x-api-key", "sk-secret" } } } };
+    record.response = "Plan: vectorise.\n```cuda\n__global__ void k() {}\n```";
+    record.usage = { { "prompt_tokens", 1200 }, { "completion_tokens", 300 + seed } };
+    record.latencyMs = 2500.0 + seed;
+    return record;
+}
+
+} // namespace kl::store::fixtures

@@ -1,0 +1,39 @@
+#pragma once
+// Realistic rows for the store tests: a problem, a candidate, a runner-like result with timing
+// samples, findings, a decision and an LLM exchange. `seed` varies the numbers so rows differ.
+#include "core/model/error.h"
+#include "core/store/records.h"
+
+#include <QString>
+#include <QtTest/QTest>
+
+#include <string>
+#include <vector>
+
+namespace kl::store::fixtures {
+
+ProblemRecord problem(const std::string& name = "layernorm_gelu");
+CandidateRecord candidate(int seed, std::optional<std::int64_t> parent = std::nullopt);
+ResultRecord passedResult(int seed);
+ResultRecord failedResult(int seed);
+std::vector<FindingRecord> findings(int seed);
+ExchangeRecord exchange(int seed);
+
+// The category of the kl::Error that `action` throws, or "no error".
+template <typename Action>
+std::string errorCategory(Action&& action)
+{
+    try {
+        action();
+    } catch (const kl::Error& error) {
+        return error.category();
+    }
+    return "no error";
+}
+
+} // namespace kl::store::fixtures
+
+// QCOMPARE for std::string, with readable failure messages.
+#define KL_COMPARE_TEXT(actual, expected) \
+    QCOMPARE(QString::fromStdString(std::string(actual)), QString::fromStdString(std::string(expected)))
+#define KL_COMPARE_JSON(actual, expected) KL_COMPARE_TEXT((actual).dump(), (expected).dump())
