@@ -1,0 +1,60 @@
+#pragma once
+// The device memory of one case: every tensor laid out as [guard | rows * row_stride | guard],
+// the candidate's and the reference's outputs apart, each program's scratch, and the per-trial
+// preparation (fresh inputs from the seed, poisoned outputs, sentinels in guards and gaps).
+#include "core/protocol/messages.h"
+#include "core/verify/patterns.h"
+#include "runner/device.h"
+#include "runner/helper_kernels.h"
+#include "runner/program.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kl::runner {
+
+struct TensorAllocation {
+    std::string name;
+    verify::TensorLayout layout;
+    std::optional<Distribution> distribution;
+    DeviceBuffer memory; // guard + data + guard
+    CUdeviceptr data() const { return memory.pointer() + verify::kGuardBytes; }
+};
+
+enum class Role { Reference, Candidate, Baseline };
+const char* roleName(Role role);
+
+class CaseMemory {
+public:
+    // Allocates everything for `testCase`. Throws JobFailure(out-of-memory) when the device is
+    // full and JobFailure(bad-request) for a malformed buffer (a stride shorter than its row).
+    CaseMemory(const Device& device, const HelperKernels& helpers, const protocol::Case& testCase);
+
+    // Inputs generated from `seed` (one key per buffer name), outputs poisoned, guards, gaps and
+    // scratch refreshed. Enqueued on the device's stream.
+    void prepare(std::uint64_t seed);
+    // The pointers a program sees: inputs, its outputs (the reference has its own), its scratch.
+    BufferMap buffersFor(Role role) const;
+
+    const std::vector<TensorAllocation>& inputs() const { return m_inputs; }
+    const std::vector<TensorAllocation>& outputs() const { return m_outputs; }
+    const std::vector<TensorAllocation>& referenceOutputs() const { return m_referenceOutputs; }
+
+    // Checksums of every input allocation (guards and gaps included); synchronises.
+    std::vector<std::uint64_t> inputChecksums() const;
+    // Host copies: a candidate output's whole allocation; a reference output's data region.
+    std::vector<std::byte> readWhole(const TensorAllocation& tensor) const;
+    std::vector<std::byte> readData(const TensorAllocation& tensor) const;
+
+private:
+    const Device& m_device;
+    const HelperKernels& m_helpers;
+    std::vector<TensorAllocation> m_inputs;
+    std::vector<TensorAllocation> m_outputs;
+    std::vector<TensorAllocation> m_referenceOutputs;
+    std::map<Role, std::map<std::string, DeviceBuffer>> m_scratch;
+};
+
+} // namespace kl::runner

@@ -1,0 +1,177 @@
+#include "runner/device.h"
+
+#include <cstdio>
+#include <utility>
+
+namespace kl::runner {
+
+std::unique_ptr<Device> Device::open(const CudaDriver& driver, int index, std::string& whyNot)
+{
+    CUresult result = driver.cuInit(0);
+    if (result != CUDA_SUCCESS) {
+        whyNot = "cuInit: " + driver.describe(result);
+        return nullptr;
+    }
+    int count = 0;
+    result = driver.cuDeviceGetCount(&count);
+    if (result != CUDA_SUCCESS || count == 0) {
+        whyNot = result != CUDA_SUCCESS ? "cuDeviceGetCount: " + driver.describe(result) : "no CUDA device";
+        return nullptr;
+    }
+    if (index < 0 || index >= count) {
+        whyNot = "device " + std::to_string(index) + " out of range (" + std::to_string(count) + " device"
+                 + (count == 1 ? "" : "s") + ")";
+        return nullptr;
+    }
+    std::unique_ptr<Device> device(new Device(driver, index));
+    try {
+        KL_CU(driver, cuDeviceGet, &device->m_device, index);
+        KL_CU(driver, cuDevicePrimaryCtxRetain, &device->m_context, device->m_device);
+        KL_CU(driver, cuCtxSetCurrent, device->m_context);
+        KL_CU(driver, cuStreamCreate, &device->m_stream, CU_STREAM_NON_BLOCKING);
+        device->m_major = device->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+        device->m_minor = device->attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    } catch (const CudaError& error) {
+        whyNot = error.what();
+        return nullptr;
+    }
+    return device;
+}
+
+Device::Device(const CudaDriver& driver, int index)
+    : m_driver(driver)
+    , m_index(index)
+{
+}
+
+Device::~Device()
+{
+    if (m_stream)
+        m_driver.cuStreamDestroy(m_stream);
+    if (m_context)
+        m_driver.cuDevicePrimaryCtxRelease(m_device);
+}
+
+int Device::attribute(CUdevice_attribute which) const
+{
+    int value = 0;
+    KL_CU(m_driver, cuDeviceGetAttribute, &value, which, m_device);
+    return value;
+}
+
+std::string Device::arch() const { return "sm_" + std::to_string(m_major * 10 + m_minor); }
+
+std::size_t Device::l2Bytes() const
+{
+    return static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+}
+
+protocol::DeviceDescription Device::staticDescription() const
+{
+    protocol::DeviceDescription d;
+    d.index = m_index;
+    char name[256] = {};
+    KL_CU(m_driver, cuDeviceGetName, name, static_cast<int>(sizeof name - 1), m_device);
+    d.name = name;
+    CUuuid uuid {};
+    KL_CU(m_driver, cuDeviceGetUuid, &uuid, m_device);
+    // nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
+        text += hex;
+        if (i == 3 || i == 5 || i == 7 || i == 9)
+            text += '-';
+    }
+    d.uuid = text;
+    d.computeCapability = std::to_string(m_major) + "." + std::to_string(m_minor);
+    d.smCount = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    d.l2Bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    d.sharedPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    d.sharedPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    d.sharedPerBlockOptin = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    d.registersPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    d.maxThreadsPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    d.maxBlocksPerSm = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    d.warpSize = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    size_t total = 0;
+    KL_CU(m_driver, cuDeviceTotalMem, &total, m_device);
+    d.memoryBytes = static_cast<std::int64_t>(total);
+    d.memoryBusBits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    // Both attributes are the maximum clocks (kHz), not the current ones.
+    d.smClockMhz = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000.0;
+    d.memoryClockMhz = attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000.0;
+    int driverVersion = 0;
+    KL_CU(m_driver, cuDriverGetVersion, &driverVersion);
+    d.driverVersion = std::to_string(driverVersion / 1000) + "." + std::to_string(driverVersion % 1000 / 10);
+    d.runtimeToolkit = std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10);
+    return d;
+}
+
+void Device::synchronize() const { KL_CU(m_driver, cuStreamSynchronize, m_stream); }
+
+DeviceBuffer::DeviceBuffer(const CudaDriver& driver, std::size_t bytes)
+    : m_driver(&driver)
+    , m_bytes(bytes)
+{
+    KL_CU(driver, cuMemAlloc, &m_pointer, bytes == 0 ? 1 : bytes);
+}
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : m_driver(other.m_driver)
+    , m_pointer(std::exchange(other.m_pointer, 0))
+    , m_bytes(std::exchange(other.m_bytes, 0))
+{
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept
+{
+    if (this != &other) {
+        release();
+        m_driver = other.m_driver;
+        m_pointer = std::exchange(other.m_pointer, 0);
+        m_bytes = std::exchange(other.m_bytes, 0);
+    }
+    return *this;
+}
+
+void DeviceBuffer::release()
+{
+    if (m_pointer && m_driver)
+        m_driver->cuMemFree(m_pointer);
+    m_pointer = 0;
+}
+
+EventPair::EventPair(const CudaDriver& driver)
+    : m_driver(&driver)
+{
+    KL_CU(driver, cuEventCreate, &m_start, CU_EVENT_DEFAULT);
+    KL_CU(driver, cuEventCreate, &m_end, CU_EVENT_DEFAULT);
+}
+
+EventPair::~EventPair()
+{
+    if (m_start)
+        m_driver->cuEventDestroy(m_start);
+    if (m_end)
+        m_driver->cuEventDestroy(m_end);
+}
+
+EventPair::EventPair(EventPair&& other) noexcept
+    : m_driver(other.m_driver)
+    , m_start(std::exchange(other.m_start, nullptr))
+    , m_end(std::exchange(other.m_end, nullptr))
+{
+}
+
+double EventPair::elapsedMicros() const
+{
+    float millis = 0.0f;
+    KL_CU(*m_driver, cuEventElapsedTime, &millis, m_start, m_end);
+    return static_cast<double>(millis) * 1000.0;
+}
+
+} // namespace kl::runner

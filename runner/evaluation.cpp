@@ -1,0 +1,310 @@
+#include "runner/evaluation.h"
+
+#include "core/verify/physical_floor.h"
+#include "runner/case_memory.h"
+#include "runner/copy_bandwidth.h"
+#include "runner/guarded_wait.h"
+#include "runner/job_failure.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace kl::runner {
+
+using protocol::Category;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisSince(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+protocol::TimingSummary summaryOf(const Measurement& m)
+{
+    protocol::TimingSummary s;
+    s.medianUs = m.summary.median;
+    s.p20Us = m.summary.p20;
+    s.p80Us = m.summary.p80;
+    s.minUs = m.summary.min;
+    s.meanUs = m.summary.mean;
+    s.cv = m.summary.cv;
+    s.reps = static_cast<int>(m.summary.count);
+    s.graphMedianUs = m.graphMedianUs;
+    s.samplesUs = m.samplesUs;
+    return s;
+}
+
+std::string formatMicros(double us)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", us);
+    return text;
+}
+
+} // namespace
+
+Evaluator::Evaluator(const Device& device)
+    : m_device(device)
+    , m_profiler(device)
+    , m_clock(device.staticDescription().uuid)
+{
+}
+
+Evaluator::~Evaluator() = default;
+
+const HelperKernels& Evaluator::helpers()
+{
+    if (!m_helpers)
+        m_helpers = std::make_unique<HelperKernels>(m_device);
+    return *m_helpers;
+}
+
+Timer& Evaluator::timer(std::size_t flushBytes)
+{
+    const std::size_t wanted = flushBytes ? (flushBytes + 3) / 4 * 4 : 2 * m_device.l2Bytes();
+    if (!m_timer || m_timer->flushBytes() != wanted) {
+        m_timer.reset();
+        m_timer = std::make_unique<Timer>(m_device, wanted);
+    }
+    return *m_timer;
+}
+
+protocol::DeviceDescription Evaluator::description()
+{
+    if (!m_description) {
+        try {
+            protocol::DeviceDescription d = m_device.staticDescription();
+            d.copyBandwidthGbps = measureCopyBandwidth(m_device, timer(0));
+            d.copyBandwidthBytes = kCopyBandwidthBytes;
+            m_description = d;
+        } catch (const CudaError& error) {
+            throw failureFrom(error, "measuring the copy bandwidth");
+        }
+    }
+    return *m_description;
+}
+
+Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request, const ProgressFunction& progress)
+{
+    Outcome outcome;
+    protocol::EvaluateResult& result = outcome.result;
+    result.header.id = request.id;
+    auto fail = [&](const JobFailure& failure) {
+        result.header.status = protocol::statusOf(failure.category());
+        result.header.category = failure.category();
+        result.header.detail = failure.what();
+        outcome.contextLost = failure.contextLost();
+    };
+
+    try {
+        result.device = description();
+    } catch (const JobFailure& failure) {
+        fail(failure);
+        return outcome;
+    }
+
+    // Load.
+    auto started = Clock::now();
+    progress("load", 0, 1);
+    std::unique_ptr<LoadedModule> reference, candidate, baseline;
+    try {
+        helpers();
+        reference = std::make_unique<LoadedModule>(m_device, request.modules.reference.cubin, "reference");
+        candidate = std::make_unique<LoadedModule>(m_device, request.modules.candidate.cubin, "candidate");
+        if (request.modules.baseline)
+            baseline = std::make_unique<LoadedModule>(m_device, request.modules.baseline->cubin, "baseline");
+    } catch (const JobFailure& failure) {
+        result.phasesMs["load"] = millisSince(started);
+        fail(failure);
+        return outcome;
+    } catch (const std::exception& error) { // the helper kernels did not compile: our bug, not the candidate's
+        result.phasesMs["load"] = millisSince(started);
+        fail(JobFailure(Category::BadRequest, std::string("runner setup: ") + error.what()));
+        return outcome;
+    }
+    result.phasesMs["load"] = millisSince(started);
+
+    // Verify.
+    started = Clock::now();
+    VerificationOutcome verified = verifyCandidate(m_device, helpers(), *reference, *candidate, request, progress);
+    result.phasesMs["verify"] = millisSince(started);
+    result.verification = verified.verification;
+    if (verified.failure) {
+        fail(*verified.failure);
+        return outcome;
+    }
+    result.header.status = protocol::Status::Ok;
+    result.header.category = Category::Passed;
+    const int trials = std::max(1, request.options.trials);
+    result.header.detail = "verified " + std::to_string(request.cases.size()) + " case"
+                           + (request.cases.size() == 1 ? "" : "s") + " x " + std::to_string(trials) + " trial"
+                           + (trials == 1 ? "" : "s");
+
+    // Time.
+    if (request.options.time) {
+        started = Clock::now();
+        try {
+            result.timing = timeCases(request, *candidate, baseline.get(), progress);
+        } catch (const JobFailure& failure) {
+            result.phasesMs["time"] = millisSince(started);
+            fail(failure);
+            return outcome;
+        } catch (const CudaError& error) {
+            result.phasesMs["time"] = millisSince(started);
+            fail(failureFrom(error, "timing"));
+            return outcome;
+        }
+        result.phasesMs["time"] = millisSince(started);
+        for (const protocol::CaseTiming& timed : result.timing->cases) {
+            if (!timed.copy)
+                continue;
+            const verify::FloorCheck floor = verify::checkPhysicalFloor(timed.candidate.medianUs, timed.copy->medianUs);
+            if (floor.below) {
+                result.header.status = protocol::Status::Failed;
+                result.header.category = Category::BelowPhysicalFloor;
+                result.header.detail = timed.label + ": " + floor.detail;
+                return outcome;
+            }
+        }
+        if (!result.timing->cases.empty()) {
+            const protocol::CaseTiming& first = result.timing->cases.front();
+            result.header.detail += "; " + first.label + " median " + formatMicros(first.candidate.medianUs) + " us";
+            if (first.speedupVsBaseline)
+                result.header.detail += ", " + formatMicros(*first.speedupVsBaseline) + "x the baseline";
+        }
+    }
+
+    // Profile (never during timing).
+    if (request.options.profile != protocol::MetricSet::None) {
+        started = Clock::now();
+        progress("profile", 0, 1);
+        std::string detail;
+        try {
+            result.profile = profileCandidate(request, *candidate, detail);
+        } catch (const JobFailure& failure) {
+            result.phasesMs["profile"] = millisSince(started);
+            fail(failure);
+            return outcome;
+        } catch (const CudaError& error) {
+            result.phasesMs["profile"] = millisSince(started);
+            fail(failureFrom(error, "profiling"));
+            return outcome;
+        }
+        if (!detail.empty())
+            result.header.detail += "; profile: " + detail;
+        result.phasesMs["profile"] = millisSince(started);
+        progress("profile", 1, 1);
+    } else {
+        protocol::Profile skipped;
+        skipped.status = protocol::ProfileStatus::Skipped;
+        result.profile = skipped;
+    }
+    return outcome;
+}
+
+protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
+                                      LoadedModule* baseline, const ProgressFunction& progress)
+{
+    const protocol::EvaluateOptions& options = request.options;
+    Timer& clock = timer(static_cast<std::size_t>(std::max<std::int64_t>(options.flushBytes, 0)));
+    protocol::Timing timing;
+
+    int timedCases = 0;
+    for (const protocol::Case& c : request.cases)
+        timedCases += c.timed;
+    // The budget is shared: half to the candidate, a quarter each to the baseline and the copy.
+    const double share = options.timeBudgetMs / std::max(timedCases, 1);
+    auto budget = [&](double fraction) {
+        return TimingBudget { options.warmupMs * fraction, options.minReps, options.maxReps, share * fraction };
+    };
+
+    int done = 0;
+    for (const protocol::Case& testCase : request.cases) {
+        if (!testCase.timed)
+            continue;
+        CaseMemory memory(m_device, helpers(), testCase);
+        memory.prepare(options.seed);
+        protocol::CaseTiming timed;
+        timed.label = testCase.label;
+        timed.bytes = testCase.bytes;
+        timed.flops = testCase.flops;
+
+        ProgramRunner candidateRunner(m_device, candidate, testCase.programs.candidate,
+                                      memory.buffersFor(Role::Candidate));
+        Measurement measured = clock.measure([&] { candidateRunner.enqueue(); }, budget(0.5));
+        if (measured.summary.median < options.graphBelowUs)
+            measured.graphMedianUs = clock.graphReplayMedian([&] { candidateRunner.enqueue(); });
+        timed.candidate = summaryOf(measured);
+        progress("time", ++done, timedCases * 3);
+
+        if (baseline && testCase.programs.baseline) {
+            ProgramRunner baselineRunner(m_device, *baseline, *testCase.programs.baseline,
+                                         memory.buffersFor(Role::Baseline));
+            Measurement base = clock.measure([&] { baselineRunner.enqueue(); }, budget(0.25));
+            if (base.summary.median < options.graphBelowUs)
+                base.graphMedianUs = clock.graphReplayMedian([&] { baselineRunner.enqueue(); });
+            timed.baseline = summaryOf(base);
+            if (timed.candidate.medianUs > 0.0)
+                timed.speedupVsBaseline = timed.baseline->medianUs / timed.candidate.medianUs;
+        }
+        progress("time", ++done, timedCases * 3);
+
+        // A copy moving the same bytes (half read, half written), in the same job and conditions.
+        const auto half = static_cast<std::size_t>(testCase.bytes / 2.0) / 4 * 4;
+        if (half >= 4) {
+            DeviceBuffer source(m_device.driver(), half);
+            DeviceBuffer target(m_device.driver(), half);
+            KL_CU(m_device.driver(), cuMemsetD32Async, source.pointer(), 0x3c003c00u, half / 4, m_device.stream());
+            Measurement copy = clock.measure(
+                [&] {
+                    KL_CU(m_device.driver(), cuMemcpyDtoDAsync, target.pointer(), source.pointer(), half,
+                          m_device.stream());
+                },
+                budget(0.25));
+            timed.copy = summaryOf(copy);
+            if (timed.candidate.medianUs > 0.0)
+                timed.pctOfCopy = 100.0 * timed.copy->medianUs / timed.candidate.medianUs;
+        }
+        progress("time", ++done, timedCases * 3);
+
+        timed.gbps = verify::achievedGbps(testCase.bytes, timed.candidate.medianUs);
+        timed.tflops = timed.candidate.medianUs > 0.0 ? testCase.flops / (timed.candidate.medianUs * 1e6) : 0.0;
+        timing.cases.push_back(std::move(timed));
+    }
+    // Right after the timed runs, while the clocks are still where the runs left them.
+    timing.smClockMhz = m_clock.smClockMhz();
+    return timing;
+}
+
+protocol::Profile Evaluator::profileCandidate(const protocol::EvaluateRequest& request, LoadedModule& candidate,
+                                              std::string& detail)
+{
+    const protocol::Case* chosen = nullptr;
+    for (const protocol::Case& c : request.cases)
+        if (c.timed && !chosen)
+            chosen = &c;
+    if (!chosen && !request.cases.empty())
+        chosen = &request.cases.front();
+    if (!chosen) {
+        protocol::Profile skipped;
+        skipped.status = protocol::ProfileStatus::Skipped;
+        return skipped;
+    }
+    CaseMemory memory(m_device, helpers(), *chosen);
+    memory.prepare(request.options.seed);
+    m_device.synchronize();
+    ProgramRunner runner(m_device, candidate, chosen->programs.candidate, memory.buffersFor(Role::Candidate));
+    return m_profiler.profile(
+        request.options.profile,
+        [&] {
+            runner.enqueue();
+            waitGuarded(m_device, "profiling " + chosen->label);
+        },
+        runner.kernelNames(), chosen->label, detail);
+}
+
+} // namespace kl::runner

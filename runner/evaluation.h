@@ -1,0 +1,47 @@
+#pragma once
+// One runner's work for evaluate and describe, with what it keeps between jobs: the helper
+// kernels (compiled once), the flush buffer, the measured copy bandwidth, CUPTI's configurations.
+#include "core/protocol/messages.h"
+#include "runner/clock_reader.h"
+#include "runner/device.h"
+#include "runner/helper_kernels.h"
+#include "runner/profiler.h"
+#include "runner/timer.h"
+#include "runner/verifier.h"
+
+#include <memory>
+#include <optional>
+
+namespace kl::runner {
+
+class Evaluator {
+public:
+    explicit Evaluator(const Device& device);
+    ~Evaluator();
+
+    struct Outcome {
+        protocol::EvaluateResult result;
+        bool contextLost = false; // answer, then exit: the client starts a fresh runner
+    };
+    Outcome evaluate(const protocol::EvaluateRequest& request, const ProgressFunction& progress);
+
+    // The static description plus the copy bandwidth (measured on first use). Throws JobFailure.
+    protocol::DeviceDescription description();
+
+private:
+    const HelperKernels& helpers();
+    Timer& timer(std::size_t flushBytes);
+    protocol::Timing timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
+                               LoadedModule* baseline, const ProgressFunction& progress);
+    protocol::Profile profileCandidate(const protocol::EvaluateRequest& request, LoadedModule& candidate,
+                                       std::string& detail);
+
+    const Device& m_device;
+    std::unique_ptr<HelperKernels> m_helpers;
+    std::unique_ptr<Timer> m_timer;
+    std::optional<protocol::DeviceDescription> m_description;
+    Profiler m_profiler;
+    ClockReader m_clock;
+};
+
+} // namespace kl::runner

@@ -1,0 +1,335 @@
+#include "runner/profiler.h"
+
+#include "runner/metric_sets.h"
+
+#ifdef KL_WITH_CUPTI
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#endif
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace kl::runner {
+
+#ifndef KL_WITH_CUPTI
+
+struct Profiler::State { };
+
+Profiler::Profiler(const Device& device)
+    : m_device(device)
+{
+}
+
+Profiler::~Profiler() = default;
+
+protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>&, const std::vector<std::string>&,
+                                    const std::string&, std::string& detail)
+{
+    protocol::Profile profile;
+    profile.status = protocol::ProfileStatus::Unavailable;
+    profile.reason = "not-built";
+    profile.metricSet = set;
+    detail = "the runner was built without CUPTI";
+    return profile;
+}
+
+#else
+
+namespace {
+
+// CUPTI's parameter blocks: zeroed, with their size set, as every CUPTI call requires.
+template <class Params> Params cuptiParams(std::size_t size)
+{
+    Params params {};
+    params.structSize = size;
+    return params;
+}
+
+// A CUPTI call that failed, with the reason the protocol names.
+class CuptiFailure : public std::runtime_error {
+public:
+    CuptiFailure(CUptiResult result, const char* call)
+        : std::runtime_error(message(result, call))
+        , m_result(result)
+    {
+    }
+    std::string reason() const
+    {
+        switch (m_result) {
+        case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+        case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+            return "insufficient-privileges";
+        case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+        case CUPTI_ERROR_HARDWARE_BUSY:
+        case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
+            return "another-profiler";
+        default:
+            return "unsupported-device";
+        }
+    }
+
+private:
+    static std::string message(CUptiResult result, const char* call)
+    {
+        const char* text = nullptr;
+        cuptiGetResultString(result, &text);
+        return std::string(call) + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(result)));
+    }
+    CUptiResult m_result;
+};
+
+void cupti(CUptiResult result, const char* call)
+{
+    if (result != CUPTI_SUCCESS)
+        throw CuptiFailure(result, call);
+}
+#define KL_CUPTI(call) cupti(call, #call)
+
+// What the host side computes once per metric set: the configuration image and its pass count.
+struct MetricConfiguration {
+    std::vector<std::string> names;
+    std::vector<const char*> pointers;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<std::uint8_t> image;
+    std::size_t passes = 0;
+};
+
+void disableQuietly(CUpti_RangeProfiler_Object* object)
+{
+    if (!object)
+        return;
+    auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    disable.pRangeProfilerObject = object;
+    cuptiRangeProfilerDisable(&disable);
+}
+
+} // namespace
+
+struct Profiler::State {
+    bool initialised = false;
+    std::string chip;
+    std::vector<std::uint8_t> availability;
+    std::map<protocol::MetricSet, MetricConfiguration> configurations;
+
+    ~State()
+    {
+        for (auto& [set, configuration] : configurations) {
+            if (configuration.host) {
+                auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+                p.pHostObject = configuration.host;
+                cuptiProfilerHostDeinitialize(&p);
+            }
+        }
+    }
+
+    void initialise(const Device& device)
+    {
+        if (initialised)
+            return;
+        auto supported = cuptiParams<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+        supported.cuDevice = device.handle();
+        supported.api = CUPTI_PROFILER_RANGE_PROFILING;
+        KL_CUPTI(cuptiProfilerDeviceSupported(&supported));
+        if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+            throw CuptiFailure(CUPTI_ERROR_NOT_SUPPORTED, "cuptiProfilerDeviceSupported");
+
+        auto init = cuptiParams<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+        KL_CUPTI(cuptiProfilerInitialize(&init));
+        auto chipName = cuptiParams<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+        chipName.deviceIndex = static_cast<std::size_t>(device.index());
+        KL_CUPTI(cuptiDeviceGetChipName(&chipName));
+        chip = chipName.pChipName;
+
+        auto counters = cuptiParams<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        counters.ctx = device.context();
+        KL_CUPTI(cuptiProfilerGetCounterAvailability(&counters));
+        availability.assign(counters.counterAvailabilityImageSize, 0);
+        counters.pCounterAvailabilityImage = availability.data();
+        KL_CUPTI(cuptiProfilerGetCounterAvailability(&counters));
+        initialised = true;
+    }
+
+    MetricConfiguration& configuration(protocol::MetricSet set)
+    {
+        if (const auto it = configurations.find(set); it != configurations.end())
+            return it->second;
+        MetricConfiguration c;
+        c.names = metricsFor(set);
+        for (const std::string& name : c.names)
+            c.pointers.push_back(name.c_str());
+
+        auto hostInit = cuptiParams<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+        hostInit.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+        hostInit.pChipName = chip.c_str();
+        hostInit.pCounterAvailabilityImage = availability.data();
+        KL_CUPTI(cuptiProfilerHostInitialize(&hostInit));
+        c.host = hostInit.pHostObject;
+
+        MetricConfiguration& stored = configurations.emplace(set, std::move(c)).first->second;
+        // The names' storage moved with the vector: point again.
+        stored.pointers.clear();
+        for (const std::string& name : stored.names)
+            stored.pointers.push_back(name.c_str());
+        try {
+            buildImage(stored);
+        } catch (...) {
+            auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+            p.pHostObject = stored.host;
+            cuptiProfilerHostDeinitialize(&p);
+            configurations.erase(set);
+            throw;
+        }
+        return stored;
+    }
+
+    static void buildImage(MetricConfiguration& stored)
+    {
+
+        auto add = cuptiParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        add.pHostObject = stored.host;
+        add.ppMetricNames = stored.pointers.data();
+        add.numMetrics = stored.pointers.size();
+        KL_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
+        auto size = cuptiParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+        size.pHostObject = stored.host;
+        KL_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
+        stored.image.assign(size.configImageSize, 0);
+        auto image = cuptiParams<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        image.pHostObject = stored.host;
+        image.configImageSize = stored.image.size();
+        image.pConfigImage = stored.image.data();
+        KL_CUPTI(cuptiProfilerHostGetConfigImage(&image));
+        auto passes = cuptiParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+        passes.configImageSize = stored.image.size();
+        passes.pConfigImage = stored.image.data();
+        KL_CUPTI(cuptiProfilerHostGetNumOfPasses(&passes));
+        stored.passes = passes.numOfPasses;
+    }
+};
+
+Profiler::Profiler(const Device& device)
+    : m_device(device)
+    , m_state(std::make_unique<State>())
+{
+}
+
+Profiler::~Profiler() = default;
+
+protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>& runOnce,
+                                    const std::vector<std::string>& kernelNames, const std::string& caseLabel,
+                                    std::string& detail)
+{
+    protocol::Profile profile;
+    profile.metricSet = set;
+    if (set == protocol::MetricSet::None || kernelNames.empty()) {
+        profile.status = protocol::ProfileStatus::Skipped;
+        return profile;
+    }
+    CUpti_RangeProfiler_Object* object = nullptr;
+    try {
+        m_state->initialise(m_device);
+        MetricConfiguration& config = m_state->configuration(set);
+        profile.passes = static_cast<int>(config.passes);
+
+        auto enable = cuptiParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+        enable.ctx = m_device.context();
+        KL_CUPTI(cuptiRangeProfilerEnable(&enable));
+        object = enable.pRangeProfilerObject;
+
+        const std::size_t ranges = kernelNames.size();
+        auto size = cuptiParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        size.pRangeProfilerObject = object;
+        size.pMetricNames = config.pointers.data();
+        size.numMetrics = config.pointers.size();
+        size.maxNumOfRanges = ranges;
+        size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
+        KL_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
+        std::vector<std::uint8_t> counterData(size.counterDataSize, 0);
+        auto initData = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        initData.pRangeProfilerObject = object;
+        initData.counterDataSize = counterData.size();
+        initData.pCounterData = counterData.data();
+        KL_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&initData));
+
+        auto setConfig = cuptiParams<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+        setConfig.pRangeProfilerObject = object;
+        setConfig.configSize = config.image.size();
+        setConfig.pConfig = config.image.data();
+        setConfig.counterDataImageSize = counterData.size();
+        setConfig.pCounterDataImage = counterData.data();
+        setConfig.range = CUPTI_AutoRange;
+        setConfig.replayMode = CUPTI_KernelReplay;
+        setConfig.maxRangesPerPass = ranges;
+        setConfig.numNestingLevels = 1;
+        setConfig.minNestingLevel = 1;
+        setConfig.passIndex = 0;
+        setConfig.targetNestingLevel = 1;
+        KL_CUPTI(cuptiRangeProfilerSetConfig(&setConfig));
+
+        // With kernel replay CUPTI replays every pass inside each launch; the loop only matters
+        // if it ever asks for another round.
+        for (int round = 0; round < 64; ++round) {
+            auto start = cuptiParams<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+            start.pRangeProfilerObject = object;
+            KL_CUPTI(cuptiRangeProfilerStart(&start));
+            runOnce();
+            auto stop = cuptiParams<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+            stop.pRangeProfilerObject = object;
+            KL_CUPTI(cuptiRangeProfilerStop(&stop));
+            if (stop.isAllPassSubmitted)
+                break;
+        }
+        auto decode = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+        decode.pRangeProfilerObject = object;
+        KL_CUPTI(cuptiRangeProfilerDecodeData(&decode));
+
+        auto info = cuptiParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+        info.pCounterDataImage = counterData.data();
+        info.counterDataImageSize = counterData.size();
+        KL_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
+        std::vector<double> values(config.pointers.size(), 0.0);
+        for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
+            auto evaluate = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+            evaluate.pHostObject = config.host;
+            evaluate.pCounterDataImage = counterData.data();
+            evaluate.counterDataImageSize = counterData.size();
+            evaluate.rangeIndex = range;
+            evaluate.ppMetricNames = config.pointers.data();
+            evaluate.numMetrics = config.pointers.size();
+            evaluate.pMetricValues = values.data();
+            KL_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&evaluate));
+            protocol::KernelProfile kernel;
+            kernel.kernel = range < kernelNames.size() ? kernelNames[range] : "range " + std::to_string(range);
+            kernel.caseLabel = caseLabel;
+            for (std::size_t m = 0; m < config.names.size(); ++m)
+                kernel.metrics[config.names[m]] = clampPercentage(config.names[m], values[m]);
+            profile.kernels.push_back(std::move(kernel));
+        }
+        auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+        disable.pRangeProfilerObject = object;
+        object = nullptr;
+        KL_CUPTI(cuptiRangeProfilerDisable(&disable));
+        profile.status = protocol::ProfileStatus::Ok;
+        if (decode.numOfRangeDropped > 0)
+            detail = std::to_string(decode.numOfRangeDropped) + " profiler ranges dropped";
+    } catch (const CuptiFailure& failure) {
+        disableQuietly(object);
+        profile.status = protocol::ProfileStatus::Unavailable;
+        profile.reason = failure.reason();
+        profile.kernels.clear();
+        detail = failure.what();
+    } catch (...) {
+        // A CUDA failure while the kernels replayed: leave the profiler off, let the caller decide.
+        disableQuietly(object);
+        throw;
+    }
+    return profile;
+}
+
+#endif
+
+} // namespace kl::runner

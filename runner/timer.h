@@ -1,0 +1,48 @@
+#pragma once
+// Step 3 of evaluate: device-event timing with a cold L2. Before every timed run the stream
+// writes a buffer of twice the L2 (cuMemsetD32Async), then the start event, the work, the end
+// event: the events enclose the launches only. Warm-up first, then at least min_reps runs or as
+// many as the time budget allows, summarised by median and spread. Short kernels also get a
+// CUDA-graph replay figure, where launch overhead no longer dominates.
+#include "core/verify/statistics.h"
+#include "runner/device.h"
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace kl::runner {
+
+struct TimingBudget {
+    double warmupMs = 25.0;
+    int minReps = 100;
+    int maxReps = 2000;
+    double budgetMs = 400.0; // for this measurement
+};
+
+struct Measurement {
+    verify::SampleSummary summary; // microseconds
+    std::vector<double> samplesUs;
+    std::optional<double> graphMedianUs;
+};
+
+class Timer {
+public:
+    // flushBytes 0: twice the device's L2.
+    Timer(const Device& device, std::size_t flushBytes);
+
+    // `work` enqueues one run on the device's stream and nothing else (no synchronisation).
+    Measurement measure(const std::function<void()>& work, const TimingBudget& budget);
+    // Median time of one run when `copies` runs are replayed as one graph (warm L2, no flush).
+    double graphReplayMedian(const std::function<void()>& work, int copies = 20, int replays = 30);
+    std::size_t flushBytes() const { return m_flush.bytes(); }
+
+private:
+    void flush();
+    const Device& m_device;
+    DeviceBuffer m_flush;
+    std::vector<EventPair> m_events;
+    unsigned m_flushValue = 0;
+};
+
+} // namespace kl::runner
