@@ -1,0 +1,95 @@
+#pragma once
+// What the findings rules read: one main kernel at one main size, as flat values. The loop fills
+// it from the compile report (static resources, occupancy), the runner's timing and its CUPTI
+// profile; tests fill it by hand or from a recorded runner reply (telemetryFromJson). Keeping it
+// flat keeps the findings free of the compile and protocol parts.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace kl {
+
+struct Telemetry {
+    // Static, per main kernel (ptxas and the occupancy calculator). 0 means unknown where 0 is
+    // not a real value (registers, threads, blocks per SM, occupancy, grid, SMs).
+    std::string kernel;
+    int registers = 0;
+    int threadsPerBlock = 0;
+    std::int64_t staticShared = 0;
+    std::int64_t dynamicShared = 0;
+    std::int64_t stackFrame = 0; // local memory even with zero spills
+    std::int64_t spillStores = 0;
+    std::int64_t spillLoads = 0;
+    int blocksPerSm = 0;
+    double theoreticalOccupancy = 0.0; // 0..1
+    std::string occupancyLimiter; // "registers" | "shared memory" | "warps" | "blocks"
+    std::int64_t gridBlocks = 0;
+    int smCount = 0;
+
+    // Timing at a main size.
+    std::string sizeLabel;
+    std::optional<double> medianUs, gbps, pctOfCopy, copyGbps, bytes, flops, tflops, cv, graphMedianUs;
+
+    // Device: peak FLOP/s of the pipe that matters (fp32 unless the problem says otherwise).
+    double peakTflops = 0.0;
+
+    // CUPTI metrics by their Nsight Compute names.
+    std::map<std::string, double> metrics;
+
+    // A metric, or nothing when absent or not finite (NaN, inf).
+    std::optional<double> metric(const std::string& name) const;
+    // A percentage metric clamped to 0..100 (multi-pass ratios can exceed 100%).
+    std::optional<double> percent(const std::string& name) const;
+};
+
+// Metric names the rules use (Nsight Compute names, GPU-NOTES.md).
+namespace metric {
+inline constexpr const char* kDuration = "gpu__time_duration.sum";
+inline constexpr const char* kSmThroughput = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kMemoryThroughput = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kDramThroughput = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kDramBytesRead = "dram__bytes_read.sum";
+inline constexpr const char* kDramBytesWrite = "dram__bytes_write.sum";
+inline constexpr const char* kL2HitRate = "lts__t_sector_hit_rate.pct";
+inline constexpr const char* kL1HitRate = "l1tex__t_sector_hit_rate.pct";
+inline constexpr const char* kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
+inline constexpr const char* kInstructions = "smsp__inst_executed.sum";
+inline constexpr const char* kLocalLoads = "smsp__inst_executed_op_local_ld.sum";
+inline constexpr const char* kLocalStores = "smsp__inst_executed_op_local_st.sum";
+inline constexpr const char* kLocalLoadBytes = "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum";
+inline constexpr const char* kLocalStoreBytes = "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum";
+inline constexpr const char* kSharedLoadConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+inline constexpr const char* kSharedStoreConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+inline constexpr const char* kSharedLoadWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+inline constexpr const char* kSharedStoreWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+inline constexpr const char* kSharedLoads = "smsp__inst_executed_op_shared_ld.sum";
+inline constexpr const char* kSharedStores = "smsp__inst_executed_op_shared_st.sum";
+inline constexpr const char* kWarpLatency = "smsp__average_warp_latency_per_inst_issued.ratio";
+inline constexpr const char* kIssueActive = "smsp__issue_active.avg.per_cycle_active";
+// smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
+std::string stallRatio(const std::string& reason);
+} // namespace metric
+
+// FP32 FLOP/s of a device from its SM count, SM clock and compute capability ("9.0"): lanes per
+// SM × 2 (FMA) × clock. 0 for an architecture it does not know.
+double peakFp32Tflops(int smCount, double smClockMhz, const std::string& computeCapability);
+
+// Reads a runner `evaluate` result (docs/runner-protocol.md) for one kernel at one timed size:
+// device (sm_count, copy_bandwidth_gbps, clocks), timing.cases[] and profile.kernels[], plus an
+// optional "static" object with what the compile part reports (snake case: registers,
+// threads_per_block, static_shared, dynamic_shared, stack_frame, spill_stores, spill_loads,
+// blocks_per_sm, theoretical_occupancy, occupancy_limiter, grid_blocks, kernel). An empty
+// `kernel` / `sizeLabel` takes the first one. Anything absent stays unknown.
+// Throws kl::Error "findings.bad-telemetry" for a document that is not such a result, or
+// names a kernel or size it does not hold.
+Telemetry telemetryFromJson(
+    const nlohmann::json& result, const std::string& kernel = {}, const std::string& sizeLabel = {});
+// As above, from a file; also "findings.unreadable" and "findings.bad-json".
+Telemetry loadTelemetry(
+    const std::filesystem::path& path, const std::string& kernel = {}, const std::string& sizeLabel = {});
+
+} // namespace kl
