@@ -30,6 +30,33 @@ std::string partialName(const std::string& fileName)
     return fileName.substr(0, fileName.size() - kPartialSuffix.size());
 }
 
+std::string withoutTrailingNewlines(std::string text)
+{
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.pop_back();
+    return text;
+}
+
+// Sections left out leave blank lines behind; one blank line between parts is enough. Code
+// blocks are left as they are.
+std::string withoutBlankRuns(const std::string& text)
+{
+    std::string out;
+    std::istringstream in(text);
+    std::string line;
+    bool inCode = false, lastBlank = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("```", 0) == 0)
+            inCode = !inCode;
+        const bool blank = line.find_first_not_of(" \t\r") == std::string::npos;
+        if (blank && lastBlank && !inCode)
+            continue;
+        lastBlank = blank && !inCode;
+        out += line + "\n";
+    }
+    return out;
+}
+
 std::string readFile(const std::filesystem::path& path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -149,10 +176,11 @@ std::string PromptLibrary::renderTemplate(const std::string& name,
         data.set(key, value);
     for (const auto& [file, text] : m_templates)
         if (isPartial(file))
-            data.set(partialName(file), kainjow::mustache::partial([text = text] { return text; }));
+            data.set(partialName(file), kainjow::mustache::partial([text = withoutTrailingNewlines(text)] { return text; }));
     std::string out = tmpl.render(data);
     if (!tmpl.is_valid())
         throw Error("prompt.bad-template", m_origins.at(name), {}, tmpl.error_message());
+    out = withoutBlankRuns(out);
     while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
         out.pop_back();
     return out + "\n";

@@ -290,7 +290,10 @@ CandidateFacts describeCandidate(const Candidate& candidate, const TunableValues
 std::map<std::string, std::string> promptSections(const PromptPayload& p)
 {
     std::map<std::string, std::string> s;
+    // Without trailing newlines: the templates place each section on a line of its own.
     const auto put = [&](const char* name, std::string text) {
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+            text.pop_back();
         if (!text.empty())
             s[name] = std::move(text);
     };

@@ -1,0 +1,208 @@
+// kernelloop-cli llm-check: one tiny request to an LLM endpoint, to see that the URL, the model and
+// the key work before a session depends on them. Each kind of failure has its own message and
+// exit code, so a script (or a person) knows what to fix.
+#include "cli/command.h"
+
+#include "core/llm/api_key.h"
+#include "core/llm/chat_client.h"
+#include "core/model/error.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace kl::cli {
+
+namespace {
+
+// Exit codes of llm-check beyond the shared ones (command.h).
+enum LlmCheckExit : int {
+    DnsFailed = 10,
+    ConnectionRefused = 11,
+    TlsFailed = 12,
+    TimedOut = 13,
+    Unauthorised = 14,
+    Forbidden = 15,
+    NotFound = 16,
+    RateLimited = 17,
+    ServerFailed = 18,
+    BadReply = 19,
+};
+
+std::atomic<bool> g_interrupted { false };
+
+extern "C" void onInterrupt(int) { g_interrupted = true; }
+
+struct Diagnosis {
+    int exitCode;
+    std::string text;
+};
+
+Diagnosis diagnose(const Exchange& e, const EndpointConfig& config)
+{
+    const std::string detail = e.message.empty() ? "" : " [" + e.message + "]";
+    switch (e.category) {
+    case ExchangeCategory::Ok:
+        return { Ok, "" };
+    case ExchangeCategory::Dns:
+        return { DnsFailed, "cannot resolve the host in " + e.url
+                     + ": check the host name in --base-url, or your DNS and proxy settings" + detail };
+    case ExchangeCategory::ConnectionRefused:
+        return { ConnectionRefused, "connection refused: nothing listens at " + e.url
+                     + ". Is the server running, and are the host and port right?" + detail };
+    case ExchangeCategory::Tls:
+        return { TlsFailed, "the TLS handshake with " + e.url
+                     + " failed: does the server speak https on that port (or should the URL say http://), and is "
+                       "its certificate trusted?"
+                     + detail };
+    case ExchangeCategory::Timeout:
+        return { TimedOut, "no complete answer from " + e.url + " within the timeout (--timeout "
+                     + std::to_string(config.timeouts.total.count() / 1000) + " s)" + detail };
+    case ExchangeCategory::Stall:
+        return { TimedOut, "the stream from " + e.url + " stalled: no data for "
+                     + std::to_string(config.timeouts.stall.count() / 1000) + " s" + detail };
+    case ExchangeCategory::Http401:
+        return { Unauthorised, "the server rejected the API key (HTTP 401): check --key-env / --key-file" + detail };
+    case ExchangeCategory::Http403:
+        return { Forbidden, "the key is not allowed to use model \"" + config.model + "\" or this endpoint (HTTP 403)"
+                     + detail };
+    case ExchangeCategory::Http404:
+        return { NotFound, "not found (HTTP 404): the server has no model \"" + config.model
+                     + "\", or --base-url is wrong ("
+                     + (config.provider == Provider::OpenAi ? "OpenAI-compatible servers usually end in /v1"
+                                                            : "Anthropic's is https://api.anthropic.com")
+                     + ")" + detail };
+    case ExchangeCategory::Http429:
+        return { RateLimited, "rate-limited (HTTP 429): the endpoint refuses more requests for now; wait, or raise "
+                              "the limit"
+                     + detail };
+    case ExchangeCategory::Http5xx:
+        return { ServerFailed, "the server failed (HTTP " + std::to_string(e.httpStatus) + "): try again later"
+                     + detail };
+    case ExchangeCategory::Cancelled:
+        return { Interrupted, "interrupted" };
+    case ExchangeCategory::BadUrl:
+        return { BadInput, "the base URL cannot be used: " + e.url + detail };
+    case ExchangeCategory::Http4xx:
+        return { BadReply, "the server refused the request (HTTP " + std::to_string(e.httpStatus)
+                     + "): is it really an " + std::string(providerName(config.provider)) + " endpoint?" + detail };
+    case ExchangeCategory::BadJson:
+    case ExchangeCategory::Truncated:
+    case ExchangeCategory::ConnectionReset:
+    case ExchangeCategory::Oversized:
+    case ExchangeCategory::BudgetExhausted:
+        break;
+    }
+    return { BadReply, "the reply is not a valid " + std::string(providerName(config.provider)) + " response ("
+                 + std::string(exchangeCategoryName(e.category)) + ")" + detail };
+}
+
+std::string quoted(const std::string& text)
+{
+    std::string out = "\"";
+    for (char c : text.substr(0, 200))
+        out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return out + (text.size() > 200 ? "...\"" : "\"");
+}
+
+} // namespace
+
+const CommandRegistration llmCheck([](CLI::App& app) -> std::function<int()> {
+    auto* cmd = app.add_subcommand("llm-check", "Send one tiny request to an LLM endpoint and report what happened");
+    cmd->footer("Exit codes: 0 ok, 2 bad options or key, 10 DNS, 11 connection refused, 12 TLS, 13 timeout or "
+                "stall, 14 HTTP 401, 15 HTTP 403, 16 HTTP 404, 17 HTTP 429, 18 HTTP 5xx, 19 bad reply, "
+                "130 interrupted.");
+    struct Options {
+        std::string provider, baseUrl, model, keyEnv, keyFile, anthropicVersion = "2023-06-01";
+        std::vector<std::string> headers;
+        bool stream = false, json = false;
+        double timeout = 60.0, connectTimeout = 10.0;
+        int attempts = 1;
+    };
+    auto o = std::make_shared<Options>();
+    cmd->add_option("--provider", o->provider, "openai (any OpenAI-compatible server) or anthropic")
+        ->required()
+        ->check(CLI::IsMember({ "openai", "anthropic" }));
+    cmd->add_option("--base-url", o->baseUrl, "e.g. https://api.openai.com/v1, http://localhost:8000/v1")->required();
+    cmd->add_option("--model", o->model, "the model name the server knows")->required();
+    cmd->add_option("--key-env", o->keyEnv, "environment variable holding the API key");
+    cmd->add_option("--key-file", o->keyFile, "file holding the API key (mode 0600)");
+    cmd->add_option("--header", o->headers, "extra request header \"Name: value\" (repeatable)");
+    cmd->add_flag("--stream", o->stream, "ask for a streamed reply (server-sent events)");
+    cmd->add_option("--timeout", o->timeout, "seconds for the whole request")->capture_default_str();
+    cmd->add_option("--connect-timeout", o->connectTimeout, "seconds to connect")->capture_default_str();
+    cmd->add_option("--attempts", o->attempts, "requests in all, retries included")->capture_default_str();
+    cmd->add_option("--anthropic-version", o->anthropicVersion, "anthropic-version header")->capture_default_str();
+    cmd->add_flag("--json", o->json, "print the exchange as JSON (the key is never in it)");
+    return [o]() {
+        EndpointConfig config;
+        config.provider = *parseProvider(o->provider);
+        config.baseUrl = o->baseUrl;
+        config.model = o->model;
+        config.apiKey = loadApiKey({ o->keyEnv, o->keyFile });
+        config.anthropicVersion = o->anthropicVersion;
+        for (const auto& header : o->headers) {
+            const auto colon = header.find(':');
+            if (colon == std::string::npos || colon == 0)
+                throw Error("cli.bad-header", {}, "--header", "expected \"Name: value\", got \"" + header + "\"");
+            const auto value = header.find_first_not_of(' ', colon + 1);
+            config.extraHeaders.emplace_back(header.substr(0, colon),
+                                             value == std::string::npos ? std::string() : header.substr(value));
+        }
+        config.timeouts.total = std::chrono::milliseconds(static_cast<long long>(o->timeout * 1000.0));
+        config.timeouts.connect = std::chrono::milliseconds(static_cast<long long>(o->connectTimeout * 1000.0));
+        config.timeouts.stall = std::min(config.timeouts.total, std::chrono::milliseconds(30000));
+        config.retry.maxAttempts = std::max(1, o->attempts);
+        auto client = makeChatClient(config);
+
+        ChatRequest request;
+        request.system = "You are checking that a connection works.";
+        request.messages.push_back({ "user", "Reply with the single word: ok" });
+        request.maxTokens = 16;
+        request.temperature = 0.0;
+        request.stream = o->stream;
+
+        g_interrupted = false;
+        const auto previous = std::signal(SIGINT, onInterrupt);
+        SendControl control;
+        control.cancel = &g_interrupted;
+        const Exchange e = client->send(request, control);
+        std::signal(SIGINT, previous);
+
+        const auto diagnosis = diagnose(e, client->endpoint());
+        if (o->json) {
+            auto json = e.toJson();
+            json["exit_code"] = diagnosis.exitCode;
+            std::cout << json.dump(2) << "\n";
+        }
+        if (!e.ok()) {
+            std::cerr << "llm-check: " << exchangeCategoryName(e.category) << ": " << diagnosis.text << "\n";
+            return diagnosis.exitCode;
+        }
+        if (!o->json) {
+            std::printf("ok: %s at %s\n", std::string(providerName(config.provider)).c_str(), e.url.c_str());
+            std::printf("  model     %s", e.servedModel.empty() ? e.model.c_str() : e.servedModel.c_str());
+            if (!e.servedModel.empty() && e.servedModel != e.model)
+                std::printf(" (asked for %s)", e.model.c_str());
+            std::printf("\n  latency   %.0f ms", e.latencyMs);
+            if (e.firstTokenMs >= 0 && e.streamed)
+                std::printf(" (first text after %.0f ms)", e.firstTokenMs);
+            std::printf(", %d attempt%s\n", e.attempts, e.attempts == 1 ? "" : "s");
+            if (e.usage.reported)
+                std::printf("  usage     %lld prompt + %lld completion tokens\n",
+                            static_cast<long long>(e.usage.promptTokens),
+                            static_cast<long long>(e.usage.completionTokens));
+            else
+                std::printf("  usage     not reported by the server\n");
+            std::printf("  reply     %s%s\n", quoted(e.text()).c_str(),
+                        e.choices.empty() || e.choices.front().finishReason.empty()
+                            ? ""
+                            : (" (" + e.choices.front().finishReason + ")").c_str());
+        }
+        return static_cast<int>(Ok);
+    };
+});
+
+} // namespace kl::cli

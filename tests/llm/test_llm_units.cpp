@@ -1,0 +1,225 @@
+// The LLM clients' building blocks without a network: the SSE parser fed in every possible split,
+// Retry-After and backoff, redaction, the token budget, and the Exchange record.
+#include "core/llm/exchange.h"
+#include "core/llm/redaction.h"
+#include "core/llm/retry_policy.h"
+#include "core/llm/sse_parser.h"
+#include "core/llm/token_budget.h"
+#include "core/model/error.h"
+
+#include <QtTest>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace kl;
+
+namespace {
+
+// Events as "type|data" strings, easy to compare.
+std::vector<std::string> parseAll(const std::vector<std::string>& pieces, bool* cut = nullptr)
+{
+    std::vector<std::string> events;
+    SseParser parser([&](const ServerSentEvent& e) { events.push_back(e.type + "|" + e.data); });
+    for (const auto& p : pieces)
+        parser.feed(p);
+    const bool wasCut = parser.finish();
+    if (cut)
+        *cut = wasCut;
+    return events;
+}
+
+} // namespace
+
+class TestLlmUnits : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sseEveryTwoWaySplitGivesTheSameEvents()
+    {
+        // Mixed line endings, a comment, multi-line data, a named event, a BOM, an id and retry.
+        const std::string stream = "\xEF\xBB\xBF: keep-alive\r\n"
+                                   "data: {\"a\":1}\r\n\r\n"
+                                   "event: content_block_delta\n"
+                                   "data: line one\n"
+                                   "data: line two\n"
+                                   "id: 7\n"
+                                   "retry: 1000\n\n"
+                                   "data:no-space\r\r"
+                                   "data: [DONE]\n\n";
+        const std::vector<std::string> expected { "message|{\"a\":1}", "content_block_delta|line one\nline two",
+                                                  "message|no-space", "message|[DONE]" };
+        QCOMPARE(parseAll({ stream }), expected);
+        for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+            bool wasCut = true;
+            const auto events = parseAll({ stream.substr(0, cut), stream.substr(cut) }, &wasCut);
+            QVERIFY2(events == expected, qPrintable(QStringLiteral("split at %1").arg(cut)));
+            QVERIFY(!wasCut);
+        }
+        // One byte at a time: every CR LF pair and every field split.
+        std::vector<std::string> bytes;
+        for (char c : stream)
+            bytes.emplace_back(1, c);
+        QCOMPARE(parseAll(bytes), expected);
+    }
+
+    void sseReportsAStreamCutMidEvent()
+    {
+        bool cut = false;
+        const auto events = parseAll({ "data: {\"complete\":true}\n\ndata: {\"cut", "-off\":" }, &cut);
+        QCOMPARE(events.size(), std::size_t(1));
+        QVERIFY(cut);
+        bool clean = true;
+        parseAll({ "data: x\n\n" }, &clean);
+        QVERIFY(!clean);
+    }
+
+    void sseIgnoresEventsWithoutData()
+    {
+        QCOMPARE(parseAll({ "event: ping\n\n: comment\n\nid: 3\n\n" }).size(), std::size_t(0));
+        QCOMPARE(parseAll({ "data\n\n" }), std::vector<std::string> { "message|" });
+    }
+
+    void retryAfterInSecondsAndAsAnHttpDate()
+    {
+        const std::time_t now = 1445412480; // Wed, 21 Oct 2015 07:28:00 GMT
+        QCOMPARE(parseRetryAfter("3", now).value().count(), 3000LL);
+        QCOMPARE(parseRetryAfter(" 1.5 ", now).value().count(), 1500LL);
+        QCOMPARE(parseRetryAfter("Wed, 21 Oct 2015 07:28:07 GMT", now).value().count(), 7000LL);
+        QCOMPARE(parseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now).value().count(), 0LL); // in the past
+        QVERIFY(!parseRetryAfter("soon", now));
+        QVERIFY(!parseRetryAfter("", now));
+        QVERIFY(!parseRetryAfter("-4", now));
+    }
+
+    void backoffGrowsExponentiallyWithJitterAndACap()
+    {
+        RetryPolicy policy;
+        policy.initialDelay = std::chrono::milliseconds(100);
+        policy.maxDelay = std::chrono::milliseconds(1000);
+        std::mt19937_64 random(1);
+        for (int i = 0; i < 200; ++i) {
+            const auto first = policy.backoff(2, random).count();
+            QVERIFY(first >= 50 && first <= 100);
+            const auto third = policy.backoff(4, random).count();
+            QVERIFY(third >= 200 && third <= 400);
+            const auto late = policy.backoff(20, random).count();
+            QVERIFY(late >= 500 && late <= 1000);
+        }
+        // Jitter: not every delay is the same.
+        std::set<long long> seen;
+        for (int i = 0; i < 20; ++i)
+            seen.insert(policy.backoff(3, random).count());
+        QVERIFY(seen.size() > 5);
+    }
+
+    void whatIsRetried()
+    {
+        for (auto c : { ExchangeCategory::Http429, ExchangeCategory::Http5xx, ExchangeCategory::ConnectionRefused,
+                        ExchangeCategory::ConnectionReset, ExchangeCategory::Timeout, ExchangeCategory::Stall })
+            QVERIFY2(RetryPolicy::isRetryable(c), exchangeCategoryName(c).data());
+        for (auto c : { ExchangeCategory::Http401, ExchangeCategory::Http403, ExchangeCategory::Http404,
+                        ExchangeCategory::Http4xx, ExchangeCategory::Dns, ExchangeCategory::Tls,
+                        ExchangeCategory::BadJson, ExchangeCategory::Cancelled, ExchangeCategory::BudgetExhausted })
+            QVERIFY2(!RetryPolicy::isRetryable(c), exchangeCategoryName(c).data());
+    }
+
+    void redactionRemovesKnownSecretsAndCredentialHeaders()
+    {
+        SecretRedactor r;
+        r.addSecret("sk-live-0123456789abcdef");
+        r.addSecret("ab"); // too short to redact safely: ignored
+        const std::string text = "key sk-live-0123456789abcdef in text; Authorization: Bearer sk-other-987654321; "
+                                 "{\"x-api-key\": \"anthropic-secret-value\"} api-key=azure-secret-1 ab";
+        const auto out = r.redact(text);
+        QVERIFY2(out.find("sk-live-0123456789abcdef") == std::string::npos, out.c_str());
+        QVERIFY2(out.find("sk-other-987654321") == std::string::npos, out.c_str());
+        QVERIFY2(out.find("anthropic-secret-value") == std::string::npos, out.c_str());
+        QVERIFY2(out.find("azure-secret-1") == std::string::npos, out.c_str());
+        QVERIFY(out.find("[redacted]") != std::string::npos);
+        QVERIFY(out.find(" ab") != std::string::npos);
+        QCOMPARE(r.redact("nothing secret here: 12 tokens"), std::string("nothing secret here: 12 tokens"));
+        QVERIFY(SecretRedactor::isSecretHeader("X-Api-Key"));
+        QVERIFY(SecretRedactor::isSecretHeader("Authorization"));
+        QVERIFY(!SecretRedactor::isSecretHeader("anthropic-version"));
+    }
+
+    void redactionOfALargeResponseIsQuick()
+    {
+        SecretRedactor r;
+        r.addSecret("sk-live-0123456789abcdef");
+        std::string big;
+        while (big.size() < (1u << 20))
+            big += "__global__ void k(const float* x) { float v = x[threadIdx.x]; } // bearer of news\n";
+        QElapsedTimer timer;
+        timer.start();
+        const auto out = r.redact(big);
+        QCOMPARE(out.size(), big.size());
+        QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void tokenBudget()
+    {
+        TokenBudget budget(1000);
+        QVERIFY(!budget.exhausted());
+        budget.record({ 600, 300, true });
+        QCOMPARE(budget.remaining(), 100LL);
+        budget.record({ 50, 100, true });
+        QVERIFY(budget.exhausted());
+        QCOMPARE(budget.used(), 1050LL);
+        QCOMPARE(budget.remaining(), 0LL);
+    }
+
+    void exchangeRoundTripsThroughJson()
+    {
+        Exchange e;
+        e.provider = "anthropic";
+        e.url = "http://127.0.0.1:1/v1/messages";
+        e.model = "claude";
+        e.servedModel = "claude-sonnet";
+        e.request = { { "model", "claude" }, { "max_tokens", 16 } };
+        e.requestHeaders = { "x-api-key: [redacted]" };
+        e.streamed = true;
+        e.response = "event: message_stop";
+        e.choices = { { "hello", "stop" } };
+        e.usage = { 12, 3, true };
+        e.category = ExchangeCategory::Http429;
+        e.message = "HTTP 429";
+        e.httpStatus = 429;
+        e.attempts = 3;
+        e.latencyMs = 1234.5;
+        e.firstTokenMs = 80.0;
+        e.retryWaitMs = 1000.0;
+        e.startedAt = "2026-01-01T00:00:00Z";
+        const auto back = Exchange::fromJson(nlohmann::json::parse(e.toJson().dump()));
+        QCOMPARE(back.toJson(), e.toJson());
+        QCOMPARE(back.category, ExchangeCategory::Http429);
+        QCOMPARE(back.text(), std::string("hello"));
+        auto broken = e.toJson();
+        broken["category"] = "no-such-category";
+        bool threw = false;
+        try {
+            Exchange::fromJson(broken);
+        } catch (const Error& error) {
+            threw = error.category() == "llm.bad-exchange";
+        }
+        QVERIFY(threw);
+    }
+
+    void categoryNamesAreStableAndDistinct()
+    {
+        std::set<std::string_view> names;
+        for (int i = 0; i <= static_cast<int>(ExchangeCategory::BudgetExhausted); ++i) {
+            const auto c = static_cast<ExchangeCategory>(i);
+            const auto name = exchangeCategoryName(c);
+            QVERIFY(names.insert(name).second);
+            QCOMPARE(parseExchangeCategory(name), std::optional(c));
+        }
+        QCOMPARE(exchangeCategoryName(ExchangeCategory::Http401), std::string_view("http-401"));
+        QCOMPARE(exchangeCategoryName(ExchangeCategory::BudgetExhausted), std::string_view("budget-exhausted"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLlmUnits)
+#include "test_llm_units.moc"
