@@ -1,0 +1,108 @@
+#pragma once
+// The core's side of a runner process (docs/runner-protocol.md): starts kernelloop-runner for one
+// GPU, sends describe/evaluate/shutdown as JSON lines, and turns every way a runner can misbehave
+// into a categorised result rather than an exception or a hang:
+//   no answer before the job's deadline → timeout (the process group is killed)
+//   the runner dies mid-job             → crash (with the signal or exit status and stderr's tail)
+//   a line that is not protocol v1      → bad-message (killed)
+//   the caller sets the cancel flag     → cancelled (killed within ~20 ms)
+//   it cannot be (re)started / no hello → runner-lost
+// The next job after any of these starts a fresh runner. No Qt, POSIX only.
+//
+// Threads: a client is owned by one thread, which makes every call; calls are serialised, one job
+// at a time. Only the cancel flag of JobOptions may be set from another thread. The progress
+// callback runs on the owning thread, inside evaluate(). SIGPIPE never reaches the caller (stdin is
+// a socket written with MSG_NOSIGNAL), and every runner started is reaped (no zombies).
+#include "core/protocol/messages.h"
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kl {
+
+class RunnerProcess;
+
+struct RunnerConfig {
+    std::filesystem::path path; // the runner executable
+    int deviceIndex = 0; // passed as --device N
+    std::chrono::milliseconds startTimeout { 10'000 }; // from start to the hello line
+    std::chrono::milliseconds defaultJobTimeout { 120'000 }; // evaluate, when JobOptions gives none
+    std::chrono::milliseconds describeTimeout { 60'000 }; // the first describe measures copy bandwidth
+    std::chrono::milliseconds shutdownTimeout { 2'000 }; // then it is killed
+    std::vector<std::string> extraArgs; // after --device N
+    int startAttempts = 2; // spawns tried before runner-lost
+};
+
+struct JobOptions {
+    std::optional<std::chrono::milliseconds> timeout; // wall clock for the whole job (start excluded)
+    std::function<void(const protocol::Progress&)> progress;
+    const std::atomic<bool>* cancel = nullptr; // may be set from any thread
+};
+
+class RunnerClient {
+public:
+    explicit RunnerClient(RunnerConfig config);
+    ~RunnerClient(); // shuts the runner down politely, killing it if it does not go
+    RunnerClient(const RunnerClient&) = delete;
+    RunnerClient& operator=(const RunnerClient&) = delete;
+
+    // Starts the runner (if not running) and returns its hello; a no-device hello is a success.
+    // Throws kl::Error("runner.runner-lost") with the reason when it cannot be started.
+    protocol::Hello start();
+
+    // The device. Throws kl::Error("runner.<category>"), e.g. "runner.no-device" with the runner's
+    // detail, "runner.timeout", "runner.crash", "runner.runner-lost", "runner.bad-message".
+    protocol::DeviceDescription describe();
+
+    // Runs one evaluation. Never throws for the runner's failures: they come back as results
+    // with status and category set (timeout, crash, bad-message, cancelled, runner-lost, ...).
+    // An empty request id is replaced by the client's own.
+    protocol::EvaluateResult evaluate(const protocol::EvaluateRequest& request, const JobOptions& options = {});
+
+    // Asks the runner to exit; kills it after shutdownTimeout. Idempotent.
+    void shutdown();
+    // SIGKILL to the runner's process group, and reaps it. Idempotent.
+    void kill();
+
+    bool running() const;
+    pid_t pid() const; // -1 when not running
+    const std::optional<protocol::Hello>& hello() const { return m_hello; }
+    std::string stderrTail() const; // of the current or last runner
+    int starts() const { return m_starts; } // runners started so far (restarts show here)
+    const RunnerConfig& config() const { return m_config; }
+
+private:
+    struct Failure {
+        protocol::Category category;
+        std::string detail;
+    };
+    // Sends one request line and waits for the result line with its id. On failure the runner is
+    // killed (except runner-lost, where none runs) and the failure says why.
+    std::variant<nlohmann::json, Failure> exchange(
+        const std::string& id, const std::string& line, std::chrono::milliseconds timeout, const JobOptions& options);
+    std::optional<std::string> ensureStarted(); // nullopt when running, else why it cannot be started
+    std::optional<std::string> startOnce();
+    Failure diedDuringJob(const std::string& what);
+    std::string nextId();
+
+    RunnerConfig m_config;
+    std::unique_ptr<RunnerProcess> m_process;
+    std::optional<protocol::Hello> m_hello;
+    std::string m_lastStderr;
+    std::string m_lastProgress;
+    int m_starts = 0;
+    std::uint64_t m_nextId = 1;
+    mutable std::mutex m_mutex;
+};
+
+} // namespace kl
