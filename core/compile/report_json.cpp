@@ -71,7 +71,7 @@ json staticReportJson(const StaticReport& report)
             { "whole_waves", l.wholeWaves } });
     }
     const auto& d = report.device;
-    return { { "problem", report.problem }, { "candidate", report.candidate },
+    return { { "problem", report.problem }, { "candidate", report.candidate }, { "arch", report.arch },
         { "device",
             { { "name", d.name },
                 { "compute_capability", std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor) },

@@ -22,6 +22,7 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
     StaticReport report;
     report.problem = problem.name;
     report.candidate = candidate.fileName;
+    report.arch = options.arch;
     report.device = device;
     report.tunables = candidate.withOverrides(tunables);
 

@@ -17,6 +17,7 @@ namespace kl {
 struct StaticReport {
     std::string problem; // the problem's name
     std::string candidate; // the candidate's file name
+    std::string arch; // what it was compiled for
     DeviceLimits device;
     TunableValues tunables; // defaults with the overrides applied: what was compiled
     CompileResult compile;

@@ -1,0 +1,209 @@
+// kernelloop-cli check PROBLEM [--candidate FILE] [--arch sm_90] [--set NAME=VALUE]... [--json]
+// The static report without a GPU: compile with NVRTC, then registers, shared memory, stack,
+// spills, barriers, theoretical occupancy and its limiter, grid and waves at every main size.
+#include "cli/command.h"
+
+#include "core/compile/static_report.h"
+#include "core/model/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace kl::cli {
+
+namespace {
+
+struct CheckOptions {
+    std::string problem;
+    std::string candidate;
+    std::string arch;
+    std::vector<std::string> sets;
+    bool json = false;
+};
+
+TunableValues parseSets(const std::vector<std::string>& sets)
+{
+    TunableValues values;
+    for (const auto& s : sets) {
+        const auto eq = s.find('=');
+        std::int64_t value = 0;
+        std::size_t used = 0;
+        bool number = false;
+        if (eq != std::string::npos && eq > 0 && eq + 1 < s.size()) {
+            try {
+                value = std::stoll(s.substr(eq + 1), &used);
+                number = used == s.size() - eq - 1;
+            } catch (const std::exception&) {
+                number = false;
+            }
+        }
+        if (!number)
+            throw Error("cli.bad-option", {}, "--set", "expected NAME=INTEGER, got \"" + s + "\"");
+        values[s.substr(0, eq)] = value;
+    }
+    return values;
+}
+
+std::string bytes(std::int64_t n) { return std::to_string(n) + " B"; }
+
+std::string dims(const std::array<std::int64_t, 3>& d)
+{
+    std::string text = std::to_string(d[0]);
+    const int used = d[2] > 1 ? 3 : d[1] > 1 ? 2 : 1;
+    for (int i = 1; i < used; ++i)
+        text += "x" + std::to_string(d[static_cast<std::size_t>(i)]);
+    return text;
+}
+
+std::string fixed(double value, int decimals)
+{
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(decimals) << value;
+    return out.str();
+}
+
+// A plain text table: numbers right-aligned, names (columns listed in `left`) left-aligned.
+class Table {
+public:
+    Table(std::vector<std::string> header, std::vector<std::size_t> left)
+        : m_left(std::move(left))
+    {
+        m_rows.push_back(std::move(header));
+    }
+    void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
+
+    void print(std::ostream& out) const
+    {
+        std::vector<std::size_t> widths(m_rows[0].size(), 0);
+        for (const auto& row : m_rows)
+            for (std::size_t c = 0; c < row.size(); ++c)
+                widths[c] = std::max(widths[c], row[c].size());
+        for (const auto& row : m_rows) {
+            std::string line;
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                const auto pad = std::string(widths[c] - row[c].size(), ' ');
+                const bool left = std::find(m_left.begin(), m_left.end(), c) != m_left.end();
+                line += (c ? "  " : "") + (left ? row[c] + pad : pad + row[c]);
+            }
+            out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
+        }
+    }
+
+private:
+    std::vector<std::size_t> m_left;
+    std::vector<std::vector<std::string>> m_rows;
+};
+
+void printDiagnostics(std::ostream& out, const CompileResult& compile)
+{
+    for (const auto& d : compile.diagnostics) {
+        std::string where = d.file.empty() ? std::string("nvrtc") : d.file;
+        if (d.line > 0)
+            where += ":" + std::to_string(d.line) + (d.column > 0 ? ":" + std::to_string(d.column) : "");
+        out << where << ": " << d.severity;
+        if (d.kind != CompileErrorKind::None)
+            out << " [" << compileErrorKindName(d.kind) << "]";
+        out << ": " << d.message << "\n";
+    }
+}
+
+void printReport(std::ostream& out, const StaticReport& r)
+{
+    out << r.problem << ": " << r.candidate << " for " << r.device.name << " (" << r.arch << ")";
+    if (!r.tunables.empty()) {
+        out << ",";
+        for (const auto& [name, value] : r.tunables)
+            out << " " << name << "=" << value;
+    }
+    out << "\ncompiled in " << fixed(r.compile.compileMillis, 0) << " ms (NVRTC " << r.compile.nvrtcVersion << ")\n\n";
+
+    Table kernels(
+        { "kernel", "registers/thread", "static smem", "stack frame", "spill stores", "spill loads", "barriers" },
+        { 0 });
+    for (const auto& k : r.compile.kernels)
+        kernels.add({ k.name, std::to_string(k.registers), bytes(k.staticSharedBytes), bytes(k.stackFrameBytes),
+            bytes(k.spillStoreBytes), bytes(k.spillLoadBytes), std::to_string(k.barriers) });
+    kernels.print(out);
+    out << "\n";
+
+    Table launches({ "size", "kernel", "grid", "block", "dynamic smem", "threads/block", "blocks/SM", "occupancy",
+                       "limited by", "waves" },
+        { 0, 1, 8 });
+    for (const auto& l : r.launches) {
+        const auto& o = l.occupancy;
+        launches.add({ l.sizes.label, l.kernel, dims(l.launch.grid), dims(l.launch.block), bytes(l.launch.sharedBytes),
+            std::to_string(l.launch.threadsPerBlock()), std::to_string(o.blocksPerSm),
+            fixed(100.0 * o.theoretical, 1) + " %", o.error.empty() ? occupancyLimiterName(o.limiter) : "-",
+            o.error.empty() ? fixed(l.waves, 2) : "-" });
+    }
+    launches.print(out);
+    for (const auto& l : r.launches)
+        if (l.needsSharedOptIn && l.occupancy.error.empty())
+            out << "note: " << l.kernel << " at " << l.sizes.label << " uses " << bytes(l.sharedBytes)
+                << " of shared memory: above " << bytes(r.device.sharedPerBlock) << " it must opt in\n";
+}
+
+int runCheck(const CheckOptions& o)
+{
+    const auto problem = loadProblem(o.problem);
+    const auto candidate = o.candidate.empty() ? problem.baseline : loadCandidate(o.candidate);
+    CompileOptions options;
+    options.arch = o.arch.empty() ? problem.arch : o.arch;
+    options.includeDir = problem.dir;
+    const auto device = DeviceLimits::forArch(options.arch);
+    const auto report = analyseCandidate(problem, candidate, parseSets(o.sets), options, device);
+
+    if (o.json)
+        std::cout << staticReportJson(report).dump(2) << "\n";
+    if (!report.compile.ok) {
+        printDiagnostics(std::cerr, report.compile);
+        std::cerr << "error [compile." << compileErrorKindName(report.compile.kind) << "] " << report.compile.summary
+                  << "\n";
+        return Failure;
+    }
+    if (!o.json) {
+        printReport(std::cout, report);
+        printDiagnostics(std::cout, report.compile); // warnings
+    }
+    if (!report.ok()) {
+        std::cerr << "error [compile.too-many-resources] " << report.firstProblem() << "\n";
+        return Failure;
+    }
+    return Ok;
+}
+
+const CommandRegistration registration([](CLI::App& app) -> std::function<int()> {
+    auto options = std::make_shared<CheckOptions>();
+    auto* sub = app.add_subcommand("check", "Compile a candidate (no GPU needed) and print its static report");
+    sub->add_option("problem", options->problem, "the problem file (JSON)")->required();
+    sub->add_option("--candidate", options->candidate, "a candidate source (default: the problem's baseline)");
+    sub->add_option("--arch", options->arch, "target architecture, e.g. sm_90 (default: the problem's)");
+    sub->add_option("--set", options->sets, "a tunable's value, NAME=VALUE (repeatable)");
+    sub->add_flag("--json", options->json, "print the report as JSON");
+    return [options] {
+        if (!options->json)
+            return runCheck(*options);
+        try {
+            return runCheck(*options);
+        } catch (const Error& e) {
+            // Machine-readable on stdout, human-readable on stderr as for every command.
+            std::cout << nlohmann::json {
+                { "ok", false },
+                { "error",
+                    { { "category", e.category() }, { "file", e.file() }, { "where", e.where() },
+                        { "message", e.message() } } }
+            }.dump(2) << "\n";
+            throw;
+        }
+    };
+});
+
+} // namespace
+
+} // namespace kl::cli
