@@ -53,14 +53,14 @@ ResultRecord result(int i)
     r.detail = passed ? "verified at 14 sizes, 2 trials" : "12 of 7000 elements off at 7x1000";
     r.toolkit = "13.0";
     r.smClockMhz = 1980;
-    r.device = { { "name", "NVIDIA H200" }, { "uuid", "GPU-5c1e7b7a" }, { "sm_count", 132 },
-                 { "l2_bytes", 62914560 }, { "shared_per_sm", 233472 }, { "copy_bandwidth_gbps", 4250.0 } };
+    r.device = { { "name", "NVIDIA H200" }, { "uuid", "GPU-5c1e7b7a" }, { "sm_count", 132 }, { "l2_bytes", 62914560 },
+        { "shared_per_sm", 233472 }, { "copy_bandwidth_gbps", 4250.0 } };
     r.compile = { { "registers", 32 + i % 8 * 8 }, { "stack_frame_bytes", 0 }, { "spill_store_bytes", 0 },
-                  { "occupancy", 0.5 + (i % 4) * 0.125 }, { "limiter", "registers" } };
+        { "occupancy", 0.5 + (i % 4) * 0.125 }, { "limiter", "registers" } };
     nlohmann::json cases = nlohmann::json::array();
     for (int c = 0; c < 14; ++c)
         cases.push_back({ { "label", "case" + std::to_string(c) }, { "kind", c < 2 ? "main" : "fuzz" },
-                          { "passed", passed || c != 5 }, { "max_abs_error", 0.0009765625 * c } });
+            { "passed", passed || c != 5 }, { "max_abs_error", 0.0009765625 * c } });
     r.verification = { { "passed", passed }, { "cases", cases } };
     if (passed) {
         const double median = 40.0 + (i * 7919 % 1000) / 10.0;
@@ -75,13 +75,10 @@ ResultRecord result(int i)
         for (int s = 0; s < 400; ++s)
             samples.push_back(median + ((s * 37 + i) % 100) * 0.013);
         r.timing = { { "sm_clock_mhz", 1980 },
-                     { "cases",
-                       { { { "label", "8192x4096" },
-                           { "bytes", 134234112 },
-                           { "candidate", { { "median_us", median }, { "reps", 400 }, { "samples_us", samples } } },
-                           { "gbps", *r.gbps },
-                           { "pct_of_copy", *r.pctOfCopy },
-                           { "speedup_vs_baseline", *r.speedup } } } } };
+            { "cases",
+                { { { "label", "8192x4096" }, { "bytes", 134234112 },
+                    { "candidate", { { "median_us", median }, { "reps", 400 }, { "samples_us", samples } } },
+                    { "gbps", *r.gbps }, { "pct_of_copy", *r.pctOfCopy }, { "speedup_vs_baseline", *r.speedup } } } } };
         r.profile = { { "status", "ok" }, { "metric_set", "default" }, { "passes", 2 } };
         for (int m = 0; m < 30; ++m)
             r.metrics["ln_gelu/8192x4096/metric_" + std::to_string(m)] = i * 0.25 + m;
@@ -93,12 +90,12 @@ std::vector<FindingRecord> findings(int i)
 {
     return {
         { "bandwidth.under-ceiling", "warning", "DRAM at " + std::to_string(30 + i % 50) + "% of the copy ceiling",
-          { { "dram_pct", 30 + i % 50 }, { "ceiling_gbps", 4250 } },
-          { "more bytes in flight per SM: 16-byte loads", "more rows per block" } },
+            { { "dram_pct", 30 + i % 50 }, { "ceiling_gbps", 4250 } },
+            { "more bytes in flight per SM: 16-byte loads", "more rows per block" } },
         { "occupancy.register-limited", "info", "occupancy 50%: limited by registers",
-          { { "registers", 72 }, { "occupancy", 0.5 } }, { "fewer live values", "__launch_bounds__" } },
+            { { "registers", 72 }, { "occupancy", 0.5 } }, { "fewer live values", "__launch_bounds__" } },
         { "stall.long-scoreboard", "info", "warps wait on memory (long scoreboard 61%)", { { "pct", 61 } },
-          { "prefetch the next row" } },
+            { "prefetch the next row" } },
     };
 }
 
@@ -109,9 +106,9 @@ ExchangeRecord exchange(int i)
     x.provider = "openai";
     x.model = "gpt-4o";
     x.request = { { "model", "gpt-4o" },
-                  { "messages",
-                    { { { "role", "system" }, { "content", std::string(1500, 's') } },
-                      { { "role", "user" }, { "content", "iteration " + std::to_string(i) + std::string(1500, 'u') } } } } };
+        { "messages",
+            { { { "role", "system" }, { "content", std::string(1500, 's') } },
+                { { "role", "user" }, { "content", "iteration " + std::to_string(i) + std::string(1500, 'u') } } } } };
     x.response = "Plan: widen loads.\n```cuda\n" + std::string(2000, 'k') + "\n```";
     x.usage = { { "prompt_tokens", 1800 }, { "completion_tokens", 700 } };
     x.latencyMs = 3100.0;
@@ -149,8 +146,8 @@ int main(int argc, char** argv)
             options.durable = false;
             auto store = Store::open(db, options);
             SessionRecord record;
-            record.problemHash = store.addProblem({ {}, "layernorm_gelu", std::string(3000, 'j'),
-                                                    std::string(2000, 'r'), std::string(2000, 'b') });
+            record.problemHash = store.addProblem(
+                { {}, "layernorm_gelu", std::string(3000, 'j'), std::string(2000, 'r'), std::string(2000, 'b') });
             record.device = "NVIDIA H200 #0";
             record.proposer = "tuner";
             session = store.createSession(record);
@@ -208,8 +205,8 @@ int main(int argc, char** argv)
         std::printf("bench_store: %d iterations, %.1f MB: open+list %.1f ms first (open %.1f, list %.1f; cpu %.1f), "
                     "%.1f ms best of 5 (goal < 1000 ms: %s); one iteration in full %.2f ms; session list %.2f ms; "
                     "recorded %.0f iterations/s\n",
-                    iterations, megabytes, firstTotal, openMs[0], listMs[0], cpuMs[0], bestTotal,
-                    firstTotal < 1000.0 ? "met" : "MISSED", detailMs, sessionsMs, iterations / (recordMs / 1000.0));
+            iterations, megabytes, firstTotal, openMs[0], listMs[0], cpuMs[0], bestTotal,
+            firstTotal < 1000.0 ? "met" : "MISSED", detailMs, sessionsMs, iterations / (recordMs / 1000.0));
         if (!keep) {
             for (const char* suffix : { "", "-wal", "-shm" })
                 std::filesystem::remove(db.string() + suffix);

@@ -29,7 +29,7 @@ ProblemRecord problemRecord(const Problem& problem, std::string jsonText)
     record.hash = contentHash({ record.json, record.referenceSource, record.baselineSource });
     if (!problem.contentHash.empty() && record.hash != problem.contentHash)
         throw Error("store.problem-changed", problem.file.string(), {},
-                    "the problem file changed since it was loaded; load it again");
+            "the problem file changed since it was loaded; load it again");
     return record;
 }
 
@@ -45,8 +45,8 @@ ProblemRecord problemRecord(const Problem& problem)
 
 namespace {
 constexpr std::array<std::string_view, 3> kProposerNames { "llm", "tuner", "human" };
-constexpr std::array<std::string_view, 6> kDecisionNames { "accept", "reject", "steer",
-                                                           "replace", "auto-keep", "auto-revert" };
+constexpr std::array<std::string_view, 6> kDecisionNames { "accept", "reject", "steer", "replace", "auto-keep",
+    "auto-revert" };
 } // namespace
 
 std::string_view proposerName(CandidateRecord::Proposer proposer)
@@ -62,10 +62,7 @@ std::optional<CandidateRecord::Proposer> parseProposer(std::string_view name)
     return static_cast<CandidateRecord::Proposer>(it - kProposerNames.begin());
 }
 
-std::string_view decisionName(DecisionRecord::Kind kind)
-{
-    return kDecisionNames.at(static_cast<std::size_t>(kind));
-}
+std::string_view decisionName(DecisionRecord::Kind kind) { return kDecisionNames.at(static_cast<std::size_t>(kind)); }
 
 std::optional<DecisionRecord::Kind> parseDecision(std::string_view name)
 {
@@ -79,15 +76,14 @@ namespace {
 bool looksLikeCredential(std::string name)
 {
     std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(c)); });
-    static constexpr std::array<std::string_view, 9> kWords { "authorization", "api_key", "apikey", "token",
-                                                              "secret", "password", "credential", "cookie",
-                                                              "bearer" };
+        [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::tolower(c)); });
+    static constexpr std::array<std::string_view, 9> kWords { "authorization", "api_key", "apikey", "token", "secret",
+        "password", "credential", "cookie", "bearer" };
     // "max_tokens" and "usage.total_tokens" are not credentials.
     if (name.find("tokens") != std::string::npos)
         return false;
-    return std::any_of(kWords.begin(), kWords.end(),
-                       [&](std::string_view word) { return name.find(word) != std::string::npos; });
+    return std::any_of(
+        kWords.begin(), kWords.end(), [&](std::string_view word) { return name.find(word) != std::string::npos; });
 }
 } // namespace
 
@@ -114,8 +110,8 @@ std::string evaluationCacheKey(const EvaluationKey& key)
     std::string tunables;
     for (const auto& [name, value] : key.tunables)
         tunables += name + "=" + std::to_string(value) + ";";
-    return contentHash({ "kl-evaluation-1", contentHash(key.source), tunables, key.problemHash, key.device,
-                         key.toolkit, key.options });
+    return contentHash({ "kl-evaluation-1", contentHash(key.source), tunables, key.problemHash, key.device, key.toolkit,
+        key.options });
 }
 
 } // namespace kl::store

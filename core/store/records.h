@@ -40,10 +40,10 @@ struct SessionRecord {
     std::int64_t id = 0; // out
     std::string problemHash; // a problem already added with addProblem
     std::string problemName; // out
-    std::string label;       // the engineer's name for the session; may be empty
-    std::string device;      // short, for listings: "NVIDIA H200 #0"
+    std::string label; // the engineer's name for the session; may be empty
+    std::string device; // short, for listings: "NVIDIA H200 #0"
     nlohmann::json deviceInfo; // the runner's describe reply, or null
-    std::string proposer;      // "tuner", "llm", "human", or finer ("llm:anthropic/claude")
+    std::string proposer; // "tuner", "llm", "human", or finer ("llm:anthropic/claude")
     std::string mode = "auto"; // "auto" | "review"
     nlohmann::json config = nlohmann::json::object(); // budget, target, stop rules: what replays it
     std::int64_t startedMs = 0;
@@ -54,15 +54,15 @@ struct SessionRecord {
 struct SessionRow {
     SessionRecord session;
     int iterations = 0;
-    std::optional<double> bestSpeedup;  // over iterations whose result passed
+    std::optional<double> bestSpeedup; // over iterations whose result passed
     std::optional<double> bestMedianUs; // likewise
 };
 
 struct CandidateRecord {
     enum class Proposer { Llm, Tuner, Human };
-    std::int64_t id = 0;        // out
+    std::int64_t id = 0; // out
     std::int64_t sessionId = 0; // out
-    std::string sourceHash;     // out: contentHash(source)
+    std::string sourceHash; // out: contentHash(source)
     std::string source;
     std::string fileName = "candidate.cu";
     std::optional<std::int64_t> parentId; // a candidate of the same session
@@ -80,7 +80,7 @@ std::optional<CandidateRecord::Proposer> parseProposer(std::string_view name);
 // everything else, timing samples included.
 struct ResultRecord {
     std::int64_t id = 0; // out
-    std::string status;   // "ok" | "failed" | "error"
+    std::string status; // "ok" | "failed" | "error"
     std::string category; // "passed", "wrong-result", "compile.syntax", ...
     std::string detail;
     std::optional<double> medianUs;
@@ -93,7 +93,7 @@ struct ResultRecord {
     std::optional<double> smClockMhz;
     std::string toolkit; // "13.0"
     nlohmann::json verification; // null when not verified
-    nlohmann::json timing;       // with samples; null when not timed
+    nlohmann::json timing; // with samples; null when not timed
     nlohmann::json device;
     nlohmann::json compile; // the static report (registers, shared memory, spills, occupancy)
     nlohmann::json profile;
@@ -103,7 +103,7 @@ struct ResultRecord {
 };
 
 struct FindingRecord {
-    std::string ruleId;   // "occupancy.register-limited"
+    std::string ruleId; // "occupancy.register-limited"
     std::string severity; // as the findings rules name it
     std::string message;
     nlohmann::json evidence = nlohmann::json::object(); // the numbers that triggered it
@@ -113,7 +113,7 @@ struct FindingRecord {
 struct DecisionRecord {
     enum class Kind { Accept, Reject, Steer, Replace, AutoKeep, AutoRevert };
     Kind kind = Kind::AutoKeep;
-    std::string reason;   // what the proposer is told (reject, auto-revert)
+    std::string reason; // what the proposer is told (reject, auto-revert)
     std::string steering; // the engineer's free text for the next proposal
     std::optional<std::int64_t> replacementCandidateId; // Replace: the edited candidate
     std::int64_t decidedMs = 0;
@@ -146,7 +146,7 @@ struct IterationRow {
     std::optional<CandidateRecord::Proposer> proposer;
     std::string proposerDetail;
     std::string state; // "done", "cancelled", ...
-    std::string status;   // the result's, empty without a result
+    std::string status; // the result's, empty without a result
     std::string category; // likewise
     std::optional<double> medianUs;
     std::optional<double> gbps;
@@ -188,9 +188,9 @@ struct EvaluationKey {
     std::string source;
     TunableValues tunables;
     std::string problemHash; // covers the sizes, tolerances, reference and byte counts
-    std::string device;      // device name (same model, same result)
-    std::string toolkit;     // NVRTC version
-    std::string options;     // anything else that changes the result (metric set, trials)
+    std::string device; // device name (same model, same result)
+    std::string toolkit; // NVRTC version
+    std::string options; // anything else that changes the result (metric set, trials)
 };
 std::string evaluationCacheKey(const EvaluationKey& key);
 

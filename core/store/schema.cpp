@@ -301,19 +301,18 @@ int schemaVersionOf(Database& db, std::string_view what)
     if (application == kApplicationId) {
         if (version > kSchemaVersion)
             throw Error("store.newer-version", db.file(), {},
-                        capitalised(what) + " was written by a newer KernelLoop (schema version "
-                            + std::to_string(version) + "; this build knows up to " + std::to_string(kSchemaVersion)
-                            + "); update KernelLoop to open it");
+                capitalised(what) + " was written by a newer KernelLoop (schema version " + std::to_string(version)
+                    + "; this build knows up to " + std::to_string(kSchemaVersion) + "); update KernelLoop to open it");
         if (version < 1)
             throw Error("store.corrupt", db.file(), {}, capitalised(what) + " has no schema version");
         return static_cast<int>(version);
     }
-    const bool empty = db.pragmaInteger("page_count") == 0
-        || db.prepare("SELECT 1 FROM sqlite_master LIMIT 1").step() == false;
+    const bool empty
+        = db.pragmaInteger("page_count") == 0 || db.prepare("SELECT 1 FROM sqlite_master LIMIT 1").step() == false;
     if (application == 0 && version == 0 && empty)
         return 0;
     throw Error("store.not-kernelloop", db.file(), {},
-                capitalised(what) + " is an SQLite database of another application, not a KernelLoop store");
+        capitalised(what) + " is an SQLite database of another application, not a KernelLoop store");
 }
 
 void prepareSchema(Database& db, std::string_view what)
@@ -333,15 +332,14 @@ void prepareSchema(Database& db, std::string_view what)
                     migrations().at(static_cast<std::size_t>(version - 1))(db);
                 } catch (const Error& error) {
                     throw Error("store.migration-failed", db.file(), "schema version " + std::to_string(version),
-                                "cannot migrate " + std::string(what) + " to schema version "
-                                    + std::to_string(version + 1) + ": " + error.message());
+                        "cannot migrate " + std::string(what) + " to schema version " + std::to_string(version + 1)
+                            + ": " + error.message());
                 }
             }
             Statement check = db.prepare("PRAGMA foreign_key_check");
             if (check.step())
                 throw Error("store.migration-failed", db.file(), check.text(0),
-                            "a migrated row of table " + check.text(0) + " refers to a missing row of "
-                                + check.text(2));
+                    "a migrated row of table " + check.text(0) + " refers to a missing row of " + check.text(2));
         }
         db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
         db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));

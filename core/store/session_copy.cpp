@@ -17,8 +17,8 @@ namespace {
 
 enum class Rows {
     Renumbered, // the "id" column gets a new value in the target
-    Kept,       // no id of its own (metrics)
-    Shared,     // content-addressed: kept when the target already has it
+    Kept, // no id of its own (metrics)
+    Shared, // content-addressed: kept when the target already has it
 };
 
 struct Reference {
@@ -38,38 +38,39 @@ const std::vector<TableCopy>& tables()
 {
     static const std::vector<TableCopy> list {
         { "problems", "SELECT p.* FROM problems p JOIN sessions s ON s.problem_hash = p.hash WHERE s.id = ?1",
-          Rows::Shared, {} },
+            Rows::Shared, {} },
         { "sessions", "SELECT * FROM sessions WHERE id = ?1", Rows::Renumbered, {} },
-        { "sources",
-          "SELECT * FROM sources WHERE hash IN (SELECT source_hash FROM candidates WHERE session_id = ?1)",
-          Rows::Shared, {} },
+        { "sources", "SELECT * FROM sources WHERE hash IN (SELECT source_hash FROM candidates WHERE session_id = ?1)",
+            Rows::Shared, {} },
         { "candidates", "SELECT * FROM candidates WHERE session_id = ?1 ORDER BY id", Rows::Renumbered,
-          { { "session_id", "sessions" }, { "parent_id", "candidates" } } },
+            { { "session_id", "sessions" }, { "parent_id", "candidates" } } },
         { "iterations", "SELECT * FROM iterations WHERE session_id = ?1 ORDER BY idx", Rows::Renumbered,
-          { { "session_id", "sessions" }, { "candidate_id", "candidates" } } },
+            { { "session_id", "sessions" }, { "candidate_id", "candidates" } } },
         { "results",
-          "SELECT r.* FROM results r JOIN iterations i ON i.id = r.iteration_id WHERE i.session_id = ?1 ORDER BY r.id",
-          Rows::Renumbered, { { "iteration_id", "iterations" } } },
+            "SELECT r.* FROM results r JOIN iterations i ON i.id = r.iteration_id WHERE i.session_id = ?1 ORDER BY "
+            "r.id",
+            Rows::Renumbered, { { "iteration_id", "iterations" } } },
         { "metrics",
-          "SELECT m.* FROM metrics m JOIN results r ON r.id = m.result_id JOIN iterations i ON i.id = r.iteration_id "
-          "WHERE i.session_id = ?1",
-          Rows::Kept, { { "result_id", "results" } } },
+            "SELECT m.* FROM metrics m JOIN results r ON r.id = m.result_id JOIN iterations i ON i.id = r.iteration_id "
+            "WHERE i.session_id = ?1",
+            Rows::Kept, { { "result_id", "results" } } },
         { "findings",
-          "SELECT f.* FROM findings f JOIN results r ON r.id = f.result_id JOIN iterations i ON i.id = r.iteration_id "
-          "WHERE i.session_id = ?1 ORDER BY f.id",
-          Rows::Renumbered, { { "result_id", "results" } } },
+            "SELECT f.* FROM findings f JOIN results r ON r.id = f.result_id JOIN iterations i ON i.id = "
+            "r.iteration_id "
+            "WHERE i.session_id = ?1 ORDER BY f.id",
+            Rows::Renumbered, { { "result_id", "results" } } },
         { "decisions",
-          "SELECT d.* FROM decisions d JOIN iterations i ON i.id = d.iteration_id WHERE i.session_id = ?1 "
-          "ORDER BY d.id",
-          Rows::Renumbered, { { "iteration_id", "iterations" }, { "replacement_candidate_id", "candidates" } } },
+            "SELECT d.* FROM decisions d JOIN iterations i ON i.id = d.iteration_id WHERE i.session_id = ?1 "
+            "ORDER BY d.id",
+            Rows::Renumbered, { { "iteration_id", "iterations" }, { "replacement_candidate_id", "candidates" } } },
         { "llm_exchanges",
-          "SELECT x.* FROM llm_exchanges x JOIN iterations i ON i.id = x.iteration_id WHERE i.session_id = ?1 "
-          "ORDER BY x.id",
-          Rows::Renumbered, { { "iteration_id", "iterations" } } },
+            "SELECT x.* FROM llm_exchanges x JOIN iterations i ON i.id = x.iteration_id WHERE i.session_id = ?1 "
+            "ORDER BY x.id",
+            Rows::Renumbered, { { "iteration_id", "iterations" } } },
         { "evaluation_cache",
-          "SELECT e.* FROM evaluation_cache e JOIN results r ON r.id = e.result_id "
-          "JOIN iterations i ON i.id = r.iteration_id WHERE i.session_id = ?1",
-          Rows::Shared, { { "result_id", "results" } } },
+            "SELECT e.* FROM evaluation_cache e JOIN results r ON r.id = e.result_id "
+            "JOIN iterations i ON i.id = r.iteration_id WHERE i.session_id = ?1",
+            Rows::Shared, { { "result_id", "results" } } },
     };
     return list;
 }
@@ -121,8 +122,7 @@ public:
             values += (values.empty() ? "?" : ", ?");
         }
         Statement insert = m_to.prepare(std::string(spec.rows == Rows::Shared ? "INSERT OR IGNORE" : "INSERT")
-                                        + " INTO " + std::string(spec.table) + " (" + names + ") VALUES (" + values
-                                        + ")");
+            + " INTO " + std::string(spec.table) + " (" + names + ") VALUES (" + values + ")");
         IdMap& ids = m_ids[std::string(spec.table)];
 
         while (select.step()) {
@@ -136,7 +136,8 @@ public:
                 if (column.ids && !select.isNull(c)) {
                     auto it = column.ids->find(select.integer(c));
                     if (it == column.ids->end())
-                        bad(where, column.name + " refers to row " + std::to_string(select.integer(c))
+                        bad(where,
+                            column.name + " refers to row " + std::to_string(select.integer(c))
                                 + ", which is not part of the session");
                     insert.bind(column.parameter, it->second);
                     continue;

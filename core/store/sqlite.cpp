@@ -132,25 +132,13 @@ void Statement::run()
     while (step()) { }
 }
 
-void Statement::reset()
-{
-    sqlite3_reset(m_stmt);
-}
+void Statement::reset() { sqlite3_reset(m_stmt); }
 
-bool Statement::isNull(int column) const
-{
-    return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
-}
+bool Statement::isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
 
-std::int64_t Statement::integer(int column) const
-{
-    return sqlite3_column_int64(m_stmt, column);
-}
+std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
 
-double Statement::real(int column) const
-{
-    return sqlite3_column_double(m_stmt, column);
-}
+double Statement::real(int column) const { return sqlite3_column_double(m_stmt, column); }
 
 std::optional<double> Statement::optionalReal(int column) const
 {
@@ -171,13 +159,11 @@ std::string Statement::text(int column) const
     const auto* data = sqlite3_column_text(m_stmt, column);
     if (!data)
         return {};
-    return std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)));
+    return std::string(
+        reinterpret_cast<const char*>(data), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column)));
 }
 
-int Statement::columnCount() const
-{
-    return sqlite3_column_count(m_stmt);
-}
+int Statement::columnCount() const { return sqlite3_column_count(m_stmt); }
 
 std::string Statement::columnName(int column) const
 {
@@ -208,7 +194,7 @@ Database::Database(const std::filesystem::path& path, Mode mode)
         sqlite3_close_v2(m_db);
         m_db = nullptr;
         throw Error(sqliteCategory(rc) == "store.sql" ? "store.open-failed" : sqliteCategory(rc), m_file, {},
-                    "cannot open: " + message);
+            "cannot open: " + message);
     }
     sqlite3_extended_result_codes(m_db, 1);
     // Another writer (the GUI beside the CLI) holds the lock briefly; wait rather than fail.
@@ -234,10 +220,7 @@ Database::~Database()
         sqlite3_close_v2(m_db);
 }
 
-void Database::fail(int code, std::string_view what) const
-{
-    throwSqlite(m_db, code, m_file, what);
-}
+void Database::fail(int code, std::string_view what) const { throwSqlite(m_db, code, m_file, what); }
 
 void Database::exec(std::string_view sql)
 {
@@ -265,8 +248,8 @@ Statement Database::cached(const std::string& sql)
     auto it = m_cache.find(sql);
     if (it == m_cache.end()) {
         sqlite3_stmt* stmt = nullptr;
-        int rc = sqlite3_prepare_v3(m_db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
-                                    nullptr);
+        int rc = sqlite3_prepare_v3(
+            m_db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
         if (rc != SQLITE_OK)
             fail(rc, std::string_view(sql).substr(0, 60));
         it = m_cache.emplace(sql, stmt).first;
@@ -285,15 +268,9 @@ void Database::loadFrom(Database& source)
         throw Error(sqliteCategory(rc), source.m_file, {}, std::string("cannot read: ") + sqlite3_errstr(rc));
 }
 
-std::int64_t Database::lastInsertId() const
-{
-    return sqlite3_last_insert_rowid(m_db);
-}
+std::int64_t Database::lastInsertId() const { return sqlite3_last_insert_rowid(m_db); }
 
-int Database::changes() const
-{
-    return sqlite3_changes(m_db);
-}
+int Database::changes() const { return sqlite3_changes(m_db); }
 
 std::int64_t Database::pragmaInteger(std::string_view pragma)
 {
@@ -303,10 +280,7 @@ std::int64_t Database::pragmaInteger(std::string_view pragma)
     return statement.integer(0);
 }
 
-bool Database::inTransaction() const
-{
-    return sqlite3_get_autocommit(m_db) == 0;
-}
+bool Database::inTransaction() const { return sqlite3_get_autocommit(m_db) == 0; }
 
 // --- Transaction ---
 

@@ -6,10 +6,7 @@
 
 namespace kl::store {
 
-std::string jsonText(const nlohmann::json& value)
-{
-    return value.dump();
-}
+std::string jsonText(const nlohmann::json& value) { return value.dump(); }
 
 void bindJson(Statement& statement, int index, const nlohmann::json& value)
 {
@@ -35,10 +32,7 @@ Database::Mode modeFor(const Store::Options& options)
     return options.readOnly ? Database::Mode::ReadOnly : Database::Mode::ReadWrite;
 }
 
-std::int64_t orNow(std::int64_t ms)
-{
-    return ms ? ms : nowMs();
-}
+std::int64_t orNow(std::int64_t ms) { return ms ? ms : nowMs(); }
 } // namespace
 
 Store::Impl::Impl(const std::filesystem::path& file, Options opts)
@@ -52,8 +46,8 @@ Store::Impl::Impl(const std::filesystem::path& file, Options opts)
         if (options.readOnly) {
             if (version != kSchemaVersion)
                 throw Error("store.read-only", path.string(), {},
-                            "the store needs migrating to schema version " + std::to_string(kSchemaVersion)
-                                + "; open it writable once");
+                    "the store needs migrating to schema version " + std::to_string(kSchemaVersion)
+                        + "; open it writable once");
         } else {
             db.exec("PRAGMA journal_mode = WAL");
             db.exec(options.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
@@ -83,15 +77,9 @@ Store Store::open(const std::filesystem::path& path, Options options)
     return Store(std::make_unique<Impl>(path, options));
 }
 
-const std::filesystem::path& Store::path() const
-{
-    return m_impl->path;
-}
+const std::filesystem::path& Store::path() const { return m_impl->path; }
 
-int Store::schemaVersion()
-{
-    return kSchemaVersion;
-}
+int Store::schemaVersion() { return kSchemaVersion; }
 
 // --- problems ---
 
@@ -107,8 +95,8 @@ std::string Store::addProblem(const ProblemRecord& problem)
 
 std::optional<ProblemRecord> Store::problem(const std::string& hash) const
 {
-    auto select = m_impl->db.cached(
-        "SELECT hash, name, json, reference_source, baseline_source FROM problems WHERE hash = ?1");
+    auto select
+        = m_impl->db.cached("SELECT hash, name, json, reference_source, baseline_source FROM problems WHERE hash = ?1");
     select.bind(1, hash);
     if (!select.step())
         return std::nullopt;
@@ -121,7 +109,7 @@ std::int64_t Store::createSession(const SessionRecord& session)
 {
     if (!problem(session.problemHash))
         throw Error("store.unknown-problem", m_impl->path.string(), session.problemHash,
-                    "no problem with this hash in the store; add it first");
+            "no problem with this hash in the store; add it first");
     auto insert = m_impl->db.cached(
         "INSERT INTO sessions (problem_hash, label, device, device_json, proposer, mode, config_json, started_ms, "
         "ended_ms, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
@@ -165,8 +153,8 @@ SessionRecord readSession(const Statement& row, const std::string& file)
 
 std::optional<SessionRecord> Store::session(std::int64_t sessionId) const
 {
-    auto select = m_impl->db.cached("SELECT " + kSessionColumns
-                                    + " FROM sessions s JOIN problems p ON p.hash = s.problem_hash WHERE s.id = ?1");
+    auto select = m_impl->db.cached(
+        "SELECT " + kSessionColumns + " FROM sessions s JOIN problems p ON p.hash = s.problem_hash WHERE s.id = ?1");
     select.bind(1, sessionId);
     if (!select.step())
         return std::nullopt;
@@ -175,8 +163,7 @@ std::optional<SessionRecord> Store::session(std::int64_t sessionId) const
 
 std::vector<SessionRow> Store::listSessions() const
 {
-    auto select = m_impl->db.cached(
-        "SELECT " + kSessionColumns
+    auto select = m_impl->db.cached("SELECT " + kSessionColumns
         + ", (SELECT COUNT(*) FROM iterations i WHERE i.session_id = s.id),"
           " (SELECT MAX(r.speedup) FROM iterations i JOIN results r ON r.iteration_id = i.id"
           "   WHERE i.session_id = s.id AND r.status = 'ok'),"
@@ -213,8 +200,8 @@ void Store::Impl::requireCandidateOf(std::int64_t sessionId, std::int64_t candid
         throw Error("store.unknown-candidate", path.string(), std::to_string(candidateId), "no such candidate");
     if (select.integer(0) != sessionId)
         throw Error("store.unknown-candidate", path.string(), std::to_string(candidateId),
-                    "the candidate belongs to session " + std::to_string(select.integer(0)) + ", not "
-                        + std::to_string(sessionId));
+            "the candidate belongs to session " + std::to_string(select.integer(0)) + ", not "
+                + std::to_string(sessionId));
 }
 
 std::int64_t Store::addCandidate(std::int64_t sessionId, const CandidateRecord& candidate)
@@ -298,8 +285,8 @@ void Store::cacheStore(const std::string& key, std::int64_t resultId)
     select.bind(1, resultId);
     if (!select.step())
         throw Error("store.unknown-result", m_impl->path.string(), std::to_string(resultId), "no such result");
-    auto insert = m_impl->db.cached(
-        "INSERT OR REPLACE INTO evaluation_cache (key, result_id, stored_ms) VALUES (?1, ?2, ?3)");
+    auto insert
+        = m_impl->db.cached("INSERT OR REPLACE INTO evaluation_cache (key, result_id, stored_ms) VALUES (?1, ?2, ?3)");
     insert.bind(1, key).bind(2, resultId).bind(3, nowMs()).run();
 }
 
@@ -317,8 +304,8 @@ std::vector<std::string> Store::checkIntegrity() const
     }
     auto foreign = m_impl->db.prepare("PRAGMA foreign_key_check");
     while (foreign.step())
-        problems.push_back("row " + foreign.text(1) + " of " + foreign.text(0) + " refers to a missing row of "
-                           + foreign.text(2));
+        problems.push_back(
+            "row " + foreign.text(1) + " of " + foreign.text(0) + " refers to a missing row of " + foreign.text(2));
     return problems;
 }
 

@@ -7,10 +7,7 @@
 namespace kl::store {
 
 namespace {
-std::int64_t orNow(std::int64_t ms)
-{
-    return ms ? ms : nowMs();
-}
+std::int64_t orNow(std::int64_t ms) { return ms ? ms : nowMs(); }
 
 std::string describe(const IterationRef& iteration)
 {
@@ -23,7 +20,7 @@ PendingIteration& Store::Impl::pendingOf(const IterationRef& iteration)
     auto it = pending.find({ iteration.sessionId, iteration.index });
     if (it == pending.end())
         throw Error("store.no-such-iteration", path.string(), describe(iteration),
-                    "the iteration was not begun or is already finished");
+            "the iteration was not begun or is already finished");
     return it->second;
 }
 
@@ -74,7 +71,7 @@ void Store::recordFindings(const IterationRef& iteration, const std::vector<Find
     auto& pending = m_impl->pendingOf(iteration);
     if (!pending.result && !findings.empty())
         throw Error("store.findings-without-result", m_impl->path.string(), describe(iteration),
-                    "findings belong to a result: record the result first");
+            "findings belong to a result: record the result first");
     pending.findings.insert(pending.findings.end(), findings.begin(), findings.end());
 }
 
@@ -149,7 +146,9 @@ void insertFindings(Database& db, std::int64_t resultId, const std::vector<Findi
     int position = 0;
     for (const auto& finding : findings) {
         insert.bind(1, resultId).bind(2, position++).bind(3, finding.ruleId).bind(4, finding.severity);
-        insert.bind(5, finding.message).bind(6, finding.evidence.dump()).bind(7, nlohmann::json(finding.directions).dump());
+        insert.bind(5, finding.message)
+            .bind(6, finding.evidence.dump())
+            .bind(7, nlohmann::json(finding.directions).dump());
         insert.run();
         insert.reset();
     }
@@ -185,9 +184,9 @@ CommittedIteration Store::finishIteration(const IterationRef& iteration, const s
         try {
             insert.run();
         } catch (const Error& error) {
-            if (error.category() == "store.constraint")
+            if (error.category() == "store.constraint" && error.message().find("UNIQUE") != std::string::npos)
                 throw Error("store.conflict", error.file(), describe(iteration),
-                            "another writer recorded this iteration index first: " + error.message());
+                    "another writer recorded this iteration index first: " + error.message());
             throw;
         }
         committed.id = db.lastInsertId();

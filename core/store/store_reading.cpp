@@ -60,7 +60,7 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     auto select = db.cached("SELECT id, status, category, detail, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, "
                             "speedup, sm_clock_mhz, toolkit, verification_json, timing_json, device_json, "
                             "compile_json, profile_json, from_cache, recorded_ms FROM results WHERE "
-                            + keyColumn + " = ?1");
+        + keyColumn + " = ?1");
     select.bind(1, key);
     if (!select.step())
         return std::nullopt;

@@ -34,10 +34,12 @@ void Store::exportSession(std::int64_t sessionId, const std::filesystem::path& f
         std::filesystem::rename(partial, file);
     } catch (const Error& error) {
         std::filesystem::remove(partial, ignored);
-        throw Error("store.export-failed", file.string(), error.where(), "cannot export the session: " + error.message());
+        throw Error(
+            "store.export-failed", file.string(), error.where(), "cannot export the session: " + error.message());
     } catch (const std::filesystem::filesystem_error& error) {
         std::filesystem::remove(partial, ignored);
-        throw Error("store.export-failed", file.string(), {}, std::string("cannot export the session: ") + error.what());
+        throw Error(
+            "store.export-failed", file.string(), {}, std::string("cannot export the session: ") + error.what());
     }
 }
 
@@ -89,13 +91,12 @@ std::int64_t Store::importSession(const std::filesystem::path& file)
         }
         if (count != 1)
             throw Error("store.import-malformed", file.string(), {},
-                        "the import file holds " + std::to_string(count)
-                            + " sessions; an export holds exactly one");
+                "the import file holds " + std::to_string(count) + " sessions; an export holds exactly one");
     } catch (const Error& error) {
         Error mapped = asImportError(error);
         if (error.category() == "store.not-a-database")
-            throw Error("store.import-not-a-database", file.string(), {},
-                        "not a KernelLoop export: " + error.message());
+            throw Error(
+                "store.import-not-a-database", file.string(), {}, "not a KernelLoop export: " + error.message());
         throw Error(mapped.category(), file.string(), mapped.where(), mapped.message());
     }
 

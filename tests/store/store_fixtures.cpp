@@ -50,13 +50,11 @@ ResultRecord passedResult(int seed)
     for (int i = 0; i < 400; ++i)
         samples.push_back(median + ((i * 37 + seed) % 100) * 0.01);
     result.timing = { { "sm_clock_mhz", 1980 },
-                      { "cases",
-                        { { { "label", "8192x4096" },
-                            { "candidate", { { "median_us", median }, { "samples_us", samples } } },
-                            { "gbps", *result.gbps },
-                            { "pct_of_copy", *result.pctOfCopy } } } } };
-    result.verification = { { "passed", true },
-                            { "cases", { { { "label", "7x1000" }, { "kind", "fuzz" }, { "passed", true } } } } };
+        { "cases",
+            { { { "label", "8192x4096" }, { "candidate", { { "median_us", median }, { "samples_us", samples } } },
+                { "gbps", *result.gbps }, { "pct_of_copy", *result.pctOfCopy } } } } };
+    result.verification
+        = { { "passed", true }, { "cases", { { { "label", "7x1000" }, { "kind", "fuzz" }, { "passed", true } } } } };
     result.device = { { "name", "NVIDIA H200" }, { "sm_count", 132 }, { "l2_bytes", 62914560 } };
     result.compile = { { "registers", 32 + seed % 4 * 8 }, { "spill_store_bytes", 0 } };
     result.profile = { { "status", "ok" }, { "metric_set", "default" } };
@@ -71,7 +69,8 @@ ResultRecord failedResult(int seed)
     result.status = "failed";
     result.category = "wrong-result";
     result.detail = "12 of 7000 elements off at 7x1000";
-    result.verification = { { "passed", false }, { "cases", { { { "label", "7x1000" }, { "mismatches", 12 + seed } } } } };
+    result.verification
+        = { { "passed", false }, { "cases", { { { "label", "7x1000" }, { "mismatches", 12 + seed } } } } };
     result.toolkit = "13.0";
     return result;
 }
@@ -80,11 +79,10 @@ std::vector<FindingRecord> findings(int seed)
 {
     return {
         { "bandwidth.under-ceiling", "warning", "DRAM at 41% of the copy ceiling",
-          { { "dram_pct", 41.0 + seed % 10 }, { "ceiling_gbps", 4250 } },
-          { "more bytes in flight per SM", "16-byte loads" } },
+            { { "dram_pct", 41.0 + seed % 10 }, { "ceiling_gbps", 4250 } },
+            { "more bytes in flight per SM", "16-byte loads" } },
         { "occupancy.register-limited", "info", "occupancy 50%: limited by registers (72/thread)",
-          { { "registers", 72 }, { "occupancy", 0.5 } },
-          { "fewer live values", "__launch_bounds__" } },
+            { { "registers", 72 }, { "occupancy", 0.5 } }, { "fewer live values", "__launch_bounds__" } },
         { "tail.effect", "info", "last wave 12% full", { { "waves", 3.12 } }, {} },
     };
 }
@@ -95,10 +93,9 @@ ExchangeRecord exchange(int seed)
     record.role = "propose";
     record.provider = "openai";
     record.model = "gpt-4o";
-    record.request = { { "model", "gpt-4o" },
-                       { "max_tokens", 4096 },
-                       { "messages", { { { "role", "user" }, { "content", "iteration " + std::to_string(seed) } } } },
-                       { "headers", { { "Authorization", "Bearer sk-secret" }, { "x-api-key", "sk-secret" } } } };
+    record.request = { { "model", "gpt-4o" }, { "max_tokens", 4096 },
+        { "messages", { { { "role", "user" }, { "content", "iteration " + std::to_string(seed) } } } },
+        { "headers", { { "Authorization", "Bearer sk-secret" }, { "x-api-key", "sk-secret" } } } };
     record.response = "Plan: vectorise.\n```cuda\n__global__ void k() {}\n```";
     record.usage = { { "prompt_tokens", 1200 }, { "completion_tokens", 300 + seed } };
     record.latencyMs = 2500.0 + seed;

@@ -20,8 +20,7 @@ std::vector<FindingRecord> findings(int seed);
 ExchangeRecord exchange(int seed);
 
 // The category of the kl::Error that `action` throws, or "no error".
-template <typename Action>
-std::string errorCategory(Action&& action)
+template <typename Action> std::string errorCategory(Action&& action)
 {
     try {
         action();
@@ -34,6 +33,6 @@ std::string errorCategory(Action&& action)
 } // namespace kl::store::fixtures
 
 // QCOMPARE for std::string, with readable failure messages.
-#define KL_COMPARE_TEXT(actual, expected) \
+#define KL_COMPARE_TEXT(actual, expected)                                                                              \
     QCOMPARE(QString::fromStdString(std::string(actual)), QString::fromStdString(std::string(expected)))
 #define KL_COMPARE_JSON(actual, expected) KL_COMPARE_TEXT((actual).dump(), (expected).dump())

@@ -104,8 +104,8 @@ private slots:
         QCOMPARE(rows[1].session.config["budget"].get<int>(), 40);
         QCOMPARE(rows[1].session.deviceInfo["sm_count"].get<int>(), 132);
 
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.createSession(sessionFor("ffffffffffffffff")); }),
-                        "store.unknown-problem");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.createSession(sessionFor("ffffffffffffffff")); }), "store.unknown-problem");
         KL_COMPARE_TEXT(fx::errorCategory([&] { store.finishSession(999, "finished"); }), "store.unknown-session");
     }
 
@@ -127,12 +127,11 @@ private slots:
         QVERIFY(back->proposer == fx::candidate(5).proposer);
         KL_COMPARE_TEXT(back->hypothesis, fx::candidate(5).hypothesis);
 
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.addCandidate(s2, fx::candidate(1, parent)); }),
-                        "store.bad-parent");
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.addCandidate(s1, fx::candidate(1, 12345)); }),
-                        "store.bad-parent");
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.addCandidate(777, fx::candidate(1)); }),
-                        "store.unknown-session");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.addCandidate(s2, fx::candidate(1, parent)); }), "store.bad-parent");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.addCandidate(s1, fx::candidate(1, 12345)); }), "store.bad-parent");
+        KL_COMPARE_TEXT(fx::errorCategory([&] { store.addCandidate(777, fx::candidate(1)); }), "store.unknown-session");
         RawDb raw(path);
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM sources"), 1);
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM candidates"), 2);
@@ -232,7 +231,7 @@ private slots:
         raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM llm_exchanges WHERE request_json LIKE '%sk-%' "
                              "OR request_json LIKE '%tok-456%'"),
-                 0);
+            0);
         QFile file(QString::fromStdString(path));
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(!file.readAll().contains("sk-live-123"));
@@ -251,11 +250,11 @@ private slots:
         const auto a = store.beginIteration(session);
         const auto b = store.beginIteration(session);
         QCOMPARE(b.index, a.index + 1); // pending indices are reserved
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.recordFindings(a, fx::findings(1)); }),
-                        "store.findings-without-result");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.recordFindings(a, fx::findings(1)); }), "store.findings-without-result");
         store.abandonIteration(a);
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.recordResult(a, fx::passedResult(1)); }),
-                        "store.no-such-iteration");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.recordResult(a, fx::passedResult(1)); }), "store.no-such-iteration");
         KL_COMPARE_TEXT(fx::errorCategory([&] { store.finishIteration(a); }), "store.no-such-iteration");
         store.finishIteration(b);
         KL_COMPARE_TEXT(fx::errorCategory([&] { store.finishIteration(b); }), "store.no-such-iteration");
@@ -290,8 +289,10 @@ private slots:
         QVERIFY(detail->decisions[1].kind == DecisionRecord::Kind::Replace);
         QCOMPARE(*detail->decisions[1].replacementCandidateId, edited);
         QVERIFY(detail->row.lastDecision == DecisionRecord::Kind::Replace);
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.recordDecision({ session, 42 }, keep); }),
-                        "store.no-such-iteration");
+        KL_COMPARE_TEXT(fx::errorCategory([&] {
+            store.recordDecision({ session, 42 }, keep);
+        }),
+            "store.no-such-iteration");
     }
 
     void evaluationCacheAcrossSessionsAndStores()
@@ -349,10 +350,9 @@ private slots:
         auto store = Store::open(path, options);
         QCOMPARE(store.listSessions().size(), std::size_t(1));
         KL_COMPARE_TEXT(fx::errorCategory([&] { store.addCandidate(session, fx::candidate(1)); }), "store.read-only");
-        KL_COMPARE_TEXT(fx::errorCategory([&] {
-            Store::open(m_dir.filePath(QStringLiteral("missing.db")).toStdString(), options);
-        }),
-                        "store.open-failed");
+        KL_COMPARE_TEXT(fx::errorCategory(
+                            [&] { Store::open(m_dir.filePath(QStringLiteral("missing.db")).toStdString(), options); }),
+            "store.open-failed");
     }
 };
 

@@ -70,7 +70,7 @@ private slots:
                 for (int line = 0; line < lines; ++line) {
                     while (!writer.canReadLine())
                         QVERIFY2(writer.waitForReadyRead(20000),
-                                 qPrintable(QString::fromLocal8Bit(writer.readAllStandardError())));
+                            qPrintable(QString::fromLocal8Bit(writer.readAllStandardError())));
                     const auto text = QString::fromLatin1(writer.readLine()).trimmed();
                     if (text.startsWith(QStringLiteral("session "))) {
                         const auto id = text.mid(8).toLongLong();
@@ -117,8 +117,7 @@ private slots:
         }
         QVERIFY(killsMidIteration > 0);
         QVERIFY(!reported.empty());
-        qInfo("%zu iterations reported committed over 20 kills (%d while writing)", reported.size(),
-              killsMidIteration);
+        qInfo("%zu iterations reported committed over 20 kills (%d while writing)", reported.size(), killsMidIteration);
     }
 };
 

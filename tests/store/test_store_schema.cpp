@@ -39,26 +39,26 @@ void writeVersion1(const std::string& path)
     const auto problem = fx::problem();
     const auto hash = kl::contentHash({ problem.json, problem.referenceSource, problem.baselineSource });
     raw.exec("INSERT INTO problems VALUES (" + quoted(hash) + ", 'layernorm_gelu', " + quoted(problem.json) + ", "
-             + quoted(problem.referenceSource) + ", " + quoted(problem.baselineSource) + ")");
+        + quoted(problem.referenceSource) + ", " + quoted(problem.baselineSource) + ")");
     raw.exec("INSERT INTO sessions VALUES (7, " + quoted(hash)
-             + ", 'NVIDIA H200 #0', 'tuner', 'auto', '{\"budget\":40}', 1000, 9000, 'finished')");
+        + ", 'NVIDIA H200 #0', 'tuner', 'auto', '{\"budget\":40}', 1000, 9000, 'finished')");
     const auto a = fx::candidate(1).source;
     const auto b = fx::candidate(2).source;
     raw.exec("INSERT INTO candidates VALUES (3, 7, " + quoted(kl::contentHash(a)) + ", " + quoted(a)
-             + ", NULL, 'tuner', '{\"THREADS\":128}', 1100)");
+        + ", NULL, 'tuner', '{\"THREADS\":128}', 1100)");
     raw.exec("INSERT INTO candidates VALUES (4, 7, " + quoted(kl::contentHash(b)) + ", " + quoted(b)
-             + ", 3, 'llm', '{\"THREADS\":256,\"VEC\":4}', 1200)");
+        + ", 3, 'llm', '{\"THREADS\":256,\"VEC\":4}', 1200)");
     raw.exec("INSERT INTO candidates VALUES (5, 7, " + quoted(kl::contentHash(a)) + ", " + quoted(a)
-             + ", 4, 'human', '{}', 1300)"); // the same source again
+        + ", 4, 'human', '{}', 1300)"); // the same source again
     raw.exec("INSERT INTO iterations VALUES (10, 7, 1, 3, 'done', 1100, 2000)");
     raw.exec("INSERT INTO iterations VALUES (11, 7, 2, 4, 'done', 2100, 3000)");
     raw.exec("INSERT INTO iterations VALUES (12, 7, 3, 5, 'cancelled', 3100, 3200)");
     const std::string timing
         = R"({"cases":[{"label":"8192x4096","candidate":{"median_us":48.7,"p20_us":48.5,"p80_us":49.0,"cv":0.01},"pct_of_copy":73.5,"speedup_vs_baseline":2.77}]})";
     raw.exec("INSERT INTO results VALUES (20, 10, 'ok', 'passed', 'fine', 48.7, 2756.0, '{\"passed\":true}', "
-             + quoted(timing)
-             + ", '{\"dram__throughput\":41.5,\"sm__warps_active\":55,\"note\":\"text is dropped\"}', "
-               "'{\"name\":\"NVIDIA H200\"}', 1980, '13.0')");
+        + quoted(timing)
+        + ", '{\"dram__throughput\":41.5,\"sm__warps_active\":55,\"note\":\"text is dropped\"}', "
+          "'{\"name\":\"NVIDIA H200\"}', 1980, '13.0')");
     raw.exec("INSERT INTO results VALUES (21, 11, 'failed', 'wrong-result', '12 off', NULL, NULL, "
              "'{\"passed\":false}', NULL, NULL, NULL, NULL, '13.0')");
     raw.exec("INSERT INTO findings VALUES (30, 20, 'bandwidth.under-ceiling', 'warning', 'DRAM at 41%', "
@@ -221,7 +221,8 @@ private slots:
     {
         QTest::addColumn<QByteArray>("bytes");
         QTest::addColumn<QString>("category");
-        QTest::newRow("text") << QByteArray("{\"this is\": \"a problem file, not a store\"}\n") << QStringLiteral("store.not-a-database");
+        QTest::newRow("text") << QByteArray("{\"this is\": \"a problem file, not a store\"}\n")
+                              << QStringLiteral("store.not-a-database");
         QByteArray noise(64 * 1024, '\0');
         std::mt19937 random(7);
         for (auto& byte : noise)
@@ -241,8 +242,9 @@ private slots:
 
     void missingFolderIsAnOpenError()
     {
-        KL_COMPARE_TEXT(fx::errorCategory([&] { Store::open(m_dir.filePath(QStringLiteral("no/such/dir/x.db")).toStdString()); }),
-                        "store.open-failed");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { Store::open(m_dir.filePath(QStringLiteral("no/such/dir/x.db")).toStdString()); }),
+            "store.open-failed");
     }
 
     // Damage a real store in different ways; every access either works or throws a store.*

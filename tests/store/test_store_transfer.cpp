@@ -179,10 +179,10 @@ void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb)
             KL_COMPARE_TEXT(dx->decisions[d].steering, dy->decisions[d].steering);
             QCOMPARE(dx->decisions[d].decidedMs, dy->decisions[d].decidedMs);
             QCOMPARE(dx->decisions[d].replacementCandidateId.has_value(),
-                     dy->decisions[d].replacementCandidateId.has_value());
+                dy->decisions[d].replacementCandidateId.has_value());
             if (dx->decisions[d].replacementCandidateId)
                 compareCandidates(a.candidate(*dx->decisions[d].replacementCandidateId),
-                                  b.candidate(*dy->decisions[d].replacementCandidateId));
+                    b.candidate(*dy->decisions[d].replacementCandidateId));
         }
         QCOMPARE(dx->exchanges.size(), dy->exchanges.size());
         for (std::size_t e = 0; e < dx->exchanges.size(); ++e) {
@@ -203,7 +203,7 @@ std::string tableCounts(const std::string& path)
     RawDb raw(path);
     std::string counts;
     for (const char* table : { "problems", "sessions", "sources", "candidates", "iterations", "results", "metrics",
-                               "findings", "decisions", "llm_exchanges", "evaluation_cache" })
+             "findings", "decisions", "llm_exchanges", "evaluation_cache" })
         counts += std::string(table) + "=" + std::to_string(raw.integer(std::string("SELECT COUNT(*) FROM ") + table))
             + " ";
     return counts;
@@ -304,10 +304,10 @@ private slots:
         QVERIFY(check.importSession(file) > 0);
 
         const auto nowhere = m_dir.filePath(QStringLiteral("no/such/folder/x.klsession")).toStdString();
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.exportSession(recorded.session, nowhere); }),
-                        "store.export-failed");
-        KL_COMPARE_TEXT(fx::errorCategory([&] { store.exportSession(9999, freshPath("export")); }),
-                        "store.unknown-session");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.exportSession(recorded.session, nowhere); }), "store.export-failed");
+        KL_COMPARE_TEXT(
+            fx::errorCategory([&] { store.exportSession(9999, freshPath("export")); }), "store.unknown-session");
         const auto leftovers = QDir(m_dir.path()).entryList({ QStringLiteral("*.part-*") });
         QVERIFY2(leftovers.isEmpty(), qPrintable(leftovers.join(QLatin1Char(' '))));
     }
@@ -330,11 +330,11 @@ private slots:
                 return out + "'";
             };
             insert("INSERT INTO problems VALUES (" + q(hash) + ", 'p', " + q(problem.json) + ", "
-                   + q(problem.referenceSource) + ", " + q(problem.baselineSource) + ")");
+                + q(problem.referenceSource) + ", " + q(problem.baselineSource) + ")");
             insert("INSERT INTO sessions VALUES (1, " + q(hash) + ", 'H200', 'tuner', 'auto', '{}', 5, 6, 'finished')");
             const auto source = fx::candidate(1).source;
             insert("INSERT INTO candidates VALUES (1, 1, " + q(kl::contentHash(source)) + ", " + q(source)
-                   + ", NULL, 'tuner', '{\"THREADS\":64}', 5)");
+                + ", NULL, 'tuner', '{\"THREADS\":64}', 5)");
             insert("INSERT INTO iterations VALUES (1, 1, 1, 1, 'done', 5, 6)");
             insert("INSERT INTO results VALUES (1, 1, 'ok', 'passed', '', 50.0, 2000.0, NULL, NULL, "
                    "'{\"dram\":1.5}', NULL, 1980, '13.0')");
@@ -357,16 +357,16 @@ private slots:
         QTest::newRow("text file") << QStringLiteral("text") << QStringLiteral("store.import-not-a-database");
         QTest::newRow("missing file") << QStringLiteral("missing") << QStringLiteral("store.open-failed");
         QTest::newRow("truncated") << QStringLiteral("truncated") << QStringLiteral("store.import-corrupt");
-        QTest::newRow("another application") << QStringLiteral("foreign")
-                                              << QStringLiteral("store.import-not-kernelloop");
+        QTest::newRow("another application")
+            << QStringLiteral("foreign") << QStringLiteral("store.import-not-kernelloop");
         QTest::newRow("empty database") << QStringLiteral("empty") << QStringLiteral("store.import-malformed");
         QTest::newRow("newer version") << QStringLiteral("newer") << QStringLiteral("store.import-newer-version");
         QTest::newRow("two sessions") << QStringLiteral("two-sessions") << QStringLiteral("store.import-malformed");
         // These fail late, after earlier tables were copied: the transaction must undo them.
-        QTest::newRow("bad JSON in the last table") << QStringLiteral("bad-json")
-                                                    << QStringLiteral("store.import-malformed");
-        QTest::newRow("source does not match its hash") << QStringLiteral("bad-hash")
-                                                        << QStringLiteral("store.import-malformed");
+        QTest::newRow("bad JSON in the last table")
+            << QStringLiteral("bad-json") << QStringLiteral("store.import-malformed");
+        QTest::newRow("source does not match its hash")
+            << QStringLiteral("bad-hash") << QStringLiteral("store.import-malformed");
         QTest::newRow("dangling parent") << QStringLiteral("dangling") << QStringLiteral("store.import-malformed");
         // SQLite's integrity check sees a broken CHECK constraint before any row is copied.
         QTest::newRow("unknown decision kind") << QStringLiteral("bad-kind") << QStringLiteral("store.import-corrupt");
@@ -408,7 +408,8 @@ private slots:
                 raw.exec("UPDATE llm_exchanges SET request_json = '{\"model\": ' WHERE id = (SELECT MAX(id) FROM "
                          "llm_exchanges)");
             else if (damage == QStringLiteral("bad-hash"))
-                raw.exec("UPDATE sources SET text = text || '// tampered' WHERE rowid = (SELECT MAX(rowid) FROM sources)");
+                raw.exec(
+                    "UPDATE sources SET text = text || '// tampered' WHERE rowid = (SELECT MAX(rowid) FROM sources)");
             else if (damage == QStringLiteral("dangling"))
                 raw.exec("UPDATE candidates SET parent_id = 4242 WHERE id = (SELECT MAX(id) FROM candidates)");
             else if (damage == QStringLiteral("bad-kind"))
