@@ -87,6 +87,10 @@ std::unique_ptr<RunnerProcess> RunnerProcess::spawn(const std::string& path, con
             closeFd(*fd);
         throw Error("runner.spawn", path, "", "cannot start the runner: " + what + ": " + errnoText(error));
     };
+    // posix_spawn reports a missing executable only where it uses vfork/clone; elsewhere (and under
+    // valgrind) the child just exits 127. Ask first, for a clear reason.
+    if (::access(path.c_str(), X_OK) != 0)
+        return fail(path, errno);
     // Close-on-exec everywhere, so that runners started by other threads do not inherit these.
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
         return fail("socketpair", errno);
