@@ -207,7 +207,7 @@ private slots:
         s.route(anthropicPath("overloaded-date"), [](const SeenRequest&, int count) {
             if (count > 1)
                 return json(fixture("anthropic/message.json"));
-            auto r = json(R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})", 503);
+            auto r = json("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", 503);
             char date[64];
             const std::time_t when = std::time(nullptr) + 2;
             std::tm parts {};
@@ -227,8 +227,8 @@ private slots:
         for (int status : { 400, 401, 403, 404, 422 })
             s.route(openAiPath("status-" + std::to_string(status)), [status](const SeenRequest&, int) {
                 return status == 404 ? json(fixture("openai/error_404_model.json"), 404)
-                                     : json(R"({"error":{"message":"status )" + std::to_string(status)
-                                                + R"(","type":"invalid_request_error"}})",
+                                     : json("{\"error\":{\"message\":\"status " + std::to_string(status)
+                                                + "\",\"type\":\"invalid_request_error\"}}",
                                             status);
             });
         s.route(anthropicPath("status-404"),
@@ -259,9 +259,9 @@ private slots:
             return r;
         });
         s.route(openAiPath("badjson"), [](const SeenRequest&, int) {
-            return json(R"({"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"mess)");
+            return json("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"mess");
         });
-        s.route(openAiPath("nochoices"), [](const SeenRequest&, int) { return json(R"({"id":"chatcmpl-1"})"); });
+        s.route(openAiPath("nochoices"), [](const SeenRequest&, int) { return json("{\"id\":\"chatcmpl-1\"}"); });
         s.route(openAiPath("badevent"), [](const SeenRequest&, int) {
             auto body = fixture("openai/chat_completion_stream.sse");
             body.insert(afterEvents(body, 4), "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}\n\n");
@@ -284,7 +284,7 @@ private slots:
                     + nlohmann::json({ { "choices", { { { "index", 0 }, { "delta", { { "content", text.substr(i, 4096) } } } } } } })
                           .dump()
                     + "\n\n";
-            body += R"(data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})" "\n\ndata: [DONE]\n\n";
+            body += "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}" "\n\ndata: [DONE]\n\n";
             return sse(body);
         });
         s.route(openAiPath("choices"), [](const SeenRequest&, int) {
