@@ -1,12 +1,15 @@
 // The store's API on real SQLite files: problems, sessions, candidates, recording iterations,
 // listing and detail, the evaluation cache, and what is (and is not) written when.
 #include "core/model/problem.h"
+#include "core/store/runner_result.h"
 #include "core/store/store.h"
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
 
 #include <QTemporaryDir>
 #include <QtTest/QTest>
+
+#include <cmath>
 
 using namespace kl::store;
 using kl::store::testing::RawDb;
@@ -335,6 +338,43 @@ private slots:
         QCOMPARE(hit->metrics, fx::passedResult(7).metrics);
         KL_COMPARE_JSON(hit->timing, fx::passedResult(7).timing);
         QVERIFY(!later.cacheLookup(evaluationCacheKey(changed)));
+    }
+
+    void runnerReplyBecomesAResult()
+    {
+        // As docs/runner-protocol.md shows it, with a second main size.
+        const auto reply = nlohmann::json::parse(R"({"v":1,"id":"8","type":"result","status":"ok","category":"passed",
+          "detail":"all cases passed","device":{"name":"NVIDIA H200","sm_clock_mhz":1980,"runtime_toolkit":"13.0"},
+          "verification":{"passed":true,"cases":[]},
+          "timing":{"sm_clock_mhz":1755,"cases":[
+            {"label":"8192x4096","candidate":{"median_us":48.0,"p20_us":47.0,"p80_us":49.0,"cv":0.01,"samples_us":[48.0]},
+             "gbps":2700.0,"pct_of_copy":72.0,"speedup_vs_baseline":2.0},
+            {"label":"4096x4096","candidate":{"median_us":27.0,"p20_us":26.5,"p80_us":27.5,"cv":0.03},
+             "gbps":2400.0,"pct_of_copy":50.0,"speedup_vs_baseline":4.5}]},
+          "profile":{"status":"ok","kernels":[{"kernel":"ln_gelu","case":"8192x4096",
+             "metrics":{"gpu__time_duration.sum":47900.0,"dram__throughput.avg.pct_of_peak_sustained_elapsed":41.5}}]}})");
+        const auto result = resultFromRunnerReply(reply);
+        KL_COMPARE_TEXT(result.status, "ok");
+        KL_COMPARE_TEXT(result.category, "passed");
+        KL_COMPARE_TEXT(result.detail, "all cases passed");
+        KL_COMPARE_TEXT(result.toolkit, "13.0");
+        QCOMPARE(*result.smClockMhz, 1755.0); // the clock while timing, not at describe time
+        QCOMPARE(*result.medianUs, 36.0); // geometric mean of 48 and 27
+        QCOMPARE(*result.speedup, 3.0); // of 2 and 4.5
+        QCOMPARE(*result.pctOfCopy, 60.0); // of 72 and 50
+        QCOMPARE(*result.cv, 0.03); // the worst case
+        QVERIFY(std::abs(*result.gbps - std::sqrt(2700.0 * 2400.0)) < 1e-9);
+        QCOMPARE(result.metrics.size(), std::size_t(2));
+        QCOMPARE(result.metrics.at("ln_gelu/8192x4096/dram__throughput.avg.pct_of_peak_sustained_elapsed"), 41.5);
+        QCOMPARE(result.timing["cases"][0]["candidate"]["samples_us"][0].get<double>(), 48.0);
+
+        const auto failed = resultFromRunnerReply(
+            nlohmann::json::parse(
+                R"({"status":"failed","category":"wrong-result","timing":null,"verification":{"passed":false}})"),
+            "13.0");
+        KL_COMPARE_TEXT(failed.category, "wrong-result");
+        QVERIFY(!failed.medianUs && !failed.speedup && failed.timing.is_null());
+        KL_COMPARE_TEXT(failed.toolkit, "13.0");
     }
 
     void readOnlyStoreReadsAndRefusesWrites()
