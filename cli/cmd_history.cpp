@@ -1,0 +1,280 @@
+// kernelloop-cli history / show / export / import / export-kernel: the store, anywhere (no GPU).
+#include "cli/cli_support.h"
+#include "cli/command.h"
+#include "cli/review_prompt.h"
+
+#include "core/model/error.h"
+#include "core/store/store.h"
+
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace kl::cli {
+
+namespace {
+
+std::string when(std::int64_t ms)
+{
+    const std::time_t t = ms / 1000;
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", std::gmtime(&t));
+    return buf;
+}
+
+// --session, else the newest session in the store.
+std::int64_t pickSession(const store::Store& s, std::int64_t option)
+{
+    if (option > 0)
+        return option;
+    const auto sessions = s.listSessions();
+    if (sessions.empty())
+        throw Error("cli.no-session", s.path().string(), {}, "the store holds no session yet");
+    return sessions.front().session.id;
+}
+
+store::Store openForReading(const std::string& db)
+{
+    const auto path = storePath(db);
+    if (!std::filesystem::exists(path))
+        throw Error("store.open-failed", path.string(), {}, "no such store (run tune first, or pass --db)");
+    return store::Store::open(path);
+}
+
+void printSessions(const store::Store& s)
+{
+    std::printf("%5s  %-16s  %-20s  %-22s  %-10s %5s %10s %8s\n", "id", "started (UTC)", "problem", "device", "status",
+                "iters", "best us", "speedup");
+    for (const auto& row : s.listSessions())
+        std::printf("%5lld  %-16s  %-20s  %-22s  %-10s %5d %10s %8s\n", static_cast<long long>(row.session.id),
+                    when(row.session.startedMs).c_str(), row.session.problemName.substr(0, 20).c_str(),
+                    row.session.device.substr(0, 22).c_str(), row.session.status.c_str(), row.iterations,
+                    fixed(row.bestMedianUs, 2).c_str(), (row.bestSpeedup ? fixed(*row.bestSpeedup, 2) + "x" : "-").c_str());
+}
+
+void printIterations(const store::Store& s, std::int64_t session)
+{
+    const auto sessionRecord = s.session(session);
+    if (!sessionRecord)
+        throw Error("store.unknown-session", s.path().string(), {}, "no session " + std::to_string(session));
+    std::cout << "session " << session << ": " << sessionRecord->problemName << " on " << sessionRecord->device << ", "
+              << sessionRecord->proposer << ", " << sessionRecord->status << "\n";
+    std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s", "%copy",
+                "speedup", "decision", "top finding");
+    for (const auto& r : s.listIterations(session)) {
+        const std::string proposer = r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
+        const std::string decision = r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : "";
+        std::printf("%4d %-8s %-22s %10s %8s %6s %8s %-12s %s\n", r.index, proposer.c_str(),
+                    (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(), fixed(r.medianUs, 2).c_str(),
+                    fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
+                    (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
+                    r.topFindingMessage.substr(0, 90).c_str());
+    }
+}
+
+const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
+    auto* cmd = app.add_subcommand("history", "List sessions, or the iterations of one session");
+    auto db = std::make_shared<std::string>();
+    auto session = std::make_shared<std::int64_t>(0);
+    auto all = std::make_shared<bool>(false);
+    cmd->add_option("--db", *db, "the session store");
+    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    cmd->add_flag("--sessions", *all, "list the sessions");
+    return [=]() {
+        const auto s = openForReading(*db);
+        if (*all)
+            printSessions(s);
+        else
+            printIterations(s, pickSession(s, *session));
+        return Ok;
+    };
+});
+
+const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
+    auto* cmd = app.add_subcommand("show", "One iteration: source, diff to its parent, results, findings, evidence");
+    auto db = std::make_shared<std::string>();
+    auto session = std::make_shared<std::int64_t>(0);
+    auto index = std::make_shared<int>(0);
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("ITERATION", *index, "the iteration index")->required();
+    cmd->add_option("--db", *db, "the session store");
+    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    cmd->add_flag("--json", *json, "everything as JSON");
+    return [=]() {
+        const auto s = openForReading(*db);
+        const auto id = pickSession(s, *session);
+        const auto d = s.iteration(id, *index);
+        if (!d)
+            throw Error("store.no-such-iteration", s.path().string(), {},
+                        "session " + std::to_string(id) + " has no iteration " + std::to_string(*index));
+        if (*json) {
+            nlohmann::json j = { { "session", id }, { "iteration", *index }, { "state", d->row.state } };
+            if (d->candidate)
+                j["candidate"] = { { "source", d->candidate->source }, { "tunables", d->candidate->tunables },
+                                   { "hypothesis", d->candidate->hypothesis },
+                                   { "proposer", store::proposerName(d->candidate->proposer) } };
+            if (d->result)
+                j["result"] = { { "status", d->result->status }, { "category", d->result->category },
+                                { "detail", d->result->detail }, { "verification", d->result->verification },
+                                { "timing", d->result->timing }, { "profile", d->result->profile },
+                                { "compile", d->result->compile }, { "device", d->result->device } };
+            j["findings"] = nlohmann::json::array();
+            for (const auto& f : d->findings)
+                j["findings"].push_back({ { "id", f.ruleId }, { "severity", f.severity }, { "message", f.message },
+                                          { "evidence", f.evidence }, { "directions", f.directions } });
+            j["decisions"] = nlohmann::json::array();
+            for (const auto& dec : d->decisions)
+                j["decisions"].push_back({ { "kind", store::decisionName(dec.kind) }, { "reason", dec.reason },
+                                           { "steering", dec.steering } });
+            j["exchanges"] = nlohmann::json::array();
+            for (const auto& e : d->exchanges)
+                j["exchanges"].push_back({ { "role", e.role }, { "provider", e.provider }, { "model", e.model },
+                                           { "response", e.response }, { "usage", e.usage }, { "category", e.category } });
+            std::cout << j.dump(2) << "\n";
+            return Ok;
+        }
+        std::cout << "session " << id << ", iteration " << *index << " (" << d->row.state << ")\n";
+        if (d->candidate) {
+            const auto& c = *d->candidate;
+            std::cout << "proposer:   " << store::proposerName(c.proposer)
+                      << (c.proposerDetail.empty() ? "" : " (" + c.proposerDetail + ")") << "\n";
+            if (!c.tunables.empty())
+                std::cout << "tunables:   " << tunablesText(c.tunables) << "\n";
+            if (!c.hypothesis.empty())
+                std::cout << "hypothesis: " << c.hypothesis << "\n";
+        }
+        if (d->result) {
+            const auto& r = *d->result;
+            std::cout << "result:     " << r.status << " / " << r.category << (r.fromCache ? " (from cache)" : "") << "\n";
+            if (!r.detail.empty())
+                std::cout << "detail:     " << r.detail << "\n";
+            if (r.medianUs)
+                std::cout << "timing:     median " << fixed(r.medianUs, 2) << " us [p20 " << fixed(r.p20Us, 2) << ", p80 "
+                          << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0) << " GB/s, "
+                          << fixed(r.pctOfCopy, 1) << "% of copy, " << fixed(r.speedup, 2) << "x vs baseline, SM clock "
+                          << fixed(r.smClockMhz, 0) << " MHz\n";
+            if (r.compile.is_object() && r.compile.contains("telemetry"))
+                std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";
+            for (const auto& [name, value] : r.metrics)
+                std::cout << "  metric " << name << " = " << value << "\n";
+        }
+        for (const auto& f : d->findings) {
+            std::cout << "finding [" << f.severity << "] " << f.ruleId << ": " << f.message << "\n";
+            std::cout << "  evidence " << f.evidence.dump() << "\n";
+            for (const auto& dir : f.directions)
+                std::cout << "  -> " << dir << "\n";
+        }
+        for (const auto& dec : d->decisions)
+            std::cout << "decision:   " << store::decisionName(dec.kind) << ": " << dec.reason
+                      << (dec.steering.empty() ? "" : " / steer: " + dec.steering) << "\n";
+        for (const auto& e : d->exchanges)
+            std::cout << "exchange:   " << e.role << " " << e.provider << "/" << e.model << " (" << e.category << ")\n"
+                      << e.response << "\n";
+        if (d->candidate) {
+            if (d->parent) {
+                const auto diff = unifiedDiff(d->parent->source, d->candidate->source, "parent/" + d->parent->fileName,
+                                              "this/" + d->candidate->fileName);
+                std::cout << "\n" << (diff.empty() ? "(same source as its parent; tunables differ)\n" : diff);
+            } else {
+                std::cout << "\n" << d->candidate->source;
+            }
+        }
+        return Ok;
+    };
+});
+
+const CommandRegistration exportCmd([](CLI::App& app) -> std::function<int()> {
+    auto* cmd = app.add_subcommand("export", "Write one session to a single file");
+    auto db = std::make_shared<std::string>();
+    auto session = std::make_shared<std::int64_t>(0);
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("FILE", *file, "the file to write")->required();
+    cmd->add_option("--db", *db, "the session store");
+    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    return [=]() {
+        const auto s = openForReading(*db);
+        const auto id = pickSession(s, *session);
+        s.exportSession(id, *file);
+        std::cout << "exported session " << id << " to " << *file << "\n";
+        return Ok;
+    };
+});
+
+const CommandRegistration importCmd([](CLI::App& app) -> std::function<int()> {
+    auto* cmd = app.add_subcommand("import", "Add a session exported elsewhere to the store");
+    auto db = std::make_shared<std::string>();
+    auto file = std::make_shared<std::string>();
+    cmd->add_option("FILE", *file, "an exported session")->required()->check(CLI::ExistingFile);
+    cmd->add_option("--db", *db, "the session store");
+    return [=]() {
+        auto s = store::Store::open(storePath(*db));
+        const auto id = s.importSession(*file);
+        std::cout << "imported as session " << id << " into " << s.path().string() << "\n";
+        return Ok;
+    };
+});
+
+const CommandRegistration exportKernel([](CLI::App& app) -> std::function<int()> {
+    auto* cmd = app.add_subcommand("export-kernel",
+                                   "Write the best (or any) candidate as a standalone .cu with how it was measured");
+    auto db = std::make_shared<std::string>();
+    auto session = std::make_shared<std::int64_t>(0);
+    auto index = std::make_shared<int>(0);
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("--db", *db, "the session store");
+    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    cmd->add_option("--iteration", *index, "an iteration (default: the best that passed)");
+    cmd->add_option("-o,--output", *out, "the .cu file to write (default: standard output)");
+    return [=]() {
+        const auto s = openForReading(*db);
+        const auto id = pickSession(s, *session);
+        int chosen = *index;
+        if (chosen == 0) {
+            double best = 0.0;
+            for (const auto& r : s.listIterations(id))
+                if (r.category == "passed" && r.speedup && *r.speedup > best) {
+                    best = *r.speedup;
+                    chosen = r.index;
+                }
+            if (chosen == 0)
+                throw Error("cli.no-best", s.path().string(), {}, "session " + std::to_string(id) + " has no passing candidate");
+        }
+        const auto d = s.iteration(id, chosen);
+        if (!d || !d->candidate)
+            throw Error("store.no-such-iteration", s.path().string(), {}, "no candidate at iteration " + std::to_string(chosen));
+        const auto record = s.session(id);
+        std::ostringstream text;
+        text << "// Exported by KernelLoop from session " << id << ", iteration " << chosen << " ("
+             << (record ? record->problemName : std::string()) << ")\n";
+        if (record)
+            text << "// Measured on " << record->device << "\n";
+        if (d->result && d->result->medianUs)
+            text << "// Median " << fixed(d->result->medianUs, 2) << " us (p20 " << fixed(d->result->p20Us, 2) << ", p80 "
+                 << fixed(d->result->p80Us, 2) << "), " << fixed(d->result->gbps, 0) << " GB/s, "
+                 << fixed(d->result->pctOfCopy, 1) << "% of a same-size device copy, " << fixed(d->result->speedup, 2)
+                 << "x the problem's baseline timed in the same job; CUDA events, L2 flushed before every run, SM clock "
+                 << fixed(d->result->smClockMhz, 0) << " MHz, NVRTC " << d->result->toolkit << ".\n";
+        if (d->result)
+            text << "// Verified against the problem's reference at its main, fuzz and padded sizes: " << d->result->category
+                 << ".\n";
+        text << "// The launch rule is in the // @kl lines below; the chosen tunables are fixed here:\n";
+        for (const auto& [k, v] : d->candidate->tunables)
+            text << "#ifndef " << k << "\n#define " << k << " " << v << "\n#endif\n";
+        text << "\n" << d->candidate->source;
+        if (out->empty()) {
+            std::cout << text.str();
+        } else {
+            std::ofstream f(*out);
+            f << text.str();
+            if (!f)
+                throw Error("cli.write-failed", *out, {}, "cannot write the file");
+            std::cout << "wrote iteration " << chosen << " of session " << id << " to " << *out << "\n";
+        }
+        return Ok;
+    };
+});
+
+} // namespace
+
+} // namespace kl::cli

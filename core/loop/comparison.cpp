@@ -1,0 +1,121 @@
+#include "core/loop/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+namespace kl {
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0.0;
+    const auto mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
+    if (v.size() % 2)
+        return v[mid];
+    const double upper = v[mid];
+    const double lower = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid));
+    return 0.5 * (lower + upper);
+}
+
+double geometricMean(const std::vector<double>& values)
+{
+    if (values.empty())
+        return 0.0;
+    double logSum = 0.0;
+    for (double v : values)
+        logSum += std::log(v);
+    return std::exp(logSum / double(values.size()));
+}
+
+namespace {
+
+double normalisedMedian(const std::vector<double>& samples, double baseline)
+{
+    return median(samples) / (baseline > 0 ? baseline : 1.0);
+}
+
+std::vector<double> resample(const std::vector<double>& v, std::mt19937_64& rng)
+{
+    std::uniform_int_distribution<std::size_t> pick(0, v.size() - 1);
+    std::vector<double> out(v.size());
+    for (auto& x : out)
+        x = v[pick(rng)];
+    return out;
+}
+
+double percentile(std::vector<double> v, double p)
+{
+    std::sort(v.begin(), v.end());
+    const double at = p * double(v.size() - 1);
+    const auto i = std::size_t(at);
+    const double f = at - double(i);
+    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+} // namespace
+
+Comparison compareTimings(const std::vector<SizeTiming>& candidate, const std::vector<SizeTiming>& incumbent,
+                          double minGain, int resamples, std::uint64_t seed)
+{
+    Comparison c;
+    const std::size_t n = std::min(candidate.size(), incumbent.size());
+    if (n == 0)
+        return c;
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<double>> boot(n); // per size, bootstrap speedups
+    for (std::size_t s = 0; s < n; ++s) {
+        const auto& a = candidate[s];
+        const auto& b = incumbent[s];
+        SizeComparison sc;
+        sc.label = a.label;
+        if (a.samplesUs.empty() || b.samplesUs.empty()) {
+            c.sizes.push_back(sc);
+            continue;
+        }
+        sc.speedup = normalisedMedian(b.samplesUs, b.baselineMedianUs) / normalisedMedian(a.samplesUs, a.baselineMedianUs);
+        boot[s].reserve(std::size_t(resamples));
+        for (int r = 0; r < resamples; ++r)
+            boot[s].push_back(normalisedMedian(resample(b.samplesUs, rng), b.baselineMedianUs)
+                              / normalisedMedian(resample(a.samplesUs, rng), a.baselineMedianUs));
+        sc.low = percentile(boot[s], 0.025);
+        sc.high = percentile(boot[s], 0.975);
+        c.losesOnSomeSize = c.losesOnSomeSize || sc.high < 1.0;
+        c.sizes.push_back(sc);
+    }
+    std::vector<double> point;
+    for (const auto& sc : c.sizes)
+        point.push_back(sc.speedup);
+    c.speedup = geometricMean(point);
+    if (std::all_of(boot.begin(), boot.end(), [](const auto& b) { return !b.empty(); })) {
+        std::vector<double> joint(static_cast<std::size_t>(resamples));
+        for (int r = 0; r < resamples; ++r) {
+            std::vector<double> at;
+            for (std::size_t s = 0; s < n; ++s)
+                at.push_back(boot[s][std::size_t(r)]);
+            joint[std::size_t(r)] = geometricMean(at);
+        }
+        c.low = percentile(joint, 0.025);
+        c.high = percentile(joint, 0.975);
+    } else {
+        c.low = c.high = c.speedup;
+    }
+    c.faster = c.low > 1.0 + minGain;
+    c.slower = c.high < 1.0;
+    return c;
+}
+
+std::string Comparison::summary() const
+{
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.3fx [%.3f, %.3f]%s", speedup, low, high,
+                  faster ? " faster" : (slower ? " slower" : " within noise"));
+    std::string s = buf;
+    if (losesOnSomeSize && !slower)
+        s += ", loses on some size";
+    return s;
+}
+
+} // namespace kl

@@ -1,0 +1,37 @@
+#pragma once
+// The pieces of one evaluation that the loop records and that findings are computed from.
+#include "core/compile/static_report.h"
+#include "core/loop/comparison.h"
+#include "core/protocol/messages.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+struct EvaluationArtifacts {
+    std::optional<StaticReport> report;
+    std::optional<protocol::EvaluateResult> result;
+    nlohmann::json staticJson;      // the compile report as stored (with "telemetry" for findings)
+    nlohmann::json resultJson;      // the runner's reply as stored (or rebuilt from the cache)
+    std::vector<SizeTiming> timings; // per main size, for the noise-aware comparison
+    std::string cacheKey;
+};
+
+// The flat static facts findings read, for the main kernel at the first main size. `kernel` picks
+// a launch by name (source or lowered); empty picks the first.
+nlohmann::json telemetryStatic(const StaticReport& report, const std::string& kernel = {});
+
+// The kernel the profile spent most time in (gpu__time_duration.sum), or empty.
+std::string dominantKernel(const protocol::EvaluateResult& result);
+
+// Per main size timings out of a runner reply as JSON (the protocol's "timing" object).
+std::vector<SizeTiming> timingsFromJson(const nlohmann::json& timing);
+
+// One line for the engineer and the proposer: which case failed, where, by how much.
+std::string verificationBrief(const protocol::EvaluateResult& result);
+
+} // namespace kl

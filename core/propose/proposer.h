@@ -1,0 +1,92 @@
+#pragma once
+// The Proposer interface: the built-in tuner, the LLM proposers and the engineer's editor all
+// hand the loop candidates through it, and learn the outcome of each through the context of the
+// next call. Everything here is a value: a proposer never sees live loop state.
+#include "core/findings/finding.h"
+#include "core/model/candidate.h"
+#include "core/model/problem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+// What a proposer knows about one past iteration.
+struct EvaluatedProposal {
+    int iteration = 0;
+    std::string proposer;   // "tuner" | "llm" | "human" | "baseline"
+    std::string sourceHash; // contentHash of the candidate source
+    TunableValues tunables;
+    std::string hypothesis;
+    std::string category;   // "passed", a runner category, "compile.<kind>", "proposer.<kind>", "rejected"
+    std::string detail;     // compiler summary or compact verification report
+    std::optional<double> medianUs; // at the first main size
+    std::optional<double> speedup;  // vs the baseline, geometric mean over the main sizes
+    bool kept = false;              // became the best
+    std::vector<Finding> findings;
+    std::string rejection;          // the engineer's reason, when rejected in review
+};
+
+struct HardwareFacts {
+    std::string name;
+    int smCount = 0;
+    std::int64_t l2Bytes = 0;
+    std::int64_t sharedPerSm = 0;
+    double copyGbps = 0.0;   // measured device-to-device copy
+    double peakTflops = 0.0; // lead value for the relevant pipe
+};
+
+// Static facts of the best candidate's main kernel, for prompts.
+struct StaticSummary {
+    int registers = 0;
+    std::int64_t sharedBytes = 0;
+    std::int64_t spillBytes = 0;
+    double occupancy = 0.0;
+    std::string limiter;
+    std::string primaryStall;
+};
+
+struct ProposalContext {
+    const Problem* problem = nullptr;
+    int iteration = 0; // index of the iteration being proposed
+    Candidate best;
+    TunableValues bestTunables;
+    std::string bestSourceHash;
+    std::optional<double> bestMedianUs;
+    std::optional<double> baselineMedianUs;
+    std::optional<double> bestSpeedup;
+    StaticSummary bestStatic;
+    std::vector<Finding> bestFindings;
+    HardwareFacts hardware;
+    std::vector<EvaluatedProposal> history; // oldest first, failures included
+    std::vector<std::string> steering;      // the engineer's steering notes, oldest first
+    int remainingBudget = 0;                // iterations left
+};
+
+struct Proposal {
+    Candidate candidate;
+    TunableValues tunables;
+    std::string proposer; // "tuner" | "llm" | "human"
+    std::string hypothesis;
+    std::optional<double> predictedSpeedup;
+    std::vector<nlohmann::json> exchanges; // LLM request/response records, keys removed
+    // Non-empty when the proposer tried and failed (e.g. an LLM reply without code); the loop
+    // records it as an iteration with category "proposer.<failure>" and goes on.
+    std::string failure;
+    std::string failureDetail;
+};
+
+class Proposer {
+public:
+    virtual ~Proposer() = default;
+    virtual std::string kind() const = 0;
+    // Up to `count` proposals for the next iteration. Empty: nothing left to propose.
+    virtual std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel)
+        = 0;
+};
+
+} // namespace kl

@@ -1,0 +1,30 @@
+#pragma once
+// How findings steer the tuner: each finding carries hints ("wider-vectors", "fewer-threads",
+// ...); each tunable has a role guessed from its name (THREADS → threads, VEC → vector width,
+// CACHE/UNROLL/ITEMS → work per thread, TILE/BLOCK_M → tile, STAGES → pipeline depth). A move
+// that goes the way the hints point scores higher and is tried first.
+#include "core/model/candidate.h"
+
+#include <string>
+#include <vector>
+
+namespace kl {
+
+enum class TunableRole { Threads, Vector, WorkPerThread, Tile, Stages, Other };
+
+TunableRole roleOf(const std::string& tunableName);
+const char* roleName(TunableRole role);
+
+// Hints in order of importance (the first finding's first). Unknown hints are ignored.
+struct Guidance {
+    std::vector<std::string> hints;
+};
+
+// Score of moving from `from` to `to`: positive when the changed tunables move the way the hints
+// point, weighted by the hint's rank; 0 when no hint speaks about the changed roles.
+double moveScore(const TunableValues& from, const TunableValues& to, const Guidance& guidance);
+
+// The hints the tuner understands, for documentation and for the findings engine to emit.
+const std::vector<std::string>& knownHints();
+
+} // namespace kl

@@ -1,0 +1,203 @@
+#include "core/tuner/tuner.h"
+
+#include "core/model/hash.h"
+#include "core/tuner/move_ranking.h"
+#include "core/tuner/search_space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kl {
+
+namespace {
+
+struct Scored {
+    TunableValues values;
+    double score = 0.0;
+    std::string why;
+};
+
+// Hints from the best candidate's findings, most important first, each with the finding that gave it.
+std::vector<std::pair<std::string, std::string>> hintsOf(const ProposalContext& ctx)
+{
+    std::vector<std::pair<std::string, std::string>> hints;
+    std::set<std::string> seen;
+    for (const auto& f : ctx.bestFindings)
+        for (const auto& h : f.tunerHints)
+            if (seen.insert(h).second)
+                hints.emplace_back(h, f.id);
+    return hints;
+}
+
+std::string describeMove(const TunableValues& from, const TunableValues& to)
+{
+    std::string text;
+    for (const auto& [name, value] : to) {
+        auto it = from.find(name);
+        if (it != from.end() && it->second != value)
+            text += (text.empty() ? "" : ", ") + name + " " + std::to_string(it->second) + "→" + std::to_string(value);
+    }
+    return text.empty() ? std::string("no change") : text;
+}
+
+int distance(const TunableValues& a, const TunableValues& b)
+{
+    int d = 0;
+    for (const auto& [name, value] : a) {
+        auto it = b.find(name);
+        d += (it == b.end() || it->second != value) ? 1 : 0;
+    }
+    return d;
+}
+
+// How many recent iterations of this source brought no new best: drives exploration.
+int stagnation(const ProposalContext& ctx)
+{
+    int n = 0;
+    for (auto it = ctx.history.rbegin(); it != ctx.history.rend(); ++it) {
+        if (it->kept)
+            break;
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+const char* tunerStrategyName(TunerStrategy s)
+{
+    switch (s) {
+    case TunerStrategy::Auto:
+        return "auto";
+    case TunerStrategy::Exhaustive:
+        return "exhaustive";
+    case TunerStrategy::Random:
+        return "random";
+    case TunerStrategy::Evolutionary:
+        return "evolutionary";
+    }
+    return "auto";
+}
+
+std::optional<TunerStrategy> parseTunerStrategy(const std::string& name)
+{
+    for (auto s : { TunerStrategy::Auto, TunerStrategy::Exhaustive, TunerStrategy::Random, TunerStrategy::Evolutionary })
+        if (name == tunerStrategyName(s))
+            return s;
+    return std::nullopt;
+}
+
+Tuner::Tuner(TunerOptions options)
+    : m_options(options)
+    , m_rng(options.seed)
+{
+}
+
+TunerStrategy Tuner::effectiveStrategy(const ProposalContext& context, int count) const
+{
+    if (m_options.strategy != TunerStrategy::Auto)
+        return m_options.strategy;
+    SearchSpace space(*context.problem, context.best);
+    const auto evaluations = std::int64_t(std::max(0, context.remainingBudget)) * std::max(1, count);
+    if (space.enumerated() && std::int64_t(space.all().size()) <= evaluations)
+        return TunerStrategy::Exhaustive;
+    return TunerStrategy::Evolutionary;
+}
+
+std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, const std::atomic<bool>* cancel)
+{
+    if (!ctx.problem || ctx.best.tunables.empty() || count <= 0)
+        return {};
+    SearchSpace space(*ctx.problem, ctx.best);
+    const std::string bestHash = ctx.bestSourceHash.empty() ? contentHash(ctx.best.source) : ctx.bestSourceHash;
+
+    std::set<std::string> done;
+    std::vector<std::pair<double, TunableValues>> correct; // speedup, values
+    for (const auto& h : ctx.history) {
+        if (h.sourceHash != bestHash)
+            continue;
+        done.insert(SearchSpace::key(h.tunables));
+        if (h.category == "passed" && h.speedup)
+            correct.emplace_back(*h.speedup, h.tunables);
+    }
+    done.insert(SearchSpace::key(ctx.bestTunables));
+    std::sort(correct.begin(), correct.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+
+    const auto hints = hintsOf(ctx);
+    Guidance guidance;
+    for (const auto& [h, from] : hints)
+        guidance.hints.push_back(h);
+    auto because = [&](const TunableValues& to) {
+        std::string text = describeMove(ctx.bestTunables, to);
+        for (const auto& [h, from] : hints)
+            if (moveScore(ctx.bestTunables, to, Guidance { { h } }) > 0) {
+                text += " (" + h + ", from finding " + from + ")";
+                break;
+            }
+        return text;
+    };
+
+    std::vector<Scored> pool;
+    std::set<std::string> pooled;
+    auto consider = [&](const TunableValues& v, double bonus) {
+        const auto k = SearchSpace::key(v);
+        if (done.count(k) || !pooled.insert(k).second)
+            return;
+        pool.push_back({ v, moveScore(ctx.bestTunables, v, guidance) + bonus, {} });
+    };
+
+    const auto strategy = effectiveStrategy(ctx, count);
+    if (strategy == TunerStrategy::Exhaustive && space.enumerated()) {
+        for (const auto& v : space.all())
+            consider(v, -0.01 * distance(ctx.bestTunables, v));
+    } else if (strategy == TunerStrategy::Random) {
+        for (int i = 0; i < 50 * count && int(pool.size()) < count; ++i)
+            if (auto v = space.random(m_rng))
+                consider(*v, 0.0);
+    } else {
+        // Guided neighbours of the best: one step, then two.
+        for (const auto& v : space.neighbours(ctx.bestTunables, 1))
+            consider(v, 0.5);
+        for (const auto& v : space.neighbours(ctx.bestTunables, 2))
+            consider(v, 0.0);
+        // Crossover of the best few correct configurations.
+        const std::size_t parents = std::min<std::size_t>(correct.size(), 4);
+        for (std::size_t a = 0; a < parents; ++a)
+            for (std::size_t b = a + 1; b < parents; ++b) {
+                TunableValues child;
+                for (const auto& t : ctx.best.tunables)
+                    child[t.name] = (m_rng() & 1) ? correct[a].second.at(t.name) : correct[b].second.at(t.name);
+                if (space.valid(child))
+                    consider(child, 0.25);
+            }
+        // Exploration grows with stagnation (annealing): random points with a score that can
+        // beat weak neighbours once the neighbourhood is exhausted or unhelpful.
+        const int stuck = stagnation(ctx);
+        const double temperature = 1.0 - std::exp(-0.5 * stuck);
+        for (int i = 0; i < count * 4; ++i)
+            if (auto v = space.random(m_rng))
+                consider(*v, -1.0 + 1.5 * temperature * std::uniform_real_distribution<double>(0.0, 1.0)(m_rng));
+    }
+
+    // Stable order for equal scores: shuffle first, then a stable sort by score.
+    std::shuffle(pool.begin(), pool.end(), m_rng);
+    std::stable_sort(pool.begin(), pool.end(), [](const Scored& a, const Scored& b) { return a.score > b.score; });
+
+    std::vector<Proposal> out;
+    for (const auto& s : pool) {
+        if (int(out.size()) >= count || (cancel && cancel->load()))
+            break;
+        Proposal p;
+        p.candidate = ctx.best;
+        p.tunables = s.values;
+        p.proposer = "tuner";
+        p.hypothesis = std::string(tunerStrategyName(strategy)) + ": " + because(s.values);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+} // namespace kl

@@ -1,0 +1,37 @@
+#pragma once
+// The built-in proposer: searches the current best candidate's declared tunables under its
+// constraints. Small spaces are searched exhaustively (in the order the findings suggest, so a
+// budget cut still sees the promising part first); larger ones by random sampling or by an
+// evolutionary search: guided neighbours of the best, crossover of the best few, and random
+// exploration that grows while the search stagnates (annealing).
+#include "core/propose/proposer.h"
+
+#include <cstdint>
+#include <random>
+
+namespace kl {
+
+enum class TunerStrategy { Auto, Exhaustive, Random, Evolutionary };
+const char* tunerStrategyName(TunerStrategy s);
+std::optional<TunerStrategy> parseTunerStrategy(const std::string& name);
+
+struct TunerOptions {
+    TunerStrategy strategy = TunerStrategy::Auto;
+    std::uint64_t seed = 1;
+};
+
+class Tuner : public Proposer {
+public:
+    explicit Tuner(TunerOptions options = {});
+    std::string kind() const override { return "tuner"; }
+    std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
+
+    // The strategy `Auto` resolves to for this context (exposed for tests and the CLI summary).
+    TunerStrategy effectiveStrategy(const ProposalContext& context, int count) const;
+
+private:
+    TunerOptions m_options;
+    std::mt19937_64 m_rng;
+};
+
+} // namespace kl
