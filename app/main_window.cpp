@@ -1,0 +1,437 @@
+#include "app/main_window.h"
+
+#include "app/analysis_scheduler.h"
+#include "widgets/diagnostics_model.h"
+#include "widgets/kernel_editor.h"
+#include "widgets/occupancy_panel.h"
+#include "widgets/static_report_model.h"
+#include "widgets/static_report_view.h"
+#include "widgets/string_conversion.h"
+#include "widgets/tunables_panel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace kl::gui {
+
+namespace {
+
+// Edits are analysed once the engineer pauses typing, not on every key.
+constexpr int kEditDebounceMillis = 500;
+
+QWidget* titled(const QString& title, QWidget* content, QWidget* parent)
+{
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    auto* label = new QLabel(title, box);
+    QFont font = label->font();
+    font.setBold(true);
+    label->setFont(font);
+    label->setContentsMargins(4, 4, 4, 0);
+    layout->addWidget(label);
+    layout->addWidget(content, 1);
+    return box;
+}
+
+QPlainTextEdit* monospaceView(QWidget* parent)
+{
+    auto* view = new QPlainTextEdit(parent);
+    view->setReadOnly(true);
+    view->setLineWrapMode(QPlainTextEdit::NoWrap);
+    view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    return view;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_scheduler(new AnalysisScheduler(this))
+    , m_editor(new KernelEditor(this))
+    , m_problemHeader(new QLabel(this))
+    , m_reportModel(new StaticReportModel(this))
+    , m_reportView(new StaticReportView(this))
+    , m_tunables(new TunablesPanel(this))
+    , m_occupancy(new OccupancyPanel(this))
+    , m_diagnosticsModel(new DiagnosticsModel(this))
+    , m_diagnosticsView(new QTableView(this))
+    , m_compilerLog(monospaceView(this))
+    , m_ptx(monospaceView(this))
+    , m_dockTabs(new QTabWidget(this))
+    , m_mainSplitter(new QSplitter(Qt::Horizontal, this))
+    , m_rightSplitter(new QSplitter(Qt::Vertical, this))
+    , m_status(new QLabel(this))
+    , m_busy(new QLabel(this))
+    , m_timing(new QLabel(this))
+    , m_editDebounce(new QTimer(this))
+{
+    setWindowTitle(tr("KernelLoop"));
+    setObjectName(QStringLiteral("MainWindow"));
+
+    // Left: the problem line and the editor. Right: tunables, the report, the occupancy chart.
+    auto* editorPane = new QWidget(this);
+    auto* editorLayout = new QVBoxLayout(editorPane);
+    editorLayout->setContentsMargins(0, 0, 0, 0);
+    editorLayout->setSpacing(0);
+    m_problemHeader->setContentsMargins(6, 4, 6, 4);
+    m_problemHeader->setTextFormat(Qt::RichText);
+    m_problemHeader->setWordWrap(true);
+    editorLayout->addWidget(m_problemHeader);
+    editorLayout->addWidget(m_editor, 1);
+
+    m_reportView->setReportModel(m_reportModel);
+    m_tunablesPane = titled(tr("Tunables"), m_tunables, this);
+    m_rightSplitter->addWidget(m_tunablesPane);
+    m_rightSplitter->addWidget(titled(tr("Static report"), m_reportView, this));
+    m_rightSplitter->addWidget(titled(tr("Occupancy"), m_occupancy, this));
+    m_rightSplitter->setStretchFactor(0, 0);
+    m_rightSplitter->setStretchFactor(1, 1);
+    m_rightSplitter->setStretchFactor(2, 1);
+    m_rightSplitter->setSizes({ 150, 260, 300 });
+
+    m_mainSplitter->addWidget(editorPane);
+    m_mainSplitter->addWidget(m_rightSplitter);
+    m_mainSplitter->setStretchFactor(0, 5);
+    m_mainSplitter->setStretchFactor(1, 4);
+    m_mainSplitter->setSizes({ 820, 640 });
+    setCentralWidget(m_mainSplitter);
+
+    buildDocks();
+    buildMenus();
+
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_timing);
+    setStatus(tr("Open a problem file (File ▸ Open) to start."), false);
+    updateProblemHeader();
+
+    m_editDebounce->setSingleShot(true);
+    m_editDebounce->setInterval(kEditDebounceMillis);
+    connect(m_editDebounce, &QTimer::timeout, this, &MainWindow::analyseNow);
+    connect(m_editor, &KernelEditor::sourceEdited, m_editDebounce, qOverload<>(&QTimer::start));
+    connect(m_tunables, &TunablesPanel::valuesChanged, this, &MainWindow::analyseNow);
+    connect(m_scheduler, &AnalysisScheduler::started, this, [this] {
+        //: status bar, while NVRTC compiles in the background
+        m_busy->setText(tr("Compiling…"));
+    });
+    connect(m_scheduler, &AnalysisScheduler::finished, this, &MainWindow::showOutcome);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks()
+{
+    m_diagnosticsView->setModel(m_diagnosticsModel);
+    m_diagnosticsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_diagnosticsView->setAlternatingRowColors(true);
+    m_diagnosticsView->setWordWrap(false);
+    m_diagnosticsView->verticalHeader()->hide();
+    m_diagnosticsView->horizontalHeader()->setStretchLastSection(true);
+    m_diagnosticsView->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn,
+                                                                 QHeaderView::ResizeToContents);
+    m_diagnosticsView->setColumnWidth(DiagnosticsModel::CategoryColumn, 200);
+    m_diagnosticsView->setColumnWidth(DiagnosticsModel::LocationColumn, 200);
+    connect(m_diagnosticsView, &QTableView::activated, this, &MainWindow::jumpToDiagnostic);
+
+    m_dockTabs->setDocumentMode(true);
+    m_dockTabs->addTab(m_diagnosticsView, tr("Diagnostics"));
+    //: tab with NVRTC's whole program log
+    m_dockTabs->addTab(m_compilerLog, tr("Compiler log"));
+    //: tab with the generated PTX assembly
+    m_dockTabs->addTab(m_ptx, tr("PTX"));
+
+    auto* dock = new QDockWidget(tr("Compiler"), this);
+    dock->setObjectName(QStringLiteral("CompilerDock"));
+    dock->setWidget(m_dockTabs);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+                      | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    resizeDocks({ dock }, { 130 }, Qt::Vertical);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open Problem…"), this, &MainWindow::openWithDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    QAction* reload = file->addAction(tr("Re&load Problem"), this, [this] {
+        if (m_problem)
+            openProblem(QString::fromStdString(m_problem->file.string()));
+    });
+    reload->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* analysis = menuBar()->addMenu(tr("&Analysis"));
+    //: menu action: compile the editor's text again and refresh the static report
+    QAction* analyseAction = analysis->addAction(tr("&Analyse Now"), this, &MainWindow::analyseNow);
+    analyseAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    //: menu action: put the problem's baseline source back into the editor
+    analysis->addAction(tr("Restore &Baseline"), this, [this] {
+        if (!m_problem)
+            return;
+        m_editor->setSource(toQString(m_problem->baseline.source));
+        analyseNow();
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About KernelLoop"), this, [this] {
+        QMessageBox::about(this, tr("About KernelLoop"),
+                           tr("<p><b>KernelLoop %1</b></p><p>A workbench for closed-loop CUDA kernel "
+                              "optimisation: propose, compile, verify, benchmark, profile, repeat.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+bool MainWindow::openProblem(const QString& path)
+{
+    std::shared_ptr<const Problem> problem;
+    try {
+        problem = std::make_shared<const Problem>(loadProblem(std::filesystem::path(toStdString(path))));
+    } catch (const Error& error) {
+        showInputError(error, tr("The problem file is malformed"));
+        return false;
+    } catch (const std::exception& error) {
+        showInputError(Error("internal", toStdString(path), {}, error.what()), tr("The problem could not be opened"));
+        return false;
+    }
+    m_problem = std::move(problem);
+    m_lastOutcome.reset();
+    m_recent.add(path);
+    m_editDebounce->stop();
+    m_editor->setSource(toQString(m_problem->baseline.source));
+    m_tunables->setTunables(m_problem->baseline.tunables, m_problem->baseline.defaults());
+    m_fitRightPane = true; // once the first report is in and the window has its size
+    m_reportModel->clear();
+    m_occupancy->clear();
+    m_diagnosticsModel->clear();
+    m_compilerLog->clear();
+    m_ptx->clear();
+    setWindowFilePath(path);
+    //: window title; %1 the problem's name
+    setWindowTitle(tr("%1 — KernelLoop").arg(toQString(m_problem->name)));
+    updateProblemHeader();
+    //: status bar; %1 the problem's name
+    setStatus(tr("Opened %1; analysing the baseline…").arg(toQString(m_problem->name)), false);
+    analyseNow();
+    return true;
+}
+
+void MainWindow::analyseNow()
+{
+    if (!m_problem)
+        return;
+    m_editDebounce->stop();
+    AnalysisRequest request;
+    request.problem = m_problem;
+    request.source = toStdString(m_editor->source());
+    request.fileName = m_problem->baseline.fileName;
+    request.tunables = m_tunables->values();
+    m_scheduler->request(std::move(request));
+}
+
+bool MainWindow::isAnalysing() const
+{
+    return m_scheduler->isBusy() || m_editDebounce->isActive();
+}
+
+QString MainWindow::statusText() const
+{
+    return m_status->text();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::openWithDialog()
+{
+    const QString start = m_problem ? toQString(m_problem->dir.string()) : QString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Problem"), start,
+                                                      //: file dialog filter
+                                                      tr("Problem files (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        openProblem(path);
+}
+
+void MainWindow::fillRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList paths = m_recent.paths();
+    for (const QString& path : paths) {
+        QAction* action = m_recentMenu->addAction(path, this, [this, path] {
+            if (!QFileInfo::exists(path))
+                m_recent.remove(path);
+            openProblem(path);
+        });
+        action->setToolTip(path);
+    }
+    if (paths.isEmpty()) {
+        m_recentMenu->addAction(tr("No recent problems"))->setEnabled(false);
+        return;
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear List"), this, [this] { m_recent.clear(); });
+}
+
+void MainWindow::showOutcome(const std::shared_ptr<const AnalysisOutcome>& outcome)
+{
+    m_lastOutcome = outcome;
+    m_busy->clear();
+    //: status bar: wall time of the last analysis (parse, compile, occupancy)
+    m_timing->setText(tr("analysed in %1 ms").arg(outcome->wallMillis, 0, 'f', 0));
+
+    if (outcome->candidate && !m_tunables->shows(outcome->candidate->tunables)) {
+        m_tunables->setTunables(outcome->candidate->tunables, outcome->tunables);
+        m_fitRightPane = true;
+    }
+    if (m_fitRightPane) {
+        fitRightPane();
+        m_fitRightPane = false;
+    }
+
+    if (outcome->error) {
+        m_reportModel->clear();
+        m_occupancy->clear();
+        m_compilerLog->clear();
+        m_ptx->clear();
+        const std::string& category = outcome->error->category();
+        QString what = tr("The analysis failed");
+        if (category.starts_with("candidate."))
+            what = tr("The candidate's declarations are invalid");
+        else if (category.starts_with("plan."))
+            what = tr("The launch rule cannot be resolved");
+        else if (category.starts_with("expression."))
+            what = tr("An expression in the candidate is invalid");
+        showInputError(*outcome->error, what);
+        emit analysisShown();
+        return;
+    }
+
+    const StaticReport& report = *outcome->report;
+    const CompileResult& compile = report.compile;
+    m_compilerLog->setPlainText(toQString(compile.log));
+    m_ptx->setPlainText(toQString(compile.ptx));
+    m_editor->setDiagnostics(compile.diagnostics);
+    std::vector<DiagnosticEntry> entries;
+    for (const CompilerDiagnostic& diagnostic : compile.diagnostics)
+        entries.push_back(DiagnosticEntry::fromCompiler(diagnostic));
+    m_diagnosticsModel->setEntries(std::move(entries));
+
+    if (!compile.ok) {
+        m_reportModel->clear();
+        m_occupancy->clear();
+        m_dockTabs->setCurrentIndex(0);
+        //: status bar; %1 the error kind (e.g. "syntax"), %2 the compiler's one-line summary
+        setStatus(tr("Compile error (%1): %2")
+                      .arg(toQString(compileErrorKindName(compile.kind)), toQString(compile.summary)),
+                  true);
+        emit analysisShown();
+        return;
+    }
+
+    m_reportModel->setReport(outcome->report);
+    m_occupancy->setKernels(report.device, m_reportModel->kernelShapes());
+    //: status bar after a successful compile; %n kernel count, %1 NVRTC milliseconds, %2 the report's summary
+    setStatus(tr("Compiled %n kernel(s) in %1 ms. %2", nullptr, static_cast<int>(compile.kernels.size()))
+                  .arg(compile.compileMillis, 0, 'f', 0)
+                  .arg(m_reportModel->summary()),
+              false);
+    emit analysisShown();
+}
+
+void MainWindow::showInputError(const Error& error, const QString& what)
+{
+    DiagnosticEntry entry = DiagnosticEntry::fromError(error);
+    m_diagnosticsModel->setEntries({ entry });
+    m_editor->clearDiagnostics();
+    if (entry.line > 0) {
+        CompilerDiagnostic diagnostic;
+        diagnostic.line = entry.line;
+        diagnostic.severity = "error";
+        diagnostic.message = error.message();
+        m_editor->setDiagnostics({ diagnostic });
+    }
+    m_dockTabs->setCurrentIndex(0);
+    QString location = QFileInfo(entry.file).fileName();
+    if (!entry.where.isEmpty())
+        location += location.isEmpty() ? entry.where : QStringLiteral(" (") + entry.where + QLatin1Char(')');
+    //: status bar for a categorised error; %1 what failed, %2 the stable category, %3 file and field or line, %4 the message
+    setStatus(tr("%1 [%2] %3: %4").arg(what, entry.category, location, entry.message), true);
+}
+
+void MainWindow::setStatus(const QString& text, bool isError)
+{
+    m_status->setText(text);
+    m_status->setStyleSheet(isError ? QStringLiteral("color: #b01c1c; font-weight: bold;") : QString());
+}
+
+void MainWindow::updateProblemHeader()
+{
+    if (!m_problem) {
+        m_problemHeader->setText(tr("<i>No problem open.</i>"));
+        return;
+    }
+    QStringList sizes;
+    for (const SizeSet& size : m_problem->mainSizes)
+        sizes.append(toQString(size.label));
+    //: line above the editor; %1 problem name, %2 target architecture, %3 candidate file, %4 main sizes
+    m_problemHeader->setText(tr("<b>%1</b> · %2 · <tt>%3</tt> · main sizes: %4")
+                                 .arg(toQString(m_problem->name).toHtmlEscaped(), toQString(m_problem->arch),
+                                      QFileInfo(toQString(m_problem->baseline.fileName)).fileName().toHtmlEscaped(),
+                                      sizes.join(QStringLiteral(", ")).toHtmlEscaped()));
+    m_problemHeader->setToolTip(toQString(m_problem->description));
+}
+
+void MainWindow::fitRightPane()
+{
+    // Tunables and the report as tall as their contents, the chart gets the rest.
+    const int total = m_rightSplitter->height() > 0 ? m_rightSplitter->height() : 700;
+    const int tunables = m_tunablesPane->sizeHint().height();
+    const int report = m_reportView->naturalHeight() + 24;
+    m_rightSplitter->setSizes({ tunables, report, std::max(200, total - tunables - report) });
+}
+
+void MainWindow::jumpToDiagnostic(const QModelIndex& index)
+{
+    const int line = index.data(DiagnosticsModel::LineRole).toInt();
+    if (line > 0)
+        m_editor->goToLine(line);
+}
+
+} // namespace kl::gui

@@ -1,0 +1,100 @@
+#pragma once
+// The workbench window: the candidate in the editor, its static report, its tunables, an occupancy
+// chart, and the compiler's word in a dock. All work goes through the core; compiles run off the
+// GUI thread through AnalysisScheduler.
+#include "app/analysis.h"
+#include "app/recent_files.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+class QTimer;
+
+namespace kl::gui {
+
+class AnalysisScheduler;
+class DiagnosticsModel;
+class KernelEditor;
+class OccupancyPanel;
+class StaticReportModel;
+class StaticReportView;
+class TunablesPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads a problem and analyses its baseline. On a malformed file the error is shown in the
+    // status bar and the diagnostics dock, the previous problem stays open, and false is returned.
+    bool openProblem(const QString& path);
+    // Starts an analysis of the editor's text with the tunables shown.
+    void analyseNow();
+
+    std::shared_ptr<const Problem> problem() const { return m_problem; }
+    std::shared_ptr<const AnalysisOutcome> lastOutcome() const { return m_lastOutcome; }
+    bool isAnalysing() const;
+    QString statusText() const;
+
+    // The parts, for tests and for the glue in main.cpp.
+    KernelEditor* editor() const { return m_editor; }
+    StaticReportModel* reportModel() const { return m_reportModel; }
+    TunablesPanel* tunablesPanel() const { return m_tunables; }
+    DiagnosticsModel* diagnosticsModel() const { return m_diagnosticsModel; }
+    OccupancyPanel* occupancyPanel() const { return m_occupancy; }
+
+signals:
+    // An analysis result (a report or a categorised error) is on screen.
+    void analysisShown();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildDocks();
+    void openWithDialog();
+    void fillRecentMenu();
+    void showOutcome(const std::shared_ptr<const AnalysisOutcome>& outcome);
+    void showInputError(const Error& error, const QString& what);
+    void setStatus(const QString& text, bool isError);
+    void updateProblemHeader();
+    void jumpToDiagnostic(const QModelIndex& index);
+    void fitRightPane();
+
+    std::shared_ptr<const Problem> m_problem;
+    std::shared_ptr<const AnalysisOutcome> m_lastOutcome;
+    RecentFiles m_recent;
+
+    AnalysisScheduler* m_scheduler;
+    KernelEditor* m_editor;
+    QLabel* m_problemHeader;
+    StaticReportModel* m_reportModel;
+    StaticReportView* m_reportView;
+    TunablesPanel* m_tunables;
+    QWidget* m_tunablesPane = nullptr;
+    OccupancyPanel* m_occupancy;
+    DiagnosticsModel* m_diagnosticsModel;
+    QTableView* m_diagnosticsView;
+    QPlainTextEdit* m_compilerLog;
+    QPlainTextEdit* m_ptx;
+    QTabWidget* m_dockTabs;
+    QSplitter* m_mainSplitter;
+    QSplitter* m_rightSplitter;
+    QLabel* m_status;
+    QLabel* m_busy;
+    QLabel* m_timing;
+    QMenu* m_recentMenu = nullptr;
+    QTimer* m_editDebounce;
+    bool m_fitRightPane = false;
+};
+
+} // namespace kl::gui

@@ -1,0 +1,28 @@
+# Runs desktop-file-validate and `appstreamcli validate --no-net` on the packaged metadata.
+# Prints "SKIP:" (the test's skip pattern) when neither validator is installed.
+find_program(DESKTOP_VALIDATE desktop-file-validate)
+find_program(APPSTREAMCLI appstreamcli)
+if(NOT DESKTOP_VALIDATE AND NOT APPSTREAMCLI)
+    message("SKIP: neither desktop-file-validate nor appstreamcli is installed")
+    return()
+endif()
+if(DESKTOP_VALIDATE)
+    execute_process(COMMAND ${DESKTOP_VALIDATE} ${DESKTOP} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    # desktop-file-validate exits 0 even for some errors; any line it prints is a finding.
+    if(NOT rc EQUAL 0 OR NOT out STREQUAL "")
+        message(FATAL_ERROR "desktop-file-validate ${DESKTOP}:\n${out}")
+    endif()
+    message(STATUS "desktop-file-validate: ${DESKTOP} is valid")
+else()
+    message(STATUS "desktop-file-validate not installed: desktop file not checked")
+endif()
+if(APPSTREAMCLI)
+    execute_process(COMMAND ${APPSTREAMCLI} validate --no-net --no-color ${METAINFO} RESULT_VARIABLE rc
+                    OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "appstreamcli validate ${METAINFO}:\n${out}")
+    endif()
+    message(STATUS "appstreamcli: ${out}")
+else()
+    message(STATUS "appstreamcli not installed: AppStream metadata not checked")
+endif()
