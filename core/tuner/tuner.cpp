@@ -90,6 +90,25 @@ std::optional<TunerStrategy> parseTunerStrategy(const std::string& name)
     return std::nullopt;
 }
 
+struct Tuner::CachedSpace {
+    Candidate candidate;
+    SearchSpace space;
+    CachedSpace(const Problem& p, Candidate c)
+        : candidate(std::move(c))
+        , space(p, candidate)
+    {
+    }
+};
+
+const SearchSpace& Tuner::space(const ProposalContext& ctx) const
+{
+    const auto key = ctx.problem->contentHash + ":" + contentHash(ctx.best.source);
+    auto& slot = m_spaces[key];
+    if (!slot)
+        slot = std::make_shared<CachedSpace>(*ctx.problem, ctx.best);
+    return slot->space;
+}
+
 Tuner::Tuner(TunerOptions options)
     : m_options(options)
     , m_rng(options.seed)
@@ -100,7 +119,7 @@ TunerStrategy Tuner::effectiveStrategy(const ProposalContext& context, int count
 {
     if (m_options.strategy != TunerStrategy::Auto)
         return m_options.strategy;
-    SearchSpace space(*context.problem, context.best);
+    const auto& space = this->space(context);
     const auto evaluations = std::int64_t(std::max(0, context.remainingBudget)) * std::max(1, count);
     if (space.enumerated() && std::int64_t(space.all().size()) <= evaluations)
         return TunerStrategy::Exhaustive;
@@ -111,7 +130,7 @@ std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, cons
 {
     if (!ctx.problem || ctx.best.tunables.empty() || count <= 0)
         return {};
-    SearchSpace space(*ctx.problem, ctx.best);
+    const auto& space = this->space(ctx);
     const std::string bestHash = ctx.bestSourceHash.empty() ? contentHash(ctx.best.source) : ctx.bestSourceHash;
 
     std::set<std::string> done;

@@ -7,6 +7,8 @@
 #include "core/propose/proposer.h"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <random>
 
 namespace kl {
@@ -30,8 +32,12 @@ public:
     TunerStrategy effectiveStrategy(const ProposalContext& context, int count) const;
 
 private:
+    // Enumerating a space evaluates every constraint at every size: once per source is enough.
+    const class SearchSpace& space(const ProposalContext& context) const;
     TunerOptions m_options;
     std::mt19937_64 m_rng;
+    struct CachedSpace;
+    mutable std::map<std::string, std::shared_ptr<CachedSpace>> m_spaces;
 };
 
 } // namespace kl

@@ -1,0 +1,92 @@
+// A stand-in for kernelloop-runner at the process boundary, for testing the loop without a GPU.
+// It speaks protocol v1 through the real message code and times nothing: a candidate's "time" is
+// a deterministic function of its cubin (so different tunables give different, repeatable
+// times), with small seeded noise on the samples. The real runner is tested by the GPU suites.
+#include "core/model/hash.h"
+#include "core/protocol/messages.h"
+
+#include <iostream>
+#include <random>
+#include <string>
+
+using namespace kl::protocol;
+
+namespace {
+
+double modelUs(const std::string& cubin)
+{
+    const auto h = kl::contentHash(cubin);
+    return 40.0 + double(std::stoull(h.substr(0, 8), nullptr, 16) % 1000) / 10.0; // 40..140 us
+}
+
+TimingSummary summary(double median, std::mt19937_64& rng)
+{
+    TimingSummary t;
+    std::normal_distribution<double> noise(0.0, median * 0.003);
+    for (int i = 0; i < 100; ++i)
+        t.samplesUs.push_back(median + noise(rng));
+    t.medianUs = t.p20Us = t.p80Us = t.minUs = t.meanUs = median;
+    t.reps = 100;
+    t.cv = 0.003;
+    return t;
+}
+
+} // namespace
+
+int main()
+{
+    Hello hello;
+    hello.pid = 1;
+    hello.runner = "model";
+    hello.deviceOk = true;
+    std::cout << toLine(hello) << std::flush;
+    DeviceDescription device;
+    device.name = "Model GPU";
+    device.computeCapability = "9.0";
+    device.smCount = 132;
+    device.l2Bytes = 62914560;
+    device.smClockMhz = 1980;
+    device.copyBandwidthGbps = 4000.0;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        const auto request = parseRequest(line);
+        if (const auto* d = std::get_if<DescribeRequest>(&request)) {
+            DescribeResult r;
+            r.header.id = d->id;
+            r.device = device;
+            std::cout << toLine(r) << std::flush;
+        } else if (const auto* e = std::get_if<EvaluateRequest>(&request)) {
+            EvaluateResult r;
+            r.header.id = e->id;
+            r.header.category = Category::Passed;
+            r.device = device;
+            r.verification = Verification { true, {} };
+            std::mt19937_64 rng(e->options.seed);
+            Timing timing;
+            timing.smClockMhz = 1980;
+            for (const auto& c : e->cases) {
+                if (!c.timed)
+                    continue;
+                CaseTiming ct;
+                ct.label = c.label;
+                ct.bytes = c.bytes;
+                ct.candidate = summary(modelUs(e->modules.candidate.cubin), rng);
+                if (e->modules.baseline)
+                    ct.baseline = summary(modelUs(e->modules.baseline->cubin), rng);
+                ct.gbps = c.bytes / ct.candidate.medianUs / 1e3;
+                ct.pctOfCopy = 100.0 * ct.gbps / device.copyBandwidthGbps;
+                if (ct.baseline)
+                    ct.speedupVsBaseline = ct.baseline->medianUs / ct.candidate.medianUs;
+                timing.cases.push_back(ct);
+            }
+            r.timing = timing;
+            std::cout << toLine(r) << std::flush;
+        } else {
+            ShutdownResult r;
+            r.header.id = std::get<ShutdownRequest>(request).id;
+            std::cout << toLine(r) << std::flush;
+            return 0;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,193 @@
+// The loop's decisions without a GPU: noise-aware comparison, stop rules, and the tuner's search
+// (valid configurations only, no repeats, findings steer the order, exhaustive covers the space).
+#include "core/findings/finding.h"
+#include "core/loop/comparison.h"
+#include "core/loop/stop_policy.h"
+#include "core/model/hash.h"
+#include "core/model/problem.h"
+#include "core/tuner/move_ranking.h"
+#include "core/tuner/search_space.h"
+#include "core/tuner/tuner.h"
+
+#include <QTest>
+
+#include <random>
+#include <set>
+
+namespace {
+
+std::vector<double> samples(double median, double spread, int n, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> d(median, spread);
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i)
+        v.push_back(d(rng));
+    return v;
+}
+
+kl::Problem layernorm()
+{
+    return kl::loadProblem(std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu/problem.json");
+}
+
+kl::ProposalContext contextFor(const kl::Problem& p, int remaining)
+{
+    kl::ProposalContext ctx;
+    ctx.problem = &p;
+    ctx.best = p.baseline;
+    ctx.bestTunables = p.baseline.defaults();
+    ctx.bestSourceHash = kl::contentHash(p.baseline.source);
+    ctx.remainingBudget = remaining;
+    return ctx;
+}
+
+} // namespace
+
+class TestLoopDecisions : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void clearlyFasterIsFaster()
+    {
+        const std::vector<kl::SizeTiming> a { { "s", samples(50, 0.5, 200, 1), 100 } };
+        const std::vector<kl::SizeTiming> b { { "s", samples(60, 0.5, 200, 2), 100 } };
+        const auto c = kl::compareTimings(a, b);
+        QVERIFY(c.faster);
+        QVERIFY(!c.slower);
+        QVERIFY(c.speedup > 1.15 && c.speedup < 1.25);
+        QVERIFY(c.low <= c.speedup && c.speedup <= c.high);
+        QVERIFY(kl::compareTimings(b, a).slower);
+    }
+
+    void sameDistributionIsNoise()
+    {
+        // Two runs of one kernel: never "faster", whatever the luck of the draw.
+        for (std::uint64_t seed = 0; seed < 20; ++seed) {
+            const std::vector<kl::SizeTiming> a { { "s", samples(50, 2.0, 100, seed), 100 } };
+            const std::vector<kl::SizeTiming> b { { "s", samples(50, 2.0, 100, seed + 1000), 100 } };
+            QVERIFY2(!kl::compareTimings(a, b).faster, qPrintable(QString::fromStdString(kl::compareTimings(a, b).summary())));
+        }
+    }
+
+    void baselineNormalisationCancelsDrift()
+    {
+        // The same kernel measured in a job where the whole GPU ran 10% slower (baseline too).
+        const std::vector<kl::SizeTiming> slowJob { { "s", samples(55, 0.3, 200, 3), 110 } };
+        const std::vector<kl::SizeTiming> fastJob { { "s", samples(50, 0.3, 200, 4), 100 } };
+        const auto c = kl::compareTimings(slowJob, fastJob);
+        QVERIFY(!c.faster);
+        QVERIFY(!c.slower);
+    }
+
+    void losingOnOneSizeIsReported()
+    {
+        const std::vector<kl::SizeTiming> a { { "big", samples(50, 0.3, 200, 5), 100 },
+                                              { "small", samples(12, 0.1, 200, 6), 10 } };
+        const std::vector<kl::SizeTiming> b { { "big", samples(70, 0.3, 200, 7), 100 },
+                                              { "small", samples(10, 0.1, 200, 8), 10 } };
+        const auto c = kl::compareTimings(a, b);
+        QVERIFY(c.losesOnSomeSize);
+        QCOMPARE(c.sizes.size(), std::size_t(2));
+        QVERIFY(c.sizes[1].high < 1.0);
+        QVERIFY(c.speedup > 1.0); // geometric mean still favours it
+    }
+
+    void stopRules()
+    {
+        kl::StopPolicy policy;
+        policy.maxIterations = 10;
+        policy.targetSpeedup = 2.5;
+        kl::LoopProgress p;
+        QVERIFY(!kl::stopReason(policy, p));
+        p.bestSpeedup = 2.6;
+        QVERIFY(kl::stopReason(policy, p)->find("target") != std::string::npos);
+        p.bestSpeedup = 1.5;
+        p.gains = { 0.3, 0.02, 0.01 };
+        QVERIFY(kl::stopReason(policy, p)->find("consecutive") != std::string::npos);
+        p.gains = { 0.02, 0.3 };
+        QVERIFY(!kl::stopReason(policy, p));
+        p.iterations = 10;
+        QVERIFY(kl::stopReason(policy, p)->find("budget") != std::string::npos);
+        policy.patience = 0;
+        p.iterations = 3;
+        p.gains = { 0, 0, 0, 0 };
+        QVERIFY(!kl::stopReason(policy, p));
+        policy.maxWallSeconds = 5;
+        p.wallSeconds = 6;
+        QVERIFY(kl::stopReason(policy, p)->find("time") != std::string::npos);
+    }
+
+    void searchSpaceHonoursConstraints()
+    {
+        const auto p = layernorm();
+        kl::SearchSpace space(p, p.baseline);
+        QCOMPARE(space.cartesianSize(), std::size_t(6 * 4 * 5));
+        QVERIFY(space.enumerated());
+        // CACHE * VEC <= 32 removes CACHE=8 with VEC=8 for every THREADS.
+        QCOMPARE(space.all().size(), std::size_t(6 * 4 * 5 - 6));
+        for (const auto& v : space.all())
+            QVERIFY(v.at("CACHE") * v.at("VEC") <= 32);
+        for (const auto& n : space.neighbours(p.baseline.defaults()))
+            QVERIFY(space.valid(n));
+        QCOMPARE(kl::roleOf("THREADS"), kl::TunableRole::Threads);
+        QCOMPARE(kl::roleOf("VEC"), kl::TunableRole::Vector);
+        QCOMPARE(kl::roleOf("CACHE"), kl::TunableRole::WorkPerThread);
+        QCOMPARE(kl::roleOf("BLOCK_M"), kl::TunableRole::Tile);
+    }
+
+    void findingsSteerTheFirstMoves()
+    {
+        const auto p = layernorm();
+        auto ctx = contextFor(p, 5);
+        kl::Finding f;
+        f.id = "bandwidth.under-ceiling";
+        f.tunerHints = { kl::hint::kWiderVectors };
+        ctx.bestFindings = { f };
+        kl::Tuner tuner({ kl::TunerStrategy::Evolutionary, 3 });
+        const auto proposals = tuner.propose(ctx, 1, nullptr);
+        QCOMPARE(proposals.size(), std::size_t(1));
+        QVERIFY2(proposals[0].tunables.at("VEC") > 1, proposals[0].hypothesis.c_str());
+        QVERIFY(proposals[0].hypothesis.find("wider-vectors") != std::string::npos);
+
+        f.tunerHints = { kl::hint::kFewerThreads };
+        ctx.bestFindings = { f };
+        const auto fewer = tuner.propose(ctx, 1, nullptr);
+        QVERIFY2(fewer[0].tunables.at("THREADS") < 128, fewer[0].hypothesis.c_str());
+    }
+
+    void tunerNeverRepeatsAndExhaustiveCoversTheSpace()
+    {
+        const auto p = layernorm();
+        kl::SearchSpace space(p, p.baseline);
+        auto ctx = contextFor(p, 1000);
+        kl::Tuner tuner({ kl::TunerStrategy::Auto, 9 });
+        QCOMPARE(tuner.effectiveStrategy(ctx, 1), kl::TunerStrategy::Exhaustive);
+        std::set<std::string> seen { kl::SearchSpace::key(ctx.bestTunables) };
+        for (int round = 0; round < 200; ++round) {
+            const auto batch = tuner.propose(ctx, 4, nullptr);
+            if (batch.empty())
+                break;
+            for (const auto& prop : batch) {
+                QVERIFY(space.valid(prop.tunables));
+                QVERIFY2(seen.insert(kl::SearchSpace::key(prop.tunables)).second, "a configuration was proposed twice");
+                kl::EvaluatedProposal h;
+                h.sourceHash = ctx.bestSourceHash;
+                h.tunables = prop.tunables;
+                h.category = "passed";
+                h.speedup = 1.0;
+                ctx.history.push_back(h);
+            }
+        }
+        QCOMPARE(seen.size(), space.all().size());
+
+        auto small = contextFor(p, 3);
+        QCOMPARE(tuner.effectiveStrategy(small, 1), kl::TunerStrategy::Evolutionary);
+        kl::Tuner random({ kl::TunerStrategy::Random, 4 });
+        for (const auto& prop : random.propose(small, 5, nullptr))
+            QVERIFY(space.valid(prop.tunables));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLoopDecisions)
+#include "test_loop_decisions.moc"
