@@ -19,7 +19,9 @@ M, N, EPS = 8192, 4096, 1e-5
 
 def tunables_of(source):
     defaults = {m.group(1): int(m.group(2)) for m in re.finditer(r"//\s*@kl tunable (\w+)\s*=\s*(-?\d+)", source)}
-    fixed = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define (\w+) (-?\d+)\n#endif", source)}
+    fixed = {}
+    for m in re.finditer(r"#define (\w+) (-?\d+)\n#endif", source):  # export-kernel's come first
+        fixed.setdefault(m.group(1), int(m.group(2)))
     defaults.update(fixed)
     return defaults
 
