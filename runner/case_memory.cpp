@@ -31,7 +31,7 @@ DeviceBuffer allocate(const CudaDriver& cu, std::size_t bytes, const std::string
     } catch (const CudaError& error) {
         if (error.result() == CUDA_ERROR_OUT_OF_MEMORY)
             throw JobFailure(Category::OutOfMemory,
-                             "cannot allocate " + std::to_string(bytes) + " bytes for " + what + ": " + error.what());
+                "cannot allocate " + std::to_string(bytes) + " bytes for " + what + ": " + error.what());
         throw failureFrom(error, "allocating " + what);
     }
 }
@@ -39,9 +39,9 @@ DeviceBuffer allocate(const CudaDriver& cu, std::size_t bytes, const std::string
 TensorAllocation allocateTensor(const CudaDriver& cu, const protocol::Buffer& buffer)
 {
     if (buffer.rows < 0 || buffer.rowLength < 0 || buffer.rowStride < buffer.rowLength)
-        throw JobFailure(Category::BadRequest, "buffer \"" + buffer.name + "\": row_stride "
-                                                   + std::to_string(buffer.rowStride) + " is shorter than row_length "
-                                                   + std::to_string(buffer.rowLength));
+        throw JobFailure(Category::BadRequest,
+            "buffer \"" + buffer.name + "\": row_stride " + std::to_string(buffer.rowStride)
+                + " is shorter than row_length " + std::to_string(buffer.rowLength));
     TensorAllocation tensor;
     tensor.name = buffer.name;
     tensor.layout = { buffer.dtype, buffer.rows, buffer.rowLength, buffer.rowStride };
@@ -67,8 +67,8 @@ CaseMemory::CaseMemory(const Device& device, const HelperKernels& helpers, const
     auto addScratch = [&](Role role, const protocol::Program& program) {
         for (const protocol::Scratch& scratch : program.scratch)
             m_scratch[role].emplace(scratch.name,
-                                    allocate(cu, static_cast<std::size_t>(scratch.elements) * dtypeSize(scratch.dtype),
-                                             std::string(roleName(role)) + " scratch \"" + scratch.name + "\""));
+                allocate(cu, static_cast<std::size_t>(scratch.elements) * dtypeSize(scratch.dtype),
+                    std::string(roleName(role)) + " scratch \"" + scratch.name + "\""));
     };
     addScratch(Role::Reference, testCase.programs.reference);
     addScratch(Role::Candidate, testCase.programs.candidate);
@@ -81,7 +81,7 @@ void CaseMemory::prepare(std::uint64_t seed)
     for (const TensorAllocation& input : m_inputs) {
         m_helpers.fill(input.memory.pointer(), input.memory.bytes(), verify::kSentinelPattern);
         m_helpers.generate(input.data(), input.layout, input.distribution.value_or(Distribution {}),
-                           HelperKernels::keyFor(seed, input.name));
+            HelperKernels::keyFor(seed, input.name));
     }
     for (const auto* outputs : { &m_outputs, &m_referenceOutputs }) {
         for (const TensorAllocation& output : *outputs) {

@@ -38,6 +38,7 @@ public:
     // The pointers a program sees: inputs, its outputs (the reference has its own), its scratch.
     BufferMap buffersFor(Role role) const;
 
+    const HelperKernels& helpers() const { return m_helpers; }
     const std::vector<TensorAllocation>& inputs() const { return m_inputs; }
     const std::vector<TensorAllocation>& outputs() const { return m_outputs; }
     const std::vector<TensorAllocation>& referenceOutputs() const { return m_referenceOutputs; }

@@ -19,7 +19,8 @@ ClockReader::ClockReader(const std::string& deviceUuid)
     auto init = reinterpret_cast<Init>(dlsym(m_library, "nvmlInit_v2"));
     auto byUuid = reinterpret_cast<HandleByUuid>(dlsym(m_library, "nvmlDeviceGetHandleByUUID"));
     m_getClock = reinterpret_cast<GetClock>(dlsym(m_library, "nvmlDeviceGetClockInfo"));
-    if (!init || !byUuid || !m_getClock || init() != kNvmlSuccess || byUuid(deviceUuid.c_str(), &m_device) != kNvmlSuccess)
+    if (!init || !byUuid || !m_getClock || init() != kNvmlSuccess
+        || byUuid(deviceUuid.c_str(), &m_device) != kNvmlSuccess)
         m_device = nullptr;
 }
 

@@ -11,9 +11,7 @@ double measureCopyBandwidth(const Device& device, Timer& timer)
     DeviceBuffer target(device.driver(), half);
     KL_CU(device.driver(), cuMemsetD32Async, source.pointer(), 0x3c003c00u, half / 4, device.stream());
     const Measurement m = timer.measure(
-        [&] {
-            KL_CU(device.driver(), cuMemcpyDtoDAsync, target.pointer(), source.pointer(), half, device.stream());
-        },
+        [&] { KL_CU(device.driver(), cuMemcpyDtoDAsync, target.pointer(), source.pointer(), half, device.stream()); },
         TimingBudget { 5.0, 20, 40, 20.0 });
     return verify::achievedGbps(static_cast<double>(kCopyBandwidthBytes), m.summary.median);
 }

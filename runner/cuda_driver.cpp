@@ -32,11 +32,11 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string& whyNot, const std::str
         if (getProcAddress(#name, &function, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS        \
             || !function) {                                                                                            \
             if (complete)                                                                                              \
-                whyNot = std::string("the driver does not provide ") + #name + " for CUDA "                           \
-                         + std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10);       \
+                whyNot = std::string("the driver does not provide ") + #name + " for CUDA "                            \
+                    + std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10);            \
             complete = false;                                                                                          \
         } else {                                                                                                       \
-            driver->name = reinterpret_cast<decltype(driver->name)>(function);                                        \
+            driver->name = reinterpret_cast<decltype(driver->name)>(function);                                         \
         }                                                                                                              \
     }
     KL_CUDA_DRIVER_FUNCTIONS(KL_CUDA_DRIVER_RESOLVE)

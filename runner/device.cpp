@@ -20,7 +20,7 @@ std::unique_ptr<Device> Device::open(const CudaDriver& driver, int index, std::s
     }
     if (index < 0 || index >= count) {
         whyNot = "device " + std::to_string(index) + " out of range (" + std::to_string(count) + " device"
-                 + (count == 1 ? "" : "s") + ")";
+            + (count == 1 ? "" : "s") + ")";
         return nullptr;
     }
     std::unique_ptr<Device> device(new Device(driver, index));
@@ -61,10 +61,7 @@ int Device::attribute(CUdevice_attribute which) const
 
 std::string Device::arch() const { return "sm_" + std::to_string(m_major * 10 + m_minor); }
 
-std::size_t Device::l2Bytes() const
-{
-    return static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-}
+std::size_t Device::l2Bytes() const { return static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)); }
 
 protocol::DeviceDescription Device::staticDescription() const
 {

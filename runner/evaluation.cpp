@@ -68,7 +68,7 @@ Timer& Evaluator::timer(std::size_t flushBytes)
     const std::size_t wanted = flushBytes ? (flushBytes + 3) / 4 * 4 : 2 * m_device.l2Bytes();
     if (!m_timer || m_timer->flushBytes() != wanted) {
         m_timer.reset();
-        m_timer = std::make_unique<Timer>(m_device, wanted);
+        m_timer = std::make_unique<Timer>(m_device, helpers(), wanted);
     }
     return *m_timer;
 }
@@ -132,6 +132,10 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     started = Clock::now();
     VerificationOutcome verified = verifyCandidate(m_device, helpers(), *reference, *candidate, request, progress);
     result.phasesMs["verify"] = millisSince(started);
+    result.phasesMs["verify_prepare"] = verified.split.prepare;
+    result.phasesMs["verify_reference"] = verified.split.reference;
+    result.phasesMs["verify_candidate"] = verified.split.candidate;
+    result.phasesMs["verify_checks"] = verified.split.checks;
     result.verification = verified.verification;
     if (verified.failure) {
         fail(*verified.failure);
@@ -141,8 +145,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     result.header.category = Category::Passed;
     const int trials = std::max(1, request.options.trials);
     result.header.detail = "verified " + std::to_string(request.cases.size()) + " case"
-                           + (request.cases.size() == 1 ? "" : "s") + " x " + std::to_string(trials) + " trial"
-                           + (trials == 1 ? "" : "s");
+        + (request.cases.size() == 1 ? "" : "s") + " x " + std::to_string(trials) + " trial" + (trials == 1 ? "" : "s");
 
     // Time.
     if (request.options.time) {
@@ -207,7 +210,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
 }
 
 protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-                                      LoadedModule* baseline, const ProgressFunction& progress)
+    LoadedModule* baseline, const ProgressFunction& progress)
 {
     const protocol::EvaluateOptions& options = request.options;
     Timer& clock = timer(static_cast<std::size_t>(std::max<std::int64_t>(options.flushBytes, 0)));
@@ -233,8 +236,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         timed.bytes = testCase.bytes;
         timed.flops = testCase.flops;
 
-        ProgramRunner candidateRunner(m_device, candidate, testCase.programs.candidate,
-                                      memory.buffersFor(Role::Candidate));
+        ProgramRunner candidateRunner(
+            m_device, candidate, testCase.programs.candidate, memory.buffersFor(Role::Candidate));
         Measurement measured = clock.measure([&] { candidateRunner.enqueue(); }, budget(0.5));
         if (measured.summary.median < options.graphBelowUs)
             measured.graphMedianUs = clock.graphReplayMedian([&] { candidateRunner.enqueue(); });
@@ -242,8 +245,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         progress("time", ++done, timedCases * 3);
 
         if (baseline && testCase.programs.baseline) {
-            ProgramRunner baselineRunner(m_device, *baseline, *testCase.programs.baseline,
-                                         memory.buffersFor(Role::Baseline));
+            ProgramRunner baselineRunner(
+                m_device, *baseline, *testCase.programs.baseline, memory.buffersFor(Role::Baseline));
             Measurement base = clock.measure([&] { baselineRunner.enqueue(); }, budget(0.25));
             if (base.summary.median < options.graphBelowUs)
                 base.graphMedianUs = clock.graphReplayMedian([&] { baselineRunner.enqueue(); });
@@ -262,7 +265,7 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
             Measurement copy = clock.measure(
                 [&] {
                     KL_CU(m_device.driver(), cuMemcpyDtoDAsync, target.pointer(), source.pointer(), half,
-                          m_device.stream());
+                        m_device.stream());
                 },
                 budget(0.25));
             timed.copy = summaryOf(copy);
@@ -280,8 +283,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     return timing;
 }
 
-protocol::Profile Evaluator::profileCandidate(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-                                              std::string& detail)
+protocol::Profile Evaluator::profileCandidate(
+    const protocol::EvaluateRequest& request, LoadedModule& candidate, std::string& detail)
 {
     const protocol::Case* chosen = nullptr;
     for (const protocol::Case& c : request.cases)

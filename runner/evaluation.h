@@ -32,9 +32,9 @@ private:
     const HelperKernels& helpers();
     Timer& timer(std::size_t flushBytes);
     protocol::Timing timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-                               LoadedModule* baseline, const ProgressFunction& progress);
-    protocol::Profile profileCandidate(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-                                       std::string& detail);
+        LoadedModule* baseline, const ProgressFunction& progress);
+    protocol::Profile profileCandidate(
+        const protocol::EvaluateRequest& request, LoadedModule& candidate, std::string& detail);
 
     const Device& m_device;
     std::unique_ptr<HelperKernels> m_helpers;

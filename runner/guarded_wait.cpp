@@ -43,10 +43,10 @@ void waitGuarded(const Device& device, const std::string& what, std::chrono::mil
         if (waited > timeout)
             // The event is left alone: the context is about to go with the process.
             throw JobFailure(protocol::Category::Timeout,
-                             what + ": still running after "
-                                 + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count())
-                                 + " ms (wall-clock guard " + std::to_string(timeout.count()) + " ms)",
-                             true);
+                what + ": still running after "
+                    + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count())
+                    + " ms (wall-clock guard " + std::to_string(timeout.count()) + " ms)",
+                true);
         // Short sleeps first (most kernels end within microseconds), then back off to 2 ms.
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::microseconds(2000));

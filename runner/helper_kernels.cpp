@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -22,7 +23,7 @@ std::string compileCubin(const std::string& arch)
 {
     nvrtcProgram program = nullptr;
     checkNvrtc(nvrtcCreateProgram(&program, kHelperKernelSource, "kernelloop_helpers.cu", 0, nullptr, nullptr),
-               "nvrtcCreateProgram");
+        "nvrtcCreateProgram");
     const std::string archOption = "--gpu-architecture=" + arch;
     const char* options[] = { archOption.c_str(), "-default-device" };
     const nvrtcResult compiled = nvrtcCompileProgram(program, 2, options);
@@ -76,21 +77,36 @@ HelperKernels::HelperKernels(const Device& device)
     m_maxBlocks = 16 * std::int64_t { device.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) };
     KL_CU(cu, cuModuleLoadData, &m_module, cubin.data());
     const std::pair<DType, const char*> generators[] = {
-        { DType::F16, "kl_generate_f16" }, { DType::BF16, "kl_generate_bf16" }, { DType::F32, "kl_generate_f32" },
-        { DType::F64, "kl_generate_f64" }, { DType::I8, "kl_generate_i8" },     { DType::U8, "kl_generate_u8" },
-        { DType::I32, "kl_generate_i32" }, { DType::I64, "kl_generate_i64" },
+        { DType::F16, "kl_generate_f16" },
+        { DType::BF16, "kl_generate_bf16" },
+        { DType::F32, "kl_generate_f32" },
+        { DType::F64, "kl_generate_f64" },
+        { DType::I8, "kl_generate_i8" },
+        { DType::U8, "kl_generate_u8" },
+        { DType::I32, "kl_generate_i32" },
+        { DType::I64, "kl_generate_i64" },
     };
     for (const auto& [type, name] : generators)
         KL_CU(cu, cuModuleGetFunction, &m_generate[type], m_module, name);
+    for (const auto& [type, name] : generators) {
+        const std::string compareName = std::string("kl_compare_") + (name + std::strlen("kl_generate_"));
+        KL_CU(cu, cuModuleGetFunction, &m_compare[type], m_module, compareName.c_str());
+    }
+    KL_CU(cu, cuModuleGetFunction, &m_countOther, m_module, "kl_count_other");
+    KL_CU(cu, cuModuleGetFunction, &m_countOtherInGaps, m_module, "kl_count_other_in_gaps");
+    m_results = DeviceBuffer(cu, 5 * sizeof(std::uint64_t));
     KL_CU(cu, cuModuleGetFunction, &m_fill, m_module, "kl_fill");
     KL_CU(cu, cuModuleGetFunction, &m_fillGaps, m_module, "kl_fill_gaps");
     KL_CU(cu, cuModuleGetFunction, &m_checksum, m_module, "kl_checksum");
     m_checksumSlot = DeviceBuffer(cu, sizeof(std::uint64_t));
+    m_touchSlot = DeviceBuffer(cu, sizeof(std::uint64_t));
 }
 
 HelperKernels::~HelperKernels()
 {
     m_checksumSlot = DeviceBuffer();
+    m_touchSlot = DeviceBuffer();
+    m_results = DeviceBuffer();
     if (m_module)
         m_device.driver().cuModuleUnload(m_module);
 }
@@ -100,11 +116,11 @@ void HelperKernels::launch(CUfunction function, std::int64_t work, void** args) 
     constexpr std::int64_t kThreads = 256;
     const std::int64_t blocks = std::clamp<std::int64_t>((work + kThreads - 1) / kThreads, 1, m_maxBlocks);
     KL_CU(m_device.driver(), cuLaunchKernel, function, static_cast<unsigned>(blocks), 1, 1,
-          static_cast<unsigned>(kThreads), 1, 1, 0, m_device.stream(), args, nullptr);
+        static_cast<unsigned>(kThreads), 1, 1, 0, m_device.stream(), args, nullptr);
 }
 
-void HelperKernels::generate(CUdeviceptr data, const verify::TensorLayout& layout, const Distribution& distribution,
-                             std::uint64_t key) const
+void HelperKernels::generate(
+    CUdeviceptr data, const verify::TensorLayout& layout, const Distribution& distribution, std::uint64_t key) const
 {
     if (layout.dataElements() == 0)
         return;
@@ -136,6 +152,14 @@ void HelperKernels::fillGaps(CUdeviceptr data, const verify::TensorLayout& layou
     launch(m_fillGaps, rows * (strideBytes - rowBytes), args);
 }
 
+void HelperKernels::touch(CUdeviceptr pointer, std::size_t bytes) const
+{
+    std::uint64_t count = bytes;
+    CUdeviceptr slot = m_touchSlot.pointer();
+    void* args[] = { &pointer, &count, &slot };
+    launch(m_checksum, static_cast<std::int64_t>(std::max<std::size_t>(bytes / 8, 32)), args);
+}
+
 std::uint64_t HelperKernels::checksum(CUdeviceptr pointer, std::size_t bytes) const
 {
     const CudaDriver& cu = m_device.driver();
@@ -148,6 +172,56 @@ std::uint64_t HelperKernels::checksum(CUdeviceptr pointer, std::size_t bytes) co
     KL_CU(cu, cuMemcpyDtoHAsync, &value, slot, sizeof value, m_device.stream());
     m_device.synchronize();
     return value;
+}
+
+HelperKernels::Comparison HelperKernels::compare(
+    CUdeviceptr actual, CUdeviceptr expected, const verify::TensorLayout& layout, const Tolerance& tolerance) const
+{
+    const CudaDriver& cu = m_device.driver();
+    KL_CU(cu, cuMemsetD8Async, m_results.pointer(), 0, m_results.bytes(), m_device.stream());
+    Comparison comparison;
+    if (layout.dataElements() > 0) {
+        std::int64_t rows = layout.rows, length = layout.rowLength, stride = layout.rowStride;
+        double atol = tolerance.atol, rtol = tolerance.rtol;
+        std::uint64_t poison = verify::poisonPattern(layout.type);
+        CUdeviceptr results = m_results.pointer();
+        void* args[] = { &actual, &expected, &rows, &length, &stride, &atol, &rtol, &poison, &results };
+        launch(m_compare.at(layout.type), layout.dataElements(), args);
+    }
+    std::uint64_t values[5] = {};
+    KL_CU(cu, cuMemcpyDtoHAsync, values, m_results.pointer(), sizeof values, m_device.stream());
+    m_device.synchronize();
+    comparison.unwritten = static_cast<std::int64_t>(values[0]);
+    comparison.nonFinite = static_cast<std::int64_t>(values[1]);
+    comparison.mismatches = static_cast<std::int64_t>(values[2]);
+    std::memcpy(&comparison.maxAbsError, &values[3], sizeof(double));
+    std::memcpy(&comparison.maxRelError, &values[4], sizeof(double));
+    return comparison;
+}
+
+std::int64_t HelperKernels::changedGuardBytes(
+    CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const
+{
+    const CudaDriver& cu = m_device.driver();
+    KL_CU(cu, cuMemsetD8Async, m_results.pointer(), 0, sizeof(std::uint64_t), m_device.stream());
+    CUdeviceptr results = m_results.pointer();
+    unsigned char sentinel = static_cast<unsigned char>(verify::kSentinelByte);
+    std::uint64_t guard = guardBytes;
+    for (CUdeviceptr start : { data - guardBytes, data + layout.bytes() }) {
+        void* args[] = { &start, &guard, &sentinel, &results };
+        launch(m_countOther, static_cast<std::int64_t>(guardBytes), args);
+    }
+    if (layout.padded() && layout.rows > 0) {
+        std::int64_t rows = layout.rows;
+        std::int64_t rowBytes = layout.rowLength * static_cast<std::int64_t>(layout.elementBytes());
+        std::int64_t strideBytes = layout.rowStride * static_cast<std::int64_t>(layout.elementBytes());
+        void* args[] = { &data, &rows, &rowBytes, &strideBytes, &sentinel, &results };
+        launch(m_countOtherInGaps, rows * (strideBytes - rowBytes), args);
+    }
+    std::uint64_t changed = 0;
+    KL_CU(cu, cuMemcpyDtoHAsync, &changed, m_results.pointer(), sizeof changed, m_device.stream());
+    m_device.synchronize();
+    return static_cast<std::int64_t>(changed);
 }
 
 std::uint64_t HelperKernels::keyFor(std::uint64_t seed, const std::string& bufferName)

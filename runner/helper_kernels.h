@@ -26,13 +26,31 @@ public:
     // Writes rows x row_length values of `distribution` at `data` (row stride from the layout),
     // from the counter-based generator keyed by `key`; gaps are left alone.
     void generate(CUdeviceptr data, const verify::TensorLayout& layout, const Distribution& distribution,
-                  std::uint64_t key) const;
+        std::uint64_t key) const;
     // `bytes` bytes at `pointer` (8-byte aligned) := pattern repeated (byte i = byte i % 8).
     void fill(CUdeviceptr pointer, std::size_t bytes, std::uint64_t pattern) const;
     // The padding gap after every row := sentinel. No-op for a contiguous layout.
     void fillGaps(CUdeviceptr data, const verify::TensorLayout& layout, std::byte sentinel) const;
+    // Reads `bytes` bytes at `pointer` (8-byte aligned) on the stream without waiting: after the
+    // timer's memset, this leaves clean lines in L2 instead of dirty ones (see Timer::flush).
+    void touch(CUdeviceptr pointer, std::size_t bytes) const;
     // Order-independent checksum of `bytes` bytes at `pointer` (8-byte aligned); synchronises.
     std::uint64_t checksum(CUdeviceptr pointer, std::size_t bytes) const;
+
+    // The device-side part of core/verify's checkOutput for one output: counts and maximum errors.
+    struct Comparison {
+        std::int64_t unwritten = 0;
+        std::int64_t nonFinite = 0;
+        std::int64_t mismatches = 0;
+        double maxAbsError = 0.0;
+        double maxRelError = 0.0;
+    };
+    // `actual` and `expected` point at data regions of the same layout; synchronises.
+    Comparison compare(
+        CUdeviceptr actual, CUdeviceptr expected, const verify::TensorLayout& layout, const Tolerance& tolerance) const;
+    // Bytes other than the sentinel in the guards around `data` and in the layout's padding gaps;
+    // synchronises.
+    std::int64_t changedGuardBytes(CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const;
 
     // A key per buffer and trial: the same seed and name give the same values in every run.
     static std::uint64_t keyFor(std::uint64_t seed, const std::string& bufferName);
@@ -42,10 +60,15 @@ private:
     const Device& m_device;
     CUmodule m_module = nullptr;
     std::map<DType, CUfunction> m_generate;
+    std::map<DType, CUfunction> m_compare;
+    CUfunction m_countOther = nullptr;
+    CUfunction m_countOtherInGaps = nullptr;
+    DeviceBuffer m_results; // five 64-bit slots for the checks
     CUfunction m_fill = nullptr;
     CUfunction m_fillGaps = nullptr;
     CUfunction m_checksum = nullptr;
     DeviceBuffer m_checksumSlot;
+    DeviceBuffer m_touchSlot;
     double m_compileMillis = 0.0;
     std::int64_t m_maxBlocks = 2048;
 };

@@ -14,9 +14,10 @@ namespace {
 
 void usage()
 {
-    std::fprintf(stderr, "usage: kernelloop-runner [--device N]\n"
-                         "  Speaks runner protocol v1 on stdin/stdout. KL_CUDA_DRIVER overrides the driver library\n"
-                         "  (libcuda.so.1); KL_RUNNER_KERNEL_TIMEOUT_MS the wall-clock guard per launch sequence.\n");
+    std::fprintf(stderr,
+        "usage: kernelloop-runner [--device N]\n"
+        "  Speaks runner protocol v1 on stdin/stdout. KL_CUDA_DRIVER overrides the driver library\n"
+        "  (libcuda.so.1); KL_RUNNER_KERNEL_TIMEOUT_MS the wall-clock guard per launch sequence.\n");
 }
 
 } // namespace

@@ -36,11 +36,11 @@ std::vector<std::string> metricsFor(protocol::MetricSet set)
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
         };
     case protocol::MetricSet::Stalls: {
-        std::vector<std::string> metrics { "gpu__time_duration.sum", "smsp__average_warp_latency_per_inst_issued.ratio" };
+        std::vector<std::string> metrics { "gpu__time_duration.sum",
+            "smsp__average_warp_latency_per_inst_issued.ratio" };
         for (const char* reason : { "barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss",
-                                    "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle",
-                                    "misc", "no_instruction", "not_selected", "selected", "short_scoreboard",
-                                    "sleeping", "tex_throttle", "wait" })
+                 "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
+                 "no_instruction", "not_selected", "selected", "short_scoreboard", "sleeping", "tex_throttle", "wait" })
             metrics.push_back(std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio");
         return metrics;
     }

@@ -26,8 +26,8 @@ Profiler::Profiler(const Device& device)
 
 Profiler::~Profiler() = default;
 
-protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>&, const std::vector<std::string>&,
-                                    const std::string&, std::string& detail)
+protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>&,
+    const std::vector<std::string>&, const std::string&, std::string& detail)
 {
     protocol::Profile profile;
     profile.status = protocol::ProfileStatus::Unavailable;
@@ -119,7 +119,8 @@ struct Profiler::State {
     {
         for (auto& [set, configuration] : configurations) {
             if (configuration.host) {
-                auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+                auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
+                    CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
                 p.pHostObject = configuration.host;
                 cuptiProfilerHostDeinitialize(&p);
             }
@@ -130,7 +131,8 @@ struct Profiler::State {
     {
         if (initialised)
             return;
-        auto supported = cuptiParams<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+        auto supported
+            = cuptiParams<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
         supported.cuDevice = device.handle();
         supported.api = CUPTI_PROFILER_RANGE_PROFILING;
         KL_CUPTI(cuptiProfilerDeviceSupported(&supported));
@@ -144,7 +146,8 @@ struct Profiler::State {
         KL_CUPTI(cuptiDeviceGetChipName(&chipName));
         chip = chipName.pChipName;
 
-        auto counters = cuptiParams<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+        auto counters = cuptiParams<CUpti_Profiler_GetCounterAvailability_Params>(
+            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
         counters.ctx = device.context();
         KL_CUPTI(cuptiProfilerGetCounterAvailability(&counters));
         availability.assign(counters.counterAvailabilityImageSize, 0);
@@ -162,7 +165,8 @@ struct Profiler::State {
         for (const std::string& name : c.names)
             c.pointers.push_back(name.c_str());
 
-        auto hostInit = cuptiParams<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+        auto hostInit
+            = cuptiParams<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
         hostInit.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         hostInit.pChipName = chip.c_str();
         hostInit.pCounterAvailabilityImage = availability.data();
@@ -177,7 +181,8 @@ struct Profiler::State {
         try {
             buildImage(stored);
         } catch (...) {
-            auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+            auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
+                CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
             p.pHostObject = stored.host;
             cuptiProfilerHostDeinitialize(&p);
             configurations.erase(set);
@@ -189,21 +194,25 @@ struct Profiler::State {
     static void buildImage(MetricConfiguration& stored)
     {
 
-        auto add = cuptiParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        auto add = cuptiParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
         add.pHostObject = stored.host;
         add.ppMetricNames = stored.pointers.data();
         add.numMetrics = stored.pointers.size();
         KL_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
-        auto size = cuptiParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+        auto size = cuptiParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
         size.pHostObject = stored.host;
         KL_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
         stored.image.assign(size.configImageSize, 0);
-        auto image = cuptiParams<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+        auto image = cuptiParams<CUpti_Profiler_Host_GetConfigImage_Params>(
+            CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
         image.pHostObject = stored.host;
         image.configImageSize = stored.image.size();
         image.pConfigImage = stored.image.data();
         KL_CUPTI(cuptiProfilerHostGetConfigImage(&image));
-        auto passes = cuptiParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+        auto passes = cuptiParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+            CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
         passes.configImageSize = stored.image.size();
         passes.pConfigImage = stored.image.data();
         KL_CUPTI(cuptiProfilerHostGetNumOfPasses(&passes));
@@ -220,8 +229,7 @@ Profiler::Profiler(const Device& device)
 Profiler::~Profiler() = default;
 
 protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>& runOnce,
-                                    const std::vector<std::string>& kernelNames, const std::string& caseLabel,
-                                    std::string& detail)
+    const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail)
 {
     protocol::Profile profile;
     profile.metricSet = set;
@@ -241,7 +249,8 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         object = enable.pRangeProfilerObject;
 
         const std::size_t ranges = kernelNames.size();
-        auto size = cuptiParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+        auto size = cuptiParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+            CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
         size.pRangeProfilerObject = object;
         size.pMetricNames = config.pointers.data();
         size.numMetrics = config.pointers.size();
@@ -249,13 +258,15 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
         KL_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
         std::vector<std::uint8_t> counterData(size.counterDataSize, 0);
-        auto initData = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        auto initData = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
         initData.pRangeProfilerObject = object;
         initData.counterDataSize = counterData.size();
         initData.pCounterData = counterData.data();
         KL_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&initData));
 
-        auto setConfig = cuptiParams<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+        auto setConfig
+            = cuptiParams<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
         setConfig.pRangeProfilerObject = object;
         setConfig.configSize = config.image.size();
         setConfig.pConfig = config.image.data();
@@ -283,17 +294,20 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
             if (stop.isAllPassSubmitted)
                 break;
         }
-        auto decode = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+        auto decode
+            = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         decode.pRangeProfilerObject = object;
         KL_CUPTI(cuptiRangeProfilerDecodeData(&decode));
 
-        auto info = cuptiParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+        auto info = cuptiParams<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+            CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
         info.pCounterDataImage = counterData.data();
         info.counterDataImageSize = counterData.size();
         KL_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&info));
         std::vector<double> values(config.pointers.size(), 0.0);
         for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
-            auto evaluate = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+            auto evaluate = cuptiParams<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+                CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
             evaluate.pHostObject = config.host;
             evaluate.pCounterDataImage = counterData.data();
             evaluate.counterDataImageSize = counterData.size();

@@ -24,8 +24,7 @@ public:
     // launches in order (a range per launch). Never throws for CUPTI trouble: the profile comes
     // back unavailable with the reason, and `detail` says what CUPTI said.
     protocol::Profile profile(protocol::MetricSet set, const std::function<void()>& runOnce,
-                              const std::vector<std::string>& kernelNames, const std::string& caseLabel,
-                              std::string& detail);
+        const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail);
 
     struct State;
 

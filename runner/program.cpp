@@ -19,8 +19,7 @@ LoadedModule::LoadedModule(const Device& device, const std::string& cubin, const
         if (isContextLost(result))
             throw JobFailure(categoryOf(result), role + " module: " + device.driver().describe(result), true);
         throw JobFailure(result == CUDA_ERROR_OUT_OF_MEMORY ? Category::OutOfMemory : Category::LaunchError,
-                         "the " + role + " module does not load on " + device.arch() + ": "
-                             + device.driver().describe(result));
+            "the " + role + " module does not load on " + device.arch() + ": " + device.driver().describe(result));
     }
 }
 
@@ -37,8 +36,8 @@ CUfunction LoadedModule::function(const std::string& loweredName)
     CUfunction function = nullptr;
     const CUresult result = m_device.driver().cuModuleGetFunction(&function, m_module, loweredName.c_str());
     if (result != CUDA_SUCCESS)
-        throw JobFailure(Category::MissingKernel,
-                         "the " + m_role + " module has no kernel named \"" + loweredName + "\"");
+        throw JobFailure(
+            Category::MissingKernel, "the " + m_role + " module has no kernel named \"" + loweredName + "\"");
     m_functions.emplace(loweredName, function);
     return function;
 }
@@ -47,8 +46,9 @@ namespace {
 std::uint64_t packScalar(const protocol::ScalarArg& arg)
 {
     std::uint64_t slot = 0;
-    const double real = std::holds_alternative<double>(arg.value) ? std::get<double>(arg.value)
-                                                                  : static_cast<double>(std::get<std::int64_t>(arg.value));
+    const double real = std::holds_alternative<double>(arg.value)
+        ? std::get<double>(arg.value)
+        : static_cast<double>(std::get<std::int64_t>(arg.value));
     const std::int64_t whole = std::holds_alternative<std::int64_t>(arg.value) ? std::get<std::int64_t>(arg.value)
                                                                                : static_cast<std::int64_t>(real);
     auto put = [&slot](const auto value) { std::memcpy(&slot, &value, sizeof value); };
@@ -89,18 +89,16 @@ int functionAttribute(const CudaDriver& cu, CUfunction function, CUfunction_attr
 }
 } // namespace
 
-ProgramRunner::ProgramRunner(const Device& device, LoadedModule& module, const protocol::Program& program,
-                             const BufferMap& buffers)
+ProgramRunner::ProgramRunner(
+    const Device& device, LoadedModule& module, const protocol::Program& program, const BufferMap& buffers)
     : m_device(device)
     , m_role(module.role())
 {
     const CudaDriver& cu = device.driver();
     const int maxGrid[3] = { device.attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
-                             device.attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
-                             device.attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z) };
+        device.attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y), device.attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z) };
     const int maxBlock[3] = { device.attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-                              device.attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
-                              device.attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z) };
+        device.attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y), device.attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z) };
     const int sharedOptin = device.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     const int sharedDefault = device.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
 
@@ -108,7 +106,8 @@ ProgramRunner::ProgramRunner(const Device& device, LoadedModule& module, const p
         if (scratch.zeroed) {
             const auto it = buffers.find(scratch.name);
             if (it != buffers.end())
-                m_zeroed.push_back({ it->second, static_cast<std::size_t>(scratch.elements) * dtypeSize(scratch.dtype) });
+                m_zeroed.push_back(
+                    { it->second, static_cast<std::size_t>(scratch.elements) * dtypeSize(scratch.dtype) });
         }
     }
 
@@ -123,11 +122,10 @@ ProgramRunner::ProgramRunner(const Device& device, LoadedModule& module, const p
             if (launch.grid[d] < 1 || launch.grid[d] > maxGrid[d] || launch.block[d] < 1
                 || launch.block[d] > maxBlock[d])
                 throw JobFailure(Category::LaunchError,
-                                 what + ": grid (" + std::to_string(launch.grid[0]) + ", "
-                                     + std::to_string(launch.grid[1]) + ", " + std::to_string(launch.grid[2])
-                                     + ") or block (" + std::to_string(launch.block[0]) + ", "
-                                     + std::to_string(launch.block[1]) + ", " + std::to_string(launch.block[2])
-                                     + ") is outside the device's limits");
+                    what + ": grid (" + std::to_string(launch.grid[0]) + ", " + std::to_string(launch.grid[1]) + ", "
+                        + std::to_string(launch.grid[2]) + ") or block (" + std::to_string(launch.block[0]) + ", "
+                        + std::to_string(launch.block[1]) + ", " + std::to_string(launch.block[2])
+                        + ") is outside the device's limits");
             prepared.grid[d] = static_cast<unsigned>(launch.grid[d]);
             prepared.block[d] = static_cast<unsigned>(launch.block[d]);
             threads *= launch.block[d];
@@ -138,17 +136,16 @@ ProgramRunner::ProgramRunner(const Device& device, LoadedModule& module, const p
             const int staticShared = functionAttribute(cu, prepared.function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
             if (threads > maxThreads)
                 throw JobFailure(Category::TooManyResources,
-                                 what + ": " + std::to_string(threads) + " threads per block, but with "
-                                     + std::to_string(registers) + " registers per thread the kernel runs at most "
-                                     + std::to_string(maxThreads));
+                    what + ": " + std::to_string(threads) + " threads per block, but with " + std::to_string(registers)
+                        + " registers per thread the kernel runs at most " + std::to_string(maxThreads));
             if (launch.sharedBytes < 0 || staticShared + launch.sharedBytes > sharedOptin)
                 throw JobFailure(Category::TooManyResources,
-                                 what + ": " + std::to_string(launch.sharedBytes) + " bytes of dynamic shared memory + "
-                                     + std::to_string(staticShared) + " static exceed the device's "
-                                     + std::to_string(sharedOptin) + " bytes per block");
+                    what + ": " + std::to_string(launch.sharedBytes) + " bytes of dynamic shared memory + "
+                        + std::to_string(staticShared) + " static exceed the device's " + std::to_string(sharedOptin)
+                        + " bytes per block");
             if (staticShared + launch.sharedBytes > sharedDefault || launch.sharedBytes > 0)
                 KL_CU(cu, cuFuncSetAttribute, prepared.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                      static_cast<int>(launch.sharedBytes));
+                    static_cast<int>(launch.sharedBytes));
         } catch (const CudaError& error) {
             throw failureFrom(error, what);
         }
@@ -158,7 +155,8 @@ ProgramRunner::ProgramRunner(const Device& device, LoadedModule& module, const p
             if (const auto* buffer = std::get_if<protocol::BufferArg>(&arg)) {
                 const auto it = buffers.find(buffer->name);
                 if (it == buffers.end())
-                    throw JobFailure(Category::BadRequest, what + ": argument names no buffer \"" + buffer->name + "\"");
+                    throw JobFailure(
+                        Category::BadRequest, what + ": argument names no buffer \"" + buffer->name + "\"");
                 prepared.storage.push_back(it->second);
             } else {
                 prepared.storage.push_back(packScalar(std::get<protocol::ScalarArg>(arg)));
@@ -188,11 +186,11 @@ void ProgramRunner::enqueue() const
     for (std::size_t index = 0; index < m_launches.size(); ++index) {
         const PreparedLaunch& launch = m_launches[index];
         const CUresult result = cu.cuLaunchKernel(launch.function, launch.grid[0], launch.grid[1], launch.grid[2],
-                                                  launch.block[0], launch.block[1], launch.block[2],
-                                                  launch.sharedBytes, m_device.stream(), launch.pointers.data(), nullptr);
+            launch.block[0], launch.block[1], launch.block[2], launch.sharedBytes, m_device.stream(),
+            launch.pointers.data(), nullptr);
         if (result != CUDA_SUCCESS)
             throw failureFrom(CudaError(result, "cuLaunchKernel", cu.describe(result)),
-                              m_role + " launch " + std::to_string(index + 1) + " (" + launch.kernel + ")");
+                m_role + " launch " + std::to_string(index + 1) + " (" + launch.kernel + ")");
     }
 }
 

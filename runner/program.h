@@ -38,8 +38,8 @@ public:
     // Resolves every kernel and checks every launch against the device's limits up front:
     // throws JobFailure (missing-kernel, too-many-resources, launch-error, bad-request for an
     // argument naming no buffer).
-    ProgramRunner(const Device& device, LoadedModule& module, const protocol::Program& program,
-                  const BufferMap& buffers);
+    ProgramRunner(
+        const Device& device, LoadedModule& module, const protocol::Program& program, const BufferMap& buffers);
 
     // Enqueues the launches (zeroing zeroed scratch first) on the device's stream.
     // Throws JobFailure for a refused launch.

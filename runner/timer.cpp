@@ -12,8 +12,9 @@ namespace {
 constexpr int kBatch = 128; // timed runs enqueued before the host waits
 }
 
-Timer::Timer(const Device& device, std::size_t flushBytes)
+Timer::Timer(const Device& device, const HelperKernels& helpers, std::size_t flushBytes)
     : m_device(device)
+    , m_helpers(helpers)
     , m_flush(device.driver(), flushBytes ? (flushBytes + 3) / 4 * 4 : 2 * device.l2Bytes())
 {
     for (int i = 0; i < kBatch; ++i)
@@ -23,8 +24,9 @@ Timer::Timer(const Device& device, std::size_t flushBytes)
 void Timer::flush()
 {
     // A different value each time, so that no cache level can keep the old lines as "already zero".
-    KL_CU(m_device.driver(), cuMemsetD32Async, m_flush.pointer(), ++m_flushValue, m_flush.bytes() / 4,
-          m_device.stream());
+    KL_CU(
+        m_device.driver(), cuMemsetD32Async, m_flush.pointer(), ++m_flushValue, m_flush.bytes() / 4, m_device.stream());
+    m_helpers.touch(m_flush.pointer(), m_flush.bytes());
 }
 
 Measurement Timer::measure(const std::function<void()>& work, const TimingBudget& budget)
@@ -40,13 +42,14 @@ Measurement Timer::measure(const std::function<void()>& work, const TimingBudget
         work();
         if (++warmRuns % 8 == 0)
             waitGuarded(m_device, "warm-up");
-    } while (warmRuns < 3 || std::chrono::duration<double, std::milli>(Clock::now() - warmStart).count() < budget.warmupMs);
+    } while (
+        warmRuns < 3 || std::chrono::duration<double, std::milli>(Clock::now() - warmStart).count() < budget.warmupMs);
     waitGuarded(m_device, "warm-up");
     const double perRunMs
         = std::chrono::duration<double, std::milli>(Clock::now() - warmStart).count() / std::max(warmRuns, 1);
 
-    const int reps = std::clamp(static_cast<int>(budget.budgetMs / std::max(perRunMs, 1e-3)), std::max(budget.minReps, 1),
-                                std::max(budget.maxReps, budget.minReps));
+    const int reps = std::clamp(static_cast<int>(budget.budgetMs / std::max(perRunMs, 1e-3)),
+        std::max(budget.minReps, 1), std::max(budget.maxReps, budget.minReps));
     Measurement measurement;
     measurement.samplesUs.reserve(static_cast<std::size_t>(reps));
     for (int done = 0; done < reps;) {

@@ -1,11 +1,14 @@
 #pragma once
 // Step 3 of evaluate: device-event timing with a cold L2. Before every timed run the stream
-// writes a buffer of twice the L2 (cuMemsetD32Async), then the start event, the work, the end
-// event: the events enclose the launches only. Warm-up first, then at least min_reps runs or as
-// many as the time budget allows, summarised by median and spread. Short kernels also get a
+// writes a buffer of twice the L2 (cuMemsetD32Async) and reads it back, then the start event, the
+// work, the end event: the events enclose the launches only. The read matters: after a memset
+// alone L2 is full of dirty lines and the timed kernel pays for writing them back, which Nsight
+// Compute's flushed-and-invalidated caches (and a real producer's clean lines) do not charge. Warm-up first, then at
+// least min_reps runs or as many as the time budget allows, summarised by median and spread. Short kernels also get a
 // CUDA-graph replay figure, where launch overhead no longer dominates.
 #include "core/verify/statistics.h"
 #include "runner/device.h"
+#include "runner/helper_kernels.h"
 
 #include <functional>
 #include <optional>
@@ -29,7 +32,7 @@ struct Measurement {
 class Timer {
 public:
     // flushBytes 0: twice the device's L2.
-    Timer(const Device& device, std::size_t flushBytes);
+    Timer(const Device& device, const HelperKernels& helpers, std::size_t flushBytes);
 
     // `work` enqueues one run on the device's stream and nothing else (no synchronisation).
     Measurement measure(const std::function<void()>& work, const TimingBudget& budget);
@@ -40,6 +43,7 @@ public:
 private:
     void flush();
     const Device& m_device;
+    const HelperKernels& m_helpers;
     DeviceBuffer m_flush;
     std::vector<EventPair> m_events;
     unsigned m_flushValue = 0;

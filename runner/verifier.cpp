@@ -14,12 +14,21 @@ using protocol::Category;
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 Tolerance toleranceFor(const protocol::EvaluateRequest& request, DType type)
 {
     if (const auto it = request.tolerances.find(type); it != request.tolerances.end())
         return it->second;
     return defaultTolerance(type);
 }
+
+// Checksums of an output's data region after a trial, the candidate's and the reference's: the
+// stale-output check compares them with the next trial's.
+struct OutputSums {
+    std::uint64_t candidate = 0;
+    std::uint64_t reference = 0;
+};
 
 protocol::CaseVerification failedCase(const protocol::Case& testCase, int trial, const JobFailure& failure)
 {
@@ -34,7 +43,7 @@ protocol::CaseVerification failedCase(const protocol::Case& testCase, int trial,
 
 // Runs one program to completion under the wall-clock guard.
 void runProgram(const Device& device, LoadedModule& module, const protocol::Program& program, const BufferMap& buffers,
-                const std::string& what)
+    const std::string& what)
 {
     ProgramRunner runner(device, module, program, buffers);
     runner.enqueue();
@@ -43,35 +52,43 @@ void runProgram(const Device& device, LoadedModule& module, const protocol::Prog
 
 // One (case, trial). Returns the case's report; `failure` is set when it failed.
 protocol::CaseVerification verifyTrial(const Device& device, const protocol::EvaluateRequest& request,
-                                       const protocol::Case& testCase, int trial, CaseMemory& memory,
-                                       LoadedModule& reference, LoadedModule& candidate,
-                                       std::vector<std::vector<std::byte>>& previousActual,
-                                       std::vector<std::vector<std::byte>>& previousExpected,
-                                       std::optional<JobFailure>& failure)
+    const protocol::Case& testCase, int trial, CaseMemory& memory, LoadedModule& reference, LoadedModule& candidate,
+    std::vector<OutputSums>& previous, std::optional<JobFailure>& failure, VerificationSplit& split)
 {
+    auto mark = Clock::now();
+    auto lap = [&mark](double& total) {
+        const auto now = Clock::now();
+        total += std::chrono::duration<double, std::milli>(now - mark).count();
+        mark = now;
+    };
     memory.prepare(request.options.seed + static_cast<std::uint64_t>(trial));
+    device.synchronize();
+    lap(split.prepare);
     try {
         runProgram(device, reference, testCase.programs.reference, memory.buffersFor(Role::Reference),
-                   "reference on " + testCase.label);
+            "reference on " + testCase.label);
     } catch (const JobFailure& error) {
         // The reference is trusted: when it cannot run, the job cannot be done.
         failure = JobFailure(error.category() == Category::OutOfMemory ? Category::OutOfMemory : Category::BadRequest,
-                             std::string("the reference failed: ") + error.what(), error.contextLost());
+            std::string("the reference failed: ") + error.what(), error.contextLost());
         return failedCase(testCase, trial, *failure);
     }
+    lap(split.reference);
     const std::vector<std::uint64_t> before = memory.inputChecksums();
+    lap(split.checks);
     try {
         runProgram(device, candidate, testCase.programs.candidate, memory.buffersFor(Role::Candidate),
-                   "candidate on " + testCase.label + " (trial " + std::to_string(trial) + ")");
+            "candidate on " + testCase.label + " (trial " + std::to_string(trial) + ")");
     } catch (const JobFailure& error) {
         failure = error;
         return failedCase(testCase, trial, error);
     }
+    lap(split.candidate);
     const std::vector<std::uint64_t> after = memory.inputChecksums();
     for (std::size_t i = 0; i < before.size(); ++i) {
         if (before[i] != after[i]) {
-            failure = JobFailure(Category::InputModified, "the candidate changed input \"" + memory.inputs()[i].name
-                                                              + "\" on " + testCase.label);
+            failure = JobFailure(Category::InputModified,
+                "the candidate changed input \"" + memory.inputs()[i].name + "\" on " + testCase.label);
             return failedCase(testCase, trial, *failure);
         }
     }
@@ -81,61 +98,84 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
     result.kind = testCase.kind;
     result.trial = trial;
     result.passed = true;
-    bool haveWorst = false;
+    const HelperKernels& helpers = memory.helpers();
     for (std::size_t i = 0; i < memory.outputs().size(); ++i) {
         const TensorAllocation& output = memory.outputs()[i];
-        const std::vector<std::byte> actual = memory.readWhole(output);
-        std::vector<std::byte> expected = memory.readData(memory.referenceOutputs()[i]);
-        std::vector<std::byte> actualData(actual.begin() + verify::kGuardBytes,
-                                          actual.begin() + verify::kGuardBytes + output.layout.bytes());
-        verify::OutputEvidence evidence;
-        evidence.layout = output.layout;
-        evidence.tolerance = toleranceFor(request, output.layout.type);
-        evidence.actual = actual;
-        evidence.expected = expected;
-        if (i < previousActual.size()) {
-            evidence.previousActual = previousActual[i];
-            evidence.previousExpected = previousExpected[i];
-        }
-        const verify::OutputReport report = verify::checkOutput(evidence);
+        const TensorAllocation& expectedOutput = memory.referenceOutputs()[i];
+        const Tolerance tolerance = toleranceFor(request, output.layout.type);
+        // The checks on the device; only a failure is copied to the host for the full report.
+        const std::int64_t guardBytes = helpers.changedGuardBytes(output.data(), output.layout, verify::kGuardBytes);
+        const HelperKernels::Comparison compared
+            = helpers.compare(output.data(), expectedOutput.data(), output.layout, tolerance);
+        const OutputSums sums { helpers.checksum(output.data(), output.layout.bytes()),
+            helpers.checksum(expectedOutput.data(), expectedOutput.layout.bytes()) };
+        const bool stale
+            = i < previous.size() && sums.candidate == previous[i].candidate && sums.reference != previous[i].reference;
+        if (previous.size() <= i)
+            previous.resize(i + 1);
+        previous[i] = sums;
 
-        result.elements += report.elements;
-        result.mismatches += report.mismatches;
-        result.unwritten += report.unwritten;
-        result.nan += report.nonFinite;
-        if (result.passed && (report.passed() ? !haveWorst || report.maxAbsError > result.maxAbsError : true)) {
+        result.elements += output.layout.dataElements();
+        result.mismatches += compared.mismatches;
+        result.unwritten += compared.unwritten;
+        result.nan += compared.nonFinite;
+        if (result.passed && compared.maxAbsError >= result.maxAbsError)
             result.worstOutput = output.name;
+        result.maxAbsError = std::max(result.maxAbsError, compared.maxAbsError);
+        result.maxRelError = std::max(result.maxRelError, compared.maxRelError);
+        if (!result.passed)
+            continue;
+
+        std::string category;
+        if (guardBytes > 0)
+            category = "out-of-bounds-write";
+        else if (compared.unwritten > 0)
+            category = "unwritten-output";
+        else if (compared.nonFinite > 0)
+            category = "nan-output";
+        else if (stale)
+            category = "stale-output";
+        else if (compared.mismatches > 0)
+            category = "wrong-result";
+        if (category.empty())
+            continue;
+
+        result.passed = false;
+        result.worstOutput = output.name;
+        std::string detail;
+        if (category == "stale-output") {
+            detail = output.name
+                + ": stale-output (bit-identical to the previous trial's output although the inputs changed)";
+        } else {
+            const std::vector<std::byte> actual = memory.readWhole(output);
+            const std::vector<std::byte> expected = memory.readData(expectedOutput);
+            verify::OutputEvidence evidence;
+            evidence.layout = output.layout;
+            evidence.tolerance = tolerance;
+            evidence.actual = actual;
+            evidence.expected = expected;
+            const verify::OutputReport report = verify::checkOutput(evidence);
+            if (!report.passed())
+                category = report.category; // the host agrees in all but pathological cases; it has the last word
             result.worstIndex = { report.worstIndex[0], report.worstIndex[1] };
-            haveWorst = true;
-        }
-        result.maxAbsError = std::max(result.maxAbsError, report.maxAbsError);
-        result.maxRelError = std::max(result.maxRelError, report.maxRelError);
-        if (!report.passed() && result.passed) {
-            result.passed = false;
-            result.category = *protocol::parseCategory(report.category);
             protocol::ErrorWindow window;
             window.start = { report.window.start[0], report.window.start[1] };
             window.expected = report.window.expected;
             window.actual = report.window.actual;
             result.window = window;
-            failure = JobFailure(*result.category, verify::describe(report, output.name) + " on " + testCase.label
-                                                       + ", trial " + std::to_string(trial));
+            detail = verify::describe(report, output.name);
         }
-        if (previousActual.size() <= i) {
-            previousActual.resize(i + 1);
-            previousExpected.resize(i + 1);
-        }
-        previousActual[i] = std::move(actualData);
-        previousExpected[i] = std::move(expected);
+        result.category = *protocol::parseCategory(category);
+        failure = JobFailure(*result.category, detail + " on " + testCase.label + ", trial " + std::to_string(trial));
     }
+    lap(split.checks);
     return result;
 }
 
 } // namespace
 
 VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule& reference,
-                                    LoadedModule& candidate, const protocol::EvaluateRequest& request,
-                                    const ProgressFunction& progress)
+    LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress)
 {
     VerificationOutcome outcome;
     const int trials = std::max(1, request.options.trials);
@@ -154,12 +194,11 @@ VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& h
             outcome.verification.cases.push_back(failedCase(testCase, 0, *outcome.failure));
             break;
         }
-        std::vector<std::vector<std::byte>> previousActual, previousExpected;
+        std::vector<OutputSums> previous; // per output, from the previous trial
         for (int trial = 0; trial < trials && !outcome.failure; ++trial) {
             try {
                 outcome.verification.cases.push_back(verifyTrial(device, request, testCase, trial, *memory, reference,
-                                                                 candidate, previousActual, previousExpected,
-                                                                 outcome.failure));
+                    candidate, previous, outcome.failure, outcome.split));
             } catch (const CudaError& error) {
                 // Our own calls (fills, checksums, copies) fail when the candidate broke the context.
                 outcome.failure = failureFrom(error, "candidate on " + testCase.label);

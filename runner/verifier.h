@@ -15,13 +15,21 @@ namespace kl::runner {
 
 using ProgressFunction = std::function<void(const char* phase, int done, int total)>;
 
+// Where verification's wall time went (milliseconds), for the phase report.
+struct VerificationSplit {
+    double prepare = 0.0; // inputs generated, outputs poisoned
+    double reference = 0.0; // the reference's launches
+    double candidate = 0.0; // the candidate's launches
+    double checks = 0.0; // checksums, guards, comparison, reports
+};
+
 struct VerificationOutcome {
     protocol::Verification verification;
     std::optional<JobFailure> failure; // the first failure, if any
+    VerificationSplit split;
 };
 
 VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule& reference,
-                                    LoadedModule& candidate, const protocol::EvaluateRequest& request,
-                                    const ProgressFunction& progress);
+    LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress);
 
 } // namespace kl::runner

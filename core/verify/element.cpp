@@ -8,22 +8,16 @@
 namespace kl::verify {
 
 namespace {
-template <typename T>
-T load(const std::byte* data)
+template <typename T> T load(const std::byte* data)
 {
     T value;
     std::memcpy(&value, data, sizeof(T));
     return value;
 }
 
-template <typename T>
-void store(T value, std::byte* data)
-{
-    std::memcpy(data, &value, sizeof(T));
-}
+template <typename T> void store(T value, std::byte* data) { std::memcpy(data, &value, sizeof(T)); }
 
-template <typename T>
-T saturate(double value)
+template <typename T> T saturate(double value)
 {
     if (std::isnan(value))
         return 0;
@@ -50,10 +44,7 @@ double halfToDouble(std::uint16_t bits)
     return sign ? -value : value;
 }
 
-double bfloat16ToDouble(std::uint16_t bits)
-{
-    return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
-}
+double bfloat16ToDouble(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
 
 std::uint16_t doubleToHalf(double value)
 {

@@ -10,7 +10,7 @@ namespace kl::verify {
 
 double halfToDouble(std::uint16_t bits);
 double bfloat16ToDouble(std::uint16_t bits);
-std::uint16_t doubleToHalf(double value);     // round to nearest even, saturating to ±inf
+std::uint16_t doubleToHalf(double value); // round to nearest even, saturating to ±inf
 std::uint16_t doubleToBfloat16(double value); // round to nearest even
 
 // `data` points at the element's first byte (any alignment).

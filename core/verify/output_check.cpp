@@ -20,7 +20,7 @@ void requireSize(std::span<const std::byte> span, std::size_t bytes, const char*
 {
     if (span.size() < bytes)
         throw std::invalid_argument(std::string("verify: ") + what + " holds " + std::to_string(span.size())
-                                    + " bytes, the layout needs " + std::to_string(bytes));
+            + " bytes, the layout needs " + std::to_string(bytes));
 }
 
 std::size_t offsetOf(const TensorLayout& layout, std::int64_t row, std::int64_t column)
@@ -54,7 +54,7 @@ const std::vector<float>& table16(DType type)
 
 template <typename Raw, typename Decode>
 void scanTyped(const TensorLayout& layout, std::span<const std::byte> actual, std::span<const std::byte> expected,
-               const Tolerance& tolerance, OutputReport& report, Decode decode)
+    const Tolerance& tolerance, OutputReport& report, Decode decode)
 {
     Raw poison;
     const auto poisonBytes = poisonElement(layout.type);
@@ -100,45 +100,41 @@ void scanTyped(const TensorLayout& layout, std::span<const std::byte> actual, st
     }
 }
 
-template <typename T>
-double plain(T value)
-{
-    return static_cast<double>(value);
-}
+template <typename T> double plain(T value) { return static_cast<double>(value); }
 
 void scanElements(const TensorLayout& layout, std::span<const std::byte> actual, std::span<const std::byte> expected,
-                  const Tolerance& tolerance, OutputReport& report)
+    const Tolerance& tolerance, OutputReport& report)
 {
     switch (layout.type) {
     case DType::F16:
     case DType::BF16: {
         const float* table = table16(layout.type).data();
         scanTyped<std::uint16_t>(layout, actual, expected, tolerance, report,
-                                 [table](std::uint16_t v) { return static_cast<double>(table[v]); });
+            [table](std::uint16_t v) { return static_cast<double>(table[v]); });
         break;
     }
     case DType::F32:
         scanTyped<std::uint32_t>(layout, actual, expected, tolerance, report,
-                                 [](std::uint32_t v) { return static_cast<double>(std::bit_cast<float>(v)); });
+            [](std::uint32_t v) { return static_cast<double>(std::bit_cast<float>(v)); });
         break;
     case DType::F64:
-        scanTyped<std::uint64_t>(layout, actual, expected, tolerance, report,
-                                 [](std::uint64_t v) { return std::bit_cast<double>(v); });
+        scanTyped<std::uint64_t>(
+            layout, actual, expected, tolerance, report, [](std::uint64_t v) { return std::bit_cast<double>(v); });
         break;
     case DType::I8:
         scanTyped<std::uint8_t>(layout, actual, expected, tolerance, report,
-                                [](std::uint8_t v) { return plain(static_cast<std::int8_t>(v)); });
+            [](std::uint8_t v) { return plain(static_cast<std::int8_t>(v)); });
         break;
     case DType::U8:
         scanTyped<std::uint8_t>(layout, actual, expected, tolerance, report, [](std::uint8_t v) { return plain(v); });
         break;
     case DType::I32:
         scanTyped<std::uint32_t>(layout, actual, expected, tolerance, report,
-                                 [](std::uint32_t v) { return plain(static_cast<std::int32_t>(v)); });
+            [](std::uint32_t v) { return plain(static_cast<std::int32_t>(v)); });
         break;
     case DType::I64:
         scanTyped<std::uint64_t>(layout, actual, expected, tolerance, report,
-                                 [](std::uint64_t v) { return plain(static_cast<std::int64_t>(v)); });
+            [](std::uint64_t v) { return plain(static_cast<std::int64_t>(v)); });
         break;
     }
 }
@@ -153,8 +149,8 @@ bool withinTolerance(double actual, double expected, const Tolerance& tolerance)
     return std::fabs(actual - expected) <= tolerance.atol + tolerance.rtol * std::fabs(expected);
 }
 
-std::int64_t countChangedGuardBytes(const TensorLayout& layout, std::span<const std::byte> whole,
-                                    std::size_t guardBytes, std::int64_t* firstOffset)
+std::int64_t countChangedGuardBytes(
+    const TensorLayout& layout, std::span<const std::byte> whole, std::size_t guardBytes, std::int64_t* firstOffset)
 {
     requireSize(whole, layout.bytes() + 2 * guardBytes, "the output allocation");
     std::int64_t changed = 0;
@@ -225,7 +221,7 @@ OutputReport checkOutput(const OutputEvidence& evidence)
     bool stale = false;
     if (!evidence.previousActual.empty() && !evidence.previousExpected.empty())
         stale = sameData(layout, actual, evidence.previousActual)
-                && !sameData(layout, expected, evidence.previousExpected);
+            && !sameData(layout, expected, evidence.previousExpected);
 
     if (report.guardBytesChanged > 0)
         report.category = "out-of-bounds-write";
@@ -252,8 +248,8 @@ OutputReport checkOutput(const OutputEvidence& evidence)
     }
     if (!report.passed() && layout.rowLength > 0) {
         const auto [row, column] = report.worstIndex;
-        const std::int64_t start = std::clamp<std::int64_t>(column - kWindowBefore, 0,
-                                                            std::max<std::int64_t>(layout.rowLength - kWindowLength, 0));
+        const std::int64_t start = std::clamp<std::int64_t>(
+            column - kWindowBefore, 0, std::max<std::int64_t>(layout.rowLength - kWindowLength, 0));
         const std::int64_t end = std::min(start + kWindowLength, layout.rowLength);
         report.window.start = { row, start };
         for (std::int64_t c = start; c < end; ++c) {

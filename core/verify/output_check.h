@@ -17,16 +17,16 @@ namespace kl::verify {
 // A few elements of one row around the worst one, for a person or an LLM to read.
 struct ErrorWindow {
     std::array<std::int64_t, 2> start { 0, 0 }; // [row, column] of the first element shown
-    std::vector<double> expected;               // NaN where the value is not a number
+    std::vector<double> expected; // NaN where the value is not a number
     std::vector<double> actual;
 };
 
 struct OutputReport {
     std::string category; // empty when the output passed; else a protocol category
-    std::int64_t elements = 0;          // data elements compared (rows * row_length)
-    std::int64_t mismatches = 0;        // outside tolerance (NaN/Inf where the reference is finite included)
-    std::int64_t unwritten = 0;         // still holding the poison
-    std::int64_t nonFinite = 0;         // NaN/Inf where the reference is finite (poison excluded)
+    std::int64_t elements = 0; // data elements compared (rows * row_length)
+    std::int64_t mismatches = 0; // outside tolerance (NaN/Inf where the reference is finite included)
+    std::int64_t unwritten = 0; // still holding the poison
+    std::int64_t nonFinite = 0; // NaN/Inf where the reference is finite (poison excluded)
     std::int64_t guardBytesChanged = 0; // in the guard zones and padding gaps
     std::int64_t firstChangedGuardOffset = -1; // byte offset from the buffer's start (guard included)
     double maxAbsError = 0.0;
@@ -56,7 +56,7 @@ OutputReport checkOutput(const OutputEvidence& evidence);
 // The parts, for tests and for callers that need only one.
 // Bytes other than the sentinel in the guards and the padding gaps (data excluded).
 std::int64_t countChangedGuardBytes(const TensorLayout& layout, std::span<const std::byte> whole,
-                                    std::size_t guardBytes, std::int64_t* firstOffset = nullptr);
+    std::size_t guardBytes, std::int64_t* firstOffset = nullptr);
 std::int64_t countPoisoned(const TensorLayout& layout, std::span<const std::byte> data);
 // Bit-identical data (padding ignored).
 bool sameData(const TensorLayout& layout, std::span<const std::byte> a, std::span<const std::byte> b);

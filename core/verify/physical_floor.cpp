@@ -19,8 +19,8 @@ FloorCheck checkPhysicalFloor(double medianMicros, double copyMedianMicros, doub
         check.below = true;
         char text[200];
         std::snprintf(text, sizeof text,
-                      "median %.2f us is %.0f%% of a same-size device copy (%.2f us): faster than memory allows",
-                      medianMicros, check.ratio * 100.0, copyMedianMicros);
+            "median %.2f us is %.0f%% of a same-size device copy (%.2f us): faster than memory allows", medianMicros,
+            check.ratio * 100.0, copyMedianMicros);
         check.detail = text;
     }
     return check;

@@ -19,9 +19,9 @@ double achievedGbps(double bytes, double micros);
 
 struct FloorCheck {
     bool below = false;
-    double floorMicros = 0.0;  // the same-size copy's time (what the candidate is held to)
-    double ratio = 0.0;        // candidate median / floor
-    std::string detail;        // a sentence when below
+    double floorMicros = 0.0; // the same-size copy's time (what the candidate is held to)
+    double ratio = 0.0; // candidate median / floor
+    std::string detail; // a sentence when below
 };
 
 // `copyMedianMicros`: a copy moving the same bytes, timed in the same job.

@@ -14,7 +14,7 @@ struct SampleSummary {
     double max = 0.0;
     double mean = 0.0;
     double stddev = 0.0; // sample standard deviation (n - 1)
-    double cv = 0.0;     // stddev / mean
+    double cv = 0.0; // stddev / mean
 };
 
 // Quantile q in [0, 1] of sorted samples, interpolating linearly between neighbours (NumPy's default).

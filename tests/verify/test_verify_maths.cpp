@@ -20,7 +20,7 @@ namespace {
 struct Buffers {
     TensorLayout layout;
     std::size_t guard = 256;
-    std::vector<std::byte> actual;   // guard + data + guard
+    std::vector<std::byte> actual; // guard + data + guard
     std::vector<std::byte> expected; // data only
 
     Buffers(DType type, std::int64_t rows, std::int64_t length, std::int64_t stride)
@@ -36,7 +36,10 @@ struct Buffers {
     {
         return static_cast<std::size_t>(r * layout.rowStride + c) * layout.elementBytes();
     }
-    void setActual(std::int64_t r, std::int64_t c, double v) { writeElement(layout.type, v, actual.data() + guard + offset(r, c)); }
+    void setActual(std::int64_t r, std::int64_t c, double v)
+    {
+        writeElement(layout.type, v, actual.data() + guard + offset(r, c));
+    }
     void setBoth(std::int64_t r, std::int64_t c, double v)
     {
         setActual(r, c, v);
@@ -123,8 +126,8 @@ private slots:
     void wrongValueReportsWhereAndWindow()
     {
         Buffers b(DType::F32, 4, 20, 20);
-        b.setActual(2, 11, 5.0);  // far off
-        b.setActual(3, 1, -1.7);  // expected -1.75 + ... small but outside atol 1e-3
+        b.setActual(2, 11, 5.0); // far off
+        b.setActual(3, 1, -1.7); // expected -1.75 + ... small but outside atol 1e-3
         const OutputReport report = b.check({ 1e-3, 0.0 });
         QCOMPARE(QString::fromStdString(report.category), QStringLiteral("wrong-result"));
         QCOMPARE(report.mismatches, std::int64_t(2));
@@ -203,7 +206,7 @@ private slots:
         std::vector<std::byte> previousExpected = b.expected;
         previousExpected[0] = std::byte { 0x11 }; // the reference moved on
         OutputEvidence evidence { b.layout, { 1e-2, 1e-2 }, b.guard, b.actual, b.expected, previousActual,
-                                  previousExpected };
+            previousExpected };
         QCOMPARE(QString::fromStdString(checkOutput(evidence).category), QStringLiteral("stale-output"));
         // Same reference twice (e.g. an output independent of the inputs): not stale.
         evidence.previousExpected = b.expected;

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The GPU check: run on a GPU machine from the repository root. It runs every GPU suite (and the
+# runner's CPU-side suites), then the runner benchmarks, writes logs under $OUT (default
+# ./gpu-check-out) and prints a short table LAST.
+#
+#   scripts/gpu-check.sh             use a carried bundle in .gpu/ if there is one, else configure
+#                                    and build here (needs the Debian packages of install-deps.sh)
+#   scripts/gpu-check.sh --bundle [BUILD_DIR]
+#                                    on a build machine: build the GPU targets without the GUI and
+#                                    put stripped binaries and the shared libraries a bare CUDA
+#                                    machine lacks (Qt Core/Test, ICU, muparser, ...) into .gpu/
+#
+# GPU machines of this project have the CUDA toolkit, ncu, Python with CuPy, PyTorch and Triton,
+# but no Qt and none of our Debian packages: hence the bundle.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+TARGETS=(kernelloop-runner test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile kl_runner_bench)
+
+if [[ "${1:-}" == "--bundle" ]]; then
+    BUILD=${2:-$ROOT/build-gpu}
+    set -e
+    [[ -f "$BUILD/CMakeCache.txt" ]] || cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKL_BUILD_GUI=OFF >/dev/null
+    cmake --build "$BUILD" --target "${TARGETS[@]}" -j "$(nproc)"
+    rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
+    for t in "${TARGETS[@]}"; do
+        f=$(find "$BUILD" -type f -name "$t" -perm -u+x | head -1)
+        [[ -n "$f" ]] || { echo "missing $t" >&2; exit 1; }
+        strip -o ".gpu/bin/$t" "$f"
+    done
+    # Every shared library the binaries need except the C runtime and the CUDA toolkit's own.
+    for f in .gpu/bin/*; do ldd "$f"; done | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
+        case "$(basename "$lib")" in
+            libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
+            libcuda.so*|libnvrtc*|libcupti*|libnvperf*|libnvidia*) ;;
+            *) cp -L "$lib" .gpu/lib/ ;;
+        esac
+    done
+    git rev-parse --short HEAD > .gpu/COMMIT 2>/dev/null || echo unknown > .gpu/COMMIT
+    du -sh .gpu
+    exit 0
+fi
+
+OUT=${OUT:-$ROOT/gpu-check-out}
+mkdir -p "$OUT"
+LOG=$OUT/gpu-check.log
+WORK=$(mktemp -d)
+: > "$LOG"
+say() { echo "$*" | tee -a "$LOG"; }
+
+CUDA_LIBS=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
+if [[ -x .gpu/bin/kernelloop-runner ]]; then
+    BIN=$ROOT/.gpu/bin
+    export LD_LIBRARY_PATH=$ROOT/.gpu/lib:$CUDA_LIBS:${LD_LIBRARY_PATH:-}
+    COMMIT=$(cat .gpu/COMMIT)
+    say "using the carried bundle .gpu/ (commit $COMMIT)"
+else
+    BUILD=$ROOT/build-gpu
+    say "no bundle: building in $BUILD"
+    cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKL_BUILD_GUI=OFF >>"$LOG" 2>&1 \
+        && cmake --build "$BUILD" --target "${TARGETS[@]}" -j "$(nproc)" >>"$LOG" 2>&1 \
+        || { say "build failed: see $LOG"; tail -30 "$LOG"; exit 1; }
+    BIN=$WORK/bin && mkdir -p "$BIN"
+    for t in "${TARGETS[@]}"; do ln -s "$(find "$BUILD" -type f -name "$t" -perm -u+x | head -1)" "$BIN/$t"; done
+    export LD_LIBRARY_PATH=$CUDA_LIBS:${LD_LIBRARY_PATH:-}
+    COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+fi
+export KL_RUNNER=$BIN/kernelloop-runner KL_SOURCE_DIR=$ROOT QT_QPA_PLATFORM=offscreen
+DATE=$(date -u +%Y-%m-%dT%H:%MZ)
+say "date $DATE commit $COMMIT"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >>"$LOG" 2>&1
+missing=$(for f in "$BIN"/*; do ldd "$f" | grep "not found"; done | sort -u)
+[[ -z "$missing" ]] || say "missing libraries: $missing"
+
+# 1. Suites. One log for all; a QtTest "Totals:" line per suite.
+SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile)
+for s in "${SUITES[@]}"; do
+    say "== $s"
+    start=$(date +%s%N)
+    timeout 300 "$BIN/$s" >"$WORK/$s.log" 2>&1
+    rc=$?
+    cat "$WORK/$s.log" >>"$LOG"
+    printf '%s rc=%d %dms %s\n' "$s" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))" \
+        "$(grep -h '^Totals:' "$WORK/$s.log" | tail -1)" >>"$WORK/suites.txt"
+done
+
+# 2. Benchmarks: the runner, then the same cubins through ncu and triton's do_bench.
+say "== kl_runner_bench"
+"$BIN/kl_runner_bench" --runner "$KL_RUNNER" --source "$ROOT" --out "$WORK/bench" >"$WORK/runner_bench.stdout" 2>>"$LOG"
+say "runner bench rc=$?"
+cp "$WORK/bench/runner_bench.json" "$OUT/" 2>/dev/null
+METRICS=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(sorted(d["configs"]["baseline"].get("cupti",{}).keys())))' "$WORK/bench/runner_bench.json" 2>/dev/null)
+for config in baseline best; do
+    launch=$WORK/bench/$config.launch.json
+    [[ -f $launch ]] || continue
+    say "== do_bench $config"
+    PYTHONUNBUFFERED=1 python3 bench/gpu/drive_cubin.py "$launch" dobench >"$WORK/$config.dobench.json" 2>>"$LOG"
+    say "== ncu $config"
+    ncu --clock-control none --metrics gpu__time_duration.sum --kernel-name layernorm_gelu --launch-skip 1 \
+        --launch-count 5 --csv --print-units base python3 bench/gpu/drive_cubin.py "$launch" ncu \
+        >"$WORK/$config.ncu_time.csv" 2>>"$LOG"
+    if [[ -n "$METRICS" ]]; then
+        ncu --clock-control none --metrics "$METRICS" --kernel-name layernorm_gelu --launch-skip 1 --launch-count 1 \
+            --csv --print-units base python3 bench/gpu/drive_cubin.py "$launch" ncu \
+            >"$WORK/$config.ncu_metrics.csv" 2>>"$LOG"
+    fi
+done
+tar -C "$WORK" -czf "$OUT/gpu-check-details.tgz" --exclude='*.cubin' . 2>/dev/null
+
+# 3. The table, last.
+python3 bench/gpu/summarize.py "$WORK" "$DATE" "$COMMIT" | tee "$OUT/table.txt"
