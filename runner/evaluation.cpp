@@ -301,6 +301,8 @@ protocol::Profile Evaluator::profileCandidate(
     memory.prepare(request.options.seed);
     m_device.synchronize();
     ProgramRunner runner(m_device, candidate, chosen->programs.candidate, memory.buffersFor(Role::Candidate));
+    // Start from the same clean, cold L2 as the timed runs (the inputs were just written).
+    timer(static_cast<std::size_t>(std::max<std::int64_t>(request.options.flushBytes, 0))).flushCaches();
     return m_profiler.profile(
         request.options.profile,
         [&] {

@@ -29,6 +29,12 @@ void Timer::flush()
     m_helpers.touch(m_flush.pointer(), m_flush.bytes());
 }
 
+void Timer::flushCaches()
+{
+    flush();
+    waitGuarded(m_device, "flushing L2");
+}
+
 Measurement Timer::measure(const std::function<void()>& work, const TimingBudget& budget)
 {
     const CudaDriver& cu = m_device.driver();

@@ -39,6 +39,8 @@ public:
     // Median time of one run when `copies` runs are replayed as one graph (warm L2, no flush).
     double graphReplayMedian(const std::function<void()>& work, int copies = 20, int replays = 30);
     std::size_t flushBytes() const { return m_flush.bytes(); }
+    // The same flush as before each timed run, then waits: for work outside timing (profiling).
+    void flushCaches();
 
 private:
     void flush();
