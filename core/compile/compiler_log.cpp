@@ -50,6 +50,34 @@ int caretColumn(const std::string& caretLine)
     return static_cast<int>(caret) - 2 + 1;
 }
 
+bool isIndented(const std::string& line) { return !line.empty() && (line[0] == ' ' || line[0] == '\t'); }
+
+std::string trimmed(const std::string& line)
+{
+    const auto b = line.find_first_not_of(" \t");
+    return b == std::string::npos ? std::string() : line.substr(b);
+}
+
+// After an EDG message come indented lines: more of the message ("argument types are: ..."), the
+// quoted source line with a caret line under it, then context ("detected during instantiation
+// of ... at line 7"). Returns the index of the last line read.
+std::size_t readIndentedLines(const std::vector<std::string>& lines, std::size_t header, CompilerDiagnostic& d)
+{
+    std::size_t end = header + 1;
+    std::size_t caret = 0;
+    while (end < lines.size() && isIndented(lines[end]) && end < header + 16) {
+        if (!caret && end > header + 1 && caretColumn(lines[end]) > 0)
+            caret = end;
+        ++end;
+    }
+    if (caret)
+        d.column = caretColumn(lines[caret]);
+    for (std::size_t k = header + 1; k < end; ++k)
+        if (!caret || (k + 1 != caret && k != caret))
+            d.message += "; " + trimmed(lines[k]);
+    return end - 1;
+}
+
 } // namespace
 
 const char* compileErrorKindName(CompileErrorKind kind)
@@ -151,9 +179,7 @@ std::vector<CompilerDiagnostic> parseCompilerLog(
             d.line = std::stoi(m[2]);
             d.severity = severityOf(m[3]);
             d.message = m[4];
-            // The quoted source line and the caret under it.
-            if (i + 2 < lines.size() && lines[i + 1].rfind("  ", 0) == 0 && (d.column = caretColumn(lines[i + 2])) > 0)
-                i += 2;
+            i = readIndentedLines(lines, i, d);
             if (d.file == candidateFile || lastComponent(d.file) == lastComponent(candidateFile))
                 d.line = std::max(0, d.line - lineOffset);
             d.kind = d.file == kNameMapFile ? CompileErrorKind::MissingKernel : classifyDiagnostic(d.message);

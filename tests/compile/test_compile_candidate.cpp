@@ -68,6 +68,7 @@ private slots:
         row("errors/undeclared.cu", "sm_90", K::UndeclaredIdentifier, true, 5, 19, "\"scale\" is undefined");
         row("errors/type_mismatch.cu", "sm_90", K::TypeMismatch, true, 6, 14, "cannot be used to initialize");
         row("errors/wrong_arguments.cu", "sm_90", K::TypeMismatch, true, 6, 28, "is incompatible with parameter");
+        row("errors/no_matching_overload.cu", "sm_90", K::TypeMismatch, true, 9, 12, "argument types are: (float *)");
         row("errors/parameter_space.cu", "sm_90", K::TooManyResources, true, 4, 0, "parameter space overflowed");
         row("errors/static_smem.cu", "sm_90", K::TooManyResources, false, 0, 0, "uses too much shared data");
         row("errors/local_memory.cu", "sm_90", K::TooManyResources, true, 3, 0, "1200000 bytes of local memory");

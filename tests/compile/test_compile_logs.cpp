@@ -149,6 +149,9 @@ private slots:
             "a value of type \"float *\" cannot be used to initialize an entity of type \"int *\"");
         row("nvrtc-wrong_arguments.sm_90.log", "wrong_arguments.cu", 2, 0, K::TypeMismatch, "wrong_arguments.cu", 6, 28,
             0, "argument of type \"float *\" is incompatible with parameter of type \"float\"");
+        row("nvrtc-no_matching_overload.sm_90.log", "no_matching_overload.cu", 2, 0, K::TypeMismatch,
+            "no_matching_overload.cu", 9, 12, 0,
+            "no instance of overloaded function \"f\" matches the argument list; argument types are: (float *)");
         row("nvrtc-parameter_space.sm_90.log", "parameter_space.cu", 1, 0, K::TooManyResources, "parameter_space.cu", 4,
             0, 0, "Formal parameter space overflowed (36008 bytes required, max 32764 bytes allowed) in function k");
         row("nvcc-static-smem.sm_90.log", "static_smem.cu", 1, 0, K::TooManyResources, "ptxas", 0, 0, 0,
@@ -210,6 +213,24 @@ private slots:
         for (const auto& d : diagnostics)
             QVERIFY2(d.severity == "error" ? d.kind != CompileErrorKind::None : d.kind == CompileErrorKind::None,
                 d.message.c_str());
+    }
+
+    // Notes stay attached as their own diagnostics; the instantiation context joins its error.
+    void compilerLogNotesAndContext()
+    {
+        const auto text = kl::test::readCompileFixture(QStringLiteral("logs/nvrtc-no_matching_overload.sm_90.log"));
+        const auto d = kl::parseCompilerLog(text, "no_matching_overload.cu", 0);
+        QCOMPARE(d.size(), std::size_t(4));
+        QCOMPARE(QString::fromStdString(d[1].severity), QStringLiteral("note"));
+        QCOMPARE(d[1].line, 5);
+        QCOMPARE(d[1].kind, CompileErrorKind::None);
+        QCOMPARE(d[3].line, 6);
+        QCOMPARE(d[3].column, 56);
+        QCOMPARE(d[3].kind, CompileErrorKind::TypeMismatch);
+        QVERIFY2(
+            QString::fromStdString(d[3].message)
+                .endsWith(QStringLiteral("; detected during instantiation of \"T g(T) [with T=float]\" at line 10")),
+            d[3].message.c_str());
     }
 
     // Lines of the candidate move up by what was prepended; other files' lines do not.
