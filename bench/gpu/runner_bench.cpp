@@ -122,7 +122,8 @@ int main(int argc, char** argv)
         TunableValues tunables;
     };
     const std::vector<Config> configs { { "baseline", baselineTunables },
-        { "best", problem.baseline.withOverrides({ { "THREADS", 512 }, { "VEC", 8 }, { "CACHE", 1 } }) } };
+        // The fastest of this bench's sweep on an H200 (53.4 us; THREADS=512 VEC=8 CACHE=1: 69.4 us).
+        { "best", problem.baseline.withOverrides({ { "THREADS", 128 }, { "VEC", 8 }, { "CACHE", 0 } }) } };
     for (const Config& config : configs) {
         json c;
         c["tunables"] = tunableText(config.tunables);
