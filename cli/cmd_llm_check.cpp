@@ -47,47 +47,54 @@ Diagnosis diagnose(const Exchange& e, const EndpointConfig& config)
     case ExchangeCategory::Ok:
         return { Ok, "" };
     case ExchangeCategory::Dns:
-        return { DnsFailed, "cannot resolve the host in " + e.url
-                     + ": check the host name in --base-url, or your DNS and proxy settings" + detail };
+        return { DnsFailed,
+            "cannot resolve the host in " + e.url
+                + ": check the host name in --base-url, or your DNS and proxy settings" + detail };
     case ExchangeCategory::ConnectionRefused:
-        return { ConnectionRefused, "connection refused: nothing listens at " + e.url
-                     + ". Is the server running, and are the host and port right?" + detail };
+        return { ConnectionRefused,
+            "connection refused: nothing listens at " + e.url
+                + ". Is the server running, and are the host and port right?" + detail };
     case ExchangeCategory::Tls:
-        return { TlsFailed, "the TLS handshake with " + e.url
-                     + " failed: does the server speak https on that port (or should the URL say http://), and is "
-                       "its certificate trusted?"
-                     + detail };
+        return { TlsFailed,
+            "the TLS handshake with " + e.url
+                + " failed: does the server speak https on that port (or should the URL say http://), and is "
+                  "its certificate trusted?"
+                + detail };
     case ExchangeCategory::Timeout:
-        return { TimedOut, "no complete answer from " + e.url + " within the timeout (--timeout "
-                     + std::to_string(config.timeouts.total.count() / 1000) + " s)" + detail };
+        return { TimedOut,
+            "no complete answer from " + e.url + " within the timeout (--timeout "
+                + std::to_string(config.timeouts.total.count() / 1000) + " s)" + detail };
     case ExchangeCategory::Stall:
-        return { TimedOut, "the stream from " + e.url + " stalled: no data for "
-                     + std::to_string(config.timeouts.stall.count() / 1000) + " s" + detail };
+        return { TimedOut,
+            "the stream from " + e.url + " stalled: no data for " + std::to_string(config.timeouts.stall.count() / 1000)
+                + " s" + detail };
     case ExchangeCategory::Http401:
         return { Unauthorised, "the server rejected the API key (HTTP 401): check --key-env / --key-file" + detail };
     case ExchangeCategory::Http403:
-        return { Forbidden, "the key is not allowed to use model \"" + config.model + "\" or this endpoint (HTTP 403)"
-                     + detail };
+        return { Forbidden,
+            "the key is not allowed to use model \"" + config.model + "\" or this endpoint (HTTP 403)" + detail };
     case ExchangeCategory::Http404:
-        return { NotFound, "not found (HTTP 404): the server has no model \"" + config.model
-                     + "\", or --base-url is wrong ("
-                     + (config.provider == Provider::OpenAi ? "OpenAI-compatible servers usually end in /v1"
-                                                            : "Anthropic's is https://api.anthropic.com")
-                     + ")" + detail };
+        return { NotFound,
+            "not found (HTTP 404): the server has no model \"" + config.model + "\", or --base-url is wrong ("
+                + (config.provider == Provider::OpenAi ? "OpenAI-compatible servers usually end in /v1"
+                                                       : "Anthropic's is https://api.anthropic.com")
+                + ")" + detail };
     case ExchangeCategory::Http429:
-        return { RateLimited, "rate-limited (HTTP 429): the endpoint refuses more requests for now; wait, or raise "
-                              "the limit"
-                     + detail };
+        return { RateLimited,
+            "rate-limited (HTTP 429): the endpoint refuses more requests for now; wait, or raise "
+            "the limit"
+                + detail };
     case ExchangeCategory::Http5xx:
-        return { ServerFailed, "the server failed (HTTP " + std::to_string(e.httpStatus) + "): try again later"
-                     + detail };
+        return { ServerFailed,
+            "the server failed (HTTP " + std::to_string(e.httpStatus) + "): try again later" + detail };
     case ExchangeCategory::Cancelled:
         return { Interrupted, "interrupted" };
     case ExchangeCategory::BadUrl:
         return { BadInput, "the base URL cannot be used: " + e.url + detail };
     case ExchangeCategory::Http4xx:
-        return { BadReply, "the server refused the request (HTTP " + std::to_string(e.httpStatus)
-                     + "): is it really an " + std::string(providerName(config.provider)) + " endpoint?" + detail };
+        return { BadReply,
+            "the server refused the request (HTTP " + std::to_string(e.httpStatus) + "): is it really an "
+                + std::string(providerName(config.provider)) + " endpoint?" + detail };
     case ExchangeCategory::BadJson:
     case ExchangeCategory::Truncated:
     case ExchangeCategory::ConnectionReset:
@@ -95,8 +102,9 @@ Diagnosis diagnose(const Exchange& e, const EndpointConfig& config)
     case ExchangeCategory::BudgetExhausted:
         break;
     }
-    return { BadReply, "the reply is not a valid " + std::string(providerName(config.provider)) + " response ("
-                 + std::string(exchangeCategoryName(e.category)) + ")" + detail };
+    return { BadReply,
+        "the reply is not a valid " + std::string(providerName(config.provider)) + " response ("
+            + std::string(exchangeCategoryName(e.category)) + ")" + detail };
 }
 
 std::string quoted(const std::string& text)
@@ -148,8 +156,8 @@ const CommandRegistration llmCheck([](CLI::App& app) -> std::function<int()> {
             if (colon == std::string::npos || colon == 0)
                 throw Error("cli.bad-header", {}, "--header", "expected \"Name: value\", got \"" + header + "\"");
             const auto value = header.find_first_not_of(' ', colon + 1);
-            config.extraHeaders.emplace_back(header.substr(0, colon),
-                                             value == std::string::npos ? std::string() : header.substr(value));
+            config.extraHeaders.emplace_back(
+                header.substr(0, colon), value == std::string::npos ? std::string() : header.substr(value));
         }
         config.timeouts.total = std::chrono::milliseconds(static_cast<long long>(o->timeout * 1000.0));
         config.timeouts.connect = std::chrono::milliseconds(static_cast<long long>(o->connectTimeout * 1000.0));
@@ -192,14 +200,13 @@ const CommandRegistration llmCheck([](CLI::App& app) -> std::function<int()> {
             std::printf(", %d attempt%s\n", e.attempts, e.attempts == 1 ? "" : "s");
             if (e.usage.reported)
                 std::printf("  usage     %lld prompt + %lld completion tokens\n",
-                            static_cast<long long>(e.usage.promptTokens),
-                            static_cast<long long>(e.usage.completionTokens));
+                    static_cast<long long>(e.usage.promptTokens), static_cast<long long>(e.usage.completionTokens));
             else
                 std::printf("  usage     not reported by the server\n");
             std::printf("  reply     %s%s\n", quoted(e.text()).c_str(),
-                        e.choices.empty() || e.choices.front().finishReason.empty()
-                            ? ""
-                            : (" (" + e.choices.front().finishReason + ")").c_str());
+                e.choices.empty() || e.choices.front().finishReason.empty()
+                    ? ""
+                    : (" (" + e.choices.front().finishReason + ")").c_str());
         }
         return static_cast<int>(Ok);
     };

@@ -45,8 +45,9 @@ bool readError(const json& object, DecodedReply& reply)
     const auto error = object.value("error", json::object());
     const std::string type = error.value("type", "");
     const std::string message = error.value("message", "");
-    reply.fail(categoryOfErrorType(type), "the server reported an error"
-                   + (type.empty() ? std::string() : " (" + type + ")") + (message.empty() ? "" : ": " + message));
+    reply.fail(categoryOfErrorType(type),
+        "the server reported an error" + (type.empty() ? std::string() : " (" + type + ")")
+            + (message.empty() ? "" : ": " + message));
     return true;
 }
 

@@ -37,8 +37,8 @@ std::string keyFromFile(const std::filesystem::path& path)
         throw Error("llm.key-file-unreadable", file, {}, "the key file is not a regular file");
     if ((info.st_mode & 077u) != 0)
         throw Error("llm.key-file-permissions", file, {},
-                    "the key file has mode " + octalMode(info.st_mode)
-                        + ": other users may read it; make it private with \"chmod 600 " + file + "\"");
+            "the key file has mode " + octalMode(info.st_mode)
+                + ": other users may read it; make it private with \"chmod 600 " + file + "\"");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error("llm.key-file-unreadable", file, {}, "the key file cannot be opened");
@@ -55,7 +55,8 @@ std::string keyFromFile(const std::filesystem::path& path)
 std::string loadApiKey(const KeySource& source)
 {
     if (!source.environmentVariable.empty() && !source.file.empty())
-        throw Error("llm.key-ambiguous", {}, {}, "give the key either in an environment variable or in a file, not both");
+        throw Error(
+            "llm.key-ambiguous", {}, {}, "give the key either in an environment variable or in a file, not both");
     if (!source.file.empty())
         return keyFromFile(source.file);
     if (source.environmentVariable.empty())
@@ -64,7 +65,7 @@ std::string loadApiKey(const KeySource& source)
     auto key = trimmed(value ? value : "");
     if (key.empty())
         throw Error("llm.key-missing", {}, source.environmentVariable,
-                    "the environment variable " + source.environmentVariable + " is not set or empty");
+            "the environment variable " + source.environmentVariable + " is not set or empty");
     return key;
 }
 

@@ -9,7 +9,7 @@ namespace kl {
 
 struct KeySource {
     std::string environmentVariable; // e.g. "OPENAI_API_KEY"
-    std::filesystem::path file;      // must have mode 0600 (or stricter)
+    std::filesystem::path file; // must have mode 0600 (or stricter)
     bool empty() const { return environmentVariable.empty() && file.empty(); }
 };
 

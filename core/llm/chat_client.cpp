@@ -5,10 +5,7 @@
 
 namespace kl {
 
-std::string_view providerName(Provider provider)
-{
-    return provider == Provider::Anthropic ? "anthropic" : "openai";
-}
+std::string_view providerName(Provider provider) { return provider == Provider::Anthropic ? "anthropic" : "openai"; }
 
 std::optional<Provider> parseProvider(std::string_view name)
 {

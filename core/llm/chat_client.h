@@ -20,7 +20,7 @@ namespace kl {
 class TokenBudget;
 
 enum class Provider { OpenAi, Anthropic };
-std::string_view providerName(Provider provider);               // "openai" | "anthropic"
+std::string_view providerName(Provider provider); // "openai" | "anthropic"
 std::optional<Provider> parseProvider(std::string_view name);
 
 struct EndpointConfig {
@@ -40,6 +40,7 @@ struct EndpointConfig {
     std::size_t maxResponseBytes = 64u << 20;
     std::shared_ptr<TokenBudget> budget; // optional, may be shared between clients
     // One line per event worth knowing (request sent, status, retry and why, failure); redacted.
+    // Called on the sending thread, so from several threads when sends run in parallel.
     std::function<void(const std::string&)> log;
     bool traceHttp = false; // also log libcurl's trace (headers, sizes), redacted
 };

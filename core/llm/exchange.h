@@ -15,24 +15,24 @@ namespace kl {
 // engineer can react to it (retry, fix the key, pick another model) without reading messages.
 enum class ExchangeCategory {
     Ok,
-    Dns,               // the host name does not resolve
+    Dns, // the host name does not resolve
     ConnectionRefused, // nothing listens at the address
-    ConnectionReset,   // the connection dropped before a response arrived
-    Tls,               // handshake or certificate verification failed
-    Timeout,           // connect or total timeout
-    Stall,             // streaming, and no bytes arrived for the stall timeout
-    Http401,           // authentication: the key is missing or wrong
-    Http403,           // the key may not use this model or endpoint
-    Http404,           // no such model, or a wrong base URL
-    Http429,           // rate-limited (retried, honouring Retry-After)
-    Http4xx,           // any other client error (400, 413, 422, ...): the request itself is wrong
-    Http5xx,           // server error or overload (retried)
-    BadJson,           // a 2xx reply that is not the protocol's JSON
-    Truncated,         // the stream or body ended before the reply was finished
-    Oversized,         // the response is larger than the client accepts
-    BadUrl,            // the base URL cannot be used (malformed, unsupported scheme)
+    ConnectionReset, // the connection dropped before a response arrived
+    Tls, // handshake or certificate verification failed
+    Timeout, // connect or total timeout
+    Stall, // streaming, and no bytes arrived for the stall timeout
+    Http401, // authentication: the key is missing or wrong
+    Http403, // the key may not use this model or endpoint
+    Http404, // no such model, or a wrong base URL
+    Http429, // rate-limited (retried, honouring Retry-After)
+    Http4xx, // any other client error (400, 413, 422, ...): the request itself is wrong
+    Http5xx, // server error or overload (retried)
+    BadJson, // a 2xx reply that is not the protocol's JSON
+    Truncated, // the stream or body ended before the reply was finished
+    Oversized, // the response is larger than the client accepts
+    BadUrl, // the base URL cannot be used (malformed, unsupported scheme)
     Cancelled,
-    BudgetExhausted,   // the token budget is spent: nothing was sent
+    BudgetExhausted, // the token budget is spent: nothing was sent
 };
 
 std::string_view exchangeCategoryName(ExchangeCategory category); // "ok", "dns", "http-401", ...
@@ -54,24 +54,24 @@ struct ChatChoice {
 };
 
 struct Exchange {
-    std::string provider;     // "openai" | "anthropic"
+    std::string provider; // "openai" | "anthropic"
     std::string url;
-    std::string model;        // as requested
-    std::string servedModel;  // as the server named it in its reply
-    nlohmann::json request;   // the body as sent; keys travel in headers and never appear here
+    std::string model; // as requested
+    std::string servedModel; // as the server named it in its reply
+    nlohmann::json request; // the body as sent; keys travel in headers and never appear here
     std::vector<std::string> requestHeaders; // "name: value", secrets replaced by [redacted]
     bool streamed = false;
-    std::string response;     // raw body or SSE transcript of the last attempt, redacted, capped
+    std::string response; // raw body or SSE transcript of the last attempt, redacted, capped
     std::vector<ChatChoice> choices;
-    Usage usage;              // summed over attempts
+    Usage usage; // summed over attempts
     ExchangeCategory category = ExchangeCategory::Ok;
-    std::string message;      // for a failure: one readable sentence, redacted
-    int httpStatus = 0;       // of the last attempt; 0 if no response
-    int attempts = 0;         // requests sent (0 when refused by the budget)
-    double latencyMs = 0.0;   // first request to last byte, retries and waits included
+    std::string message; // for a failure: one readable sentence, redacted
+    int httpStatus = 0; // of the last attempt; 0 if no response
+    int attempts = 0; // requests sent (0 when refused by the budget)
+    double latencyMs = 0.0; // first request to last byte, retries and waits included
     double firstTokenMs = -1.0; // streaming: until the first text arrived in the last attempt
     double retryWaitMs = 0.0; // time spent waiting between attempts
-    std::string startedAt;    // UTC, ISO 8601
+    std::string startedAt; // UTC, ISO 8601
 
     bool ok() const { return category == ExchangeCategory::Ok; }
     const std::string& text() const; // the first choice's text (empty if none)

@@ -165,8 +165,7 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
     exchange.request = requestBody(request);
     for (const auto& [name, value] : protocolHeaders())
         exchange.requestHeaders.push_back(name + ": "
-                                          + (SecretRedactor::isSecretHeader(name) ? std::string(SecretRedactor::kMark)
-                                                                                  : m_redactor.redact(value)));
+            + (SecretRedactor::isSecretHeader(name) ? std::string(SecretRedactor::kMark) : m_redactor.redact(value)));
 
     const int maxAttempts = std::max(1, m_config.retry.maxAttempts);
     for (int attemptNumber = 1;; ++attemptNumber) {
@@ -183,8 +182,8 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
         exchange.message = m_redactor.redact(attempt.message);
         if (attempt.category == ExchangeCategory::Ok)
             break;
-        log("attempt " + std::to_string(attemptNumber) + " failed: " + std::string(exchangeCategoryName(attempt.category))
-            + ": " + exchange.message);
+        log("attempt " + std::to_string(attemptNumber)
+            + " failed: " + std::string(exchangeCategoryName(attempt.category)) + ": " + exchange.message);
         if (!RetryPolicy::isRetryable(attempt.category) || attempt.streamedText || attemptNumber >= maxAttempts)
             break;
         std::chrono::milliseconds delay;
@@ -214,8 +213,8 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
     return exchange;
 }
 
-void HttpChatClient::runAttempt(const ChatRequest& request, const SendControl& control, Exchange& exchange,
-                                Attempt& attempt)
+void HttpChatClient::runAttempt(
+    const ChatRequest& request, const SendControl& control, Exchange& exchange, Attempt& attempt)
 {
     const auto started = Clock::now();
     HttpPost post;

@@ -185,7 +185,9 @@ TransportFailure classify(CURLcode code, const Transfer& t)
     case CURLE_ABORTED_BY_CALLBACK:
         return t.stalled ? TransportFailure::Stall : TransportFailure::Cancelled;
     case CURLE_WRITE_ERROR:
-        return t.oversized ? TransportFailure::Oversized : t.aborted ? TransportFailure::Aborted : TransportFailure::Other;
+        return t.oversized ? TransportFailure::Oversized
+            : t.aborted    ? TransportFailure::Aborted
+                           : TransportFailure::Other;
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
         return TransportFailure::BadUrl;

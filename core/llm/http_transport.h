@@ -39,21 +39,21 @@ enum class TransportFailure {
     None,
     Dns,
     Refused,
-    Reset,     // the connection broke, or ended before the response was complete
+    Reset, // the connection broke, or ended before the response was complete
     Tls,
-    Timeout,   // connect or total
+    Timeout, // connect or total
     Stall,
     Cancelled,
     Oversized, // more than maxResponseBytes
-    Aborted,   // the body handler asked to stop
+    Aborted, // the body handler asked to stop
     BadUrl,
     Other,
 };
 
 struct HttpOutcome {
     TransportFailure failure = TransportFailure::None;
-    std::string error;                          // libcurl's explanation of a failure
-    int status = 0;                             // 0 if no response line arrived
+    std::string error; // libcurl's explanation of a failure
+    int status = 0; // 0 if no response line arrived
     std::map<std::string, std::string> headers; // of the final response, names in lower case
     std::size_t bodyBytes = 0;
     double elapsedMs = 0.0;

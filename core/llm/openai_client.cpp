@@ -51,8 +51,9 @@ bool readError(const json& object, DecodedReply& reply)
     } else if (it->is_string()) {
         message = it->get<std::string>();
     }
-    reply.fail(categoryOfErrorType(type), "the server reported an error"
-                   + (type.empty() ? std::string() : " (" + type + ")") + (message.empty() ? "" : ": " + message));
+    reply.fail(categoryOfErrorType(type),
+        "the server reported an error" + (type.empty() ? std::string() : " (" + type + ")")
+            + (message.empty() ? "" : ": " + message));
     return true;
 }
 

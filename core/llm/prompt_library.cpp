@@ -25,6 +25,17 @@ bool isPartial(const std::string& name)
         && name.compare(name.size() - kPartialSuffix.size(), kPartialSuffix.size(), kPartialSuffix) == 0;
 }
 
+bool endsWith(const std::string& s, std::string_view suffix)
+{
+    return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Other files in a prompt folder (a README, notes) are not templates.
+bool isTemplateFileName(const std::string& name)
+{
+    return endsWith(name, ".system.md") || endsWith(name, ".user.md") || endsWith(name, kPartialSuffix);
+}
+
 std::string partialName(const std::string& fileName)
 {
     return fileName.substr(0, fileName.size() - kPartialSuffix.size());
@@ -87,9 +98,8 @@ std::string_view promptRoleName(PromptRole role)
 const std::vector<std::string>& PromptLibrary::placeholderNames()
 {
     static const std::vector<std::string> names { "problem_name", "problem", "best_candidate", "kernel_names",
-                                                  "iteration",    "state",   "findings",       "hardware",
-                                                  "history",      "steering", "rejections",    "examples",
-                                                  "plan",         "failure" };
+        "iteration", "state", "findings", "hardware", "history", "steering", "rejections", "examples", "plan",
+        "failure" };
     return names;
 }
 
@@ -113,7 +123,7 @@ PromptLibrary PromptLibrary::withOverrides(const std::filesystem::path& dir)
         throw Error("prompt.unreadable", dir.string(), {}, "the prompt folder does not exist");
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir))
-        if (entry.is_regular_file() && entry.path().extension() == ".md")
+        if (entry.is_regular_file() && isTemplateFileName(entry.path().filename().string()))
             files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     for (const auto& path : files) {
@@ -124,7 +134,7 @@ PromptLibrary PromptLibrary::withOverrides(const std::filesystem::path& dir)
             for (const auto& n : known)
                 list += (list.empty() ? "" : ", ") + n;
             throw Error("prompt.unknown-template", path.string(), {},
-                        "\"" + name + "\" is not a template name; the templates are " + list);
+                "\"" + name + "\" is not a template name; the templates are " + list);
         }
         library.m_templates[name] = readFile(path);
         library.m_origins[name] = path.string();
@@ -153,7 +163,7 @@ void PromptLibrary::check(const std::string& name) const
         if (kind == ">") {
             if (!m_templates.count(placeholder + std::string(kPartialSuffix)))
                 throw Error("prompt.unknown-placeholder", m_origins.at(name), where,
-                            "no shared part \"" + placeholder + "\" (a file " + placeholder + ".partial.md)");
+                    "no shared part \"" + placeholder + "\" (a file " + placeholder + ".partial.md)");
             continue;
         }
         if (std::find(names.begin(), names.end(), placeholder) == names.end()) {
@@ -161,13 +171,13 @@ void PromptLibrary::check(const std::string& name) const
             for (const auto& n : names)
                 list += (list.empty() ? "" : ", ") + n;
             throw Error("prompt.unknown-placeholder", m_origins.at(name), where,
-                        "unknown placeholder {{" + placeholder + "}}; the placeholders are " + list);
+                "unknown placeholder {{" + placeholder + "}}; the placeholders are " + list);
         }
     }
 }
 
-std::string PromptLibrary::renderTemplate(const std::string& name,
-                                          const std::map<std::string, std::string>& sections) const
+std::string PromptLibrary::renderTemplate(
+    const std::string& name, const std::map<std::string, std::string>& sections) const
 {
     kainjow::mustache::mustache tmpl(m_templates.at(name));
     tmpl.set_custom_escape([](const std::string& s) { return s; }); // prompts are not HTML
@@ -176,7 +186,8 @@ std::string PromptLibrary::renderTemplate(const std::string& name,
         data.set(key, value);
     for (const auto& [file, text] : m_templates)
         if (isPartial(file))
-            data.set(partialName(file), kainjow::mustache::partial([text = withoutTrailingNewlines(text)] { return text; }));
+            data.set(
+                partialName(file), kainjow::mustache::partial([text = withoutTrailingNewlines(text)] { return text; }));
     std::string out = tmpl.render(data);
     if (!tmpl.is_valid())
         throw Error("prompt.bad-template", m_origins.at(name), {}, tmpl.error_message());

@@ -15,10 +15,10 @@
 namespace kl {
 
 enum class PromptRole {
-    Planner,  // hypothesis and plan: what should move, and by how much
-    Coder,    // one candidate that carries out the plan
+    Planner, // hypothesis and plan: what should move, and by how much
+    Coder, // one candidate that carries out the plan
     Debugger, // a fix for a candidate that failed to compile or verify
-    Single,   // plan and candidate in one reply, for small models
+    Single, // plan and candidate in one reply, for small models
 };
 std::string_view promptRoleName(PromptRole role); // "planner", "coder", "debugger", "single"
 
@@ -31,7 +31,8 @@ class PromptLibrary {
 public:
     static PromptLibrary builtIn();
     // The built-in templates, with those in `dir` ("coder.user.md", "candidate_format.partial.md",
-    // ...) in their place. Throws kl::Error: "prompt.unknown-template" for a file name that is not
+    // ...) in their place; other files there (*.md that are not *.system.md, *.user.md or
+    // *.partial.md) are ignored. Throws kl::Error: "prompt.unknown-template" for a file name that is not
     // one of the built-in ones (a typo would silently change nothing), "prompt.bad-template" for
     // Mustache syntax errors, "prompt.unknown-placeholder" for a {{name}} no section provides.
     static PromptLibrary withOverrides(const std::filesystem::path& dir);
@@ -40,7 +41,7 @@ public:
 
     std::vector<std::string> templateNames() const;
     const std::string& templateText(const std::string& name) const; // throws std::out_of_range
-    std::string origin(const std::string& name) const;              // "built-in" or the file's path
+    std::string origin(const std::string& name) const; // "built-in" or the file's path
 
     static const std::vector<std::string>& placeholderNames(); // what templates may use
 

@@ -64,9 +64,11 @@ std::string sizeText(const SizeSet& sizes)
 
 std::string tensorText(const TensorSpec& t, const char* role)
 {
-    std::string text = t.name + ": " + role + " " + std::string(dtypeName(t.dtype)) + " [" + joined(t.shape, ", ") + "]";
+    std::string text
+        = t.name + ": " + role + " " + std::string(dtypeName(t.dtype)) + " [" + joined(t.shape, ", ") + "]";
     if (!t.rowPadding.empty() && t.rowPadding != "0")
-        text += ", rows padded by " + t.rowPadding + " elements (row stride is stride_" + t.name + ", not the row length)";
+        text += ", rows padded by " + t.rowPadding + " elements (row stride is stride_" + t.name
+            + ", not the row length)";
     return text;
 }
 
@@ -180,9 +182,9 @@ std::string hardwareSection(const HardwareFacts& h)
         lines.push_back("L2 cache: " + bytesText(h.l2Bytes));
     if (h.sharedPerSmBytes > 0)
         lines.push_back("shared memory per SM: " + bytesText(h.sharedPerSmBytes)
-                        + (h.sharedPerBlockOptInBytes > 0
-                               ? " (up to " + bytesText(h.sharedPerBlockOptInBytes) + " per block with opt-in)"
-                               : ""));
+            + (h.sharedPerBlockOptInBytes > 0
+                    ? " (up to " + bytesText(h.sharedPerBlockOptInBytes) + " per block with opt-in)"
+                    : ""));
     if (h.registersPerSm > 0)
         lines.push_back("registers per SM: " + std::to_string(h.registersPerSm));
     if (h.maxWarpsPerSm > 0)
@@ -258,7 +260,7 @@ ProblemFacts describeProblem(const Problem& problem)
         facts.fuzzSizes.push_back(sizeText(sizes));
     for (const auto& [type, tolerance] : problem.tolerances)
         facts.tolerances.push_back(std::string(dtypeName(type)) + ": atol " + shortNumber(tolerance.atol) + ", rtol "
-                                   + shortNumber(tolerance.rtol));
+            + shortNumber(tolerance.rtol));
     facts.bytes = problem.bytesExpression;
     facts.flops = problem.flopsExpression;
     return facts;

@@ -18,54 +18,54 @@ struct ProblemFacts {
     std::string name;
     std::string operation; // what it computes, in words (the problem's description)
     std::string arch;
-    std::vector<std::string> tensors;    // "x: input f16 [M, N], row padding 8 (stride_x)"
-    std::vector<std::string> scalars;    // "eps: f32 = 1e-05"
-    std::vector<std::string> mainSizes;  // "8192x4096: M=8192, N=4096"
-    std::vector<std::string> fuzzSizes;  // "M=7, N=1000"
+    std::vector<std::string> tensors; // "x: input f16 [M, N], row padding 8 (stride_x)"
+    std::vector<std::string> scalars; // "eps: f32 = 1e-05"
+    std::vector<std::string> mainSizes; // "8192x4096: M=8192, N=4096"
+    std::vector<std::string> fuzzSizes; // "M=7, N=1000"
     std::vector<std::string> tolerances; // "f16: atol 0.01, rtol 0.01"
-    std::string bytes;                   // expressions, for the roofline
+    std::string bytes; // expressions, for the roofline
     std::string flops;
 };
 ProblemFacts describeProblem(const Problem& problem);
 
 struct CandidateFacts {
     std::string source; // whole file, @kl directives included
-    std::vector<std::string> launches;     // the launch lines as declared
-    std::vector<std::string> tunables;     // "THREADS = 128 in 32, 64, ..."
+    std::vector<std::string> launches; // the launch lines as declared
+    std::vector<std::string> tunables; // "THREADS = 128 in 32, 64, ..."
     std::vector<std::string> constraints;
-    TunableValues chosen;                  // the values measured
+    TunableValues chosen; // the values measured
 };
 CandidateFacts describeCandidate(const Candidate& candidate, const TunableValues& chosen = {});
 
 // The measured state of the current best candidate. Unknown values stay empty.
 struct MeasuredState {
     int iteration = 0;
-    std::optional<double> currentMicros;  // the candidate being improved
+    std::optional<double> currentMicros; // the candidate being improved
     std::optional<double> baselineMicros;
-    std::optional<double> speedup;        // baseline / current
-    std::string correctness;              // "verified on 8 size sets", "failed: ..."
+    std::optional<double> speedup; // baseline / current
+    std::string correctness; // "verified on 8 size sets", "failed: ..."
     std::optional<double> gigabytesPerSecond;
     std::optional<double> percentOfCeiling;
     std::optional<int> registers;
     std::optional<std::int64_t> sharedBytes;
     std::optional<std::int64_t> spillBytes;
-    std::optional<double> occupancy;      // theoretical, 0..1
-    std::string occupancyLimiter;         // "registers", "shared memory", "warps", "blocks"
+    std::optional<double> occupancy; // theoretical, 0..1
+    std::string occupancyLimiter; // "registers", "shared memory", "warps", "blocks"
     std::optional<double> achievedOccupancy;
-    std::string primaryStall;             // "long_scoreboard (41%)"
+    std::string primaryStall; // "long_scoreboard (41%)"
 };
 
 struct FindingFacts {
     std::string id;
-    std::string severity;  // "high" | "medium" | "low"
-    std::string summary;   // one line
-    std::string evidence;  // the numbers that triggered it
+    std::string severity; // "high" | "medium" | "low"
+    std::string summary; // one line
+    std::string evidence; // the numbers that triggered it
     std::string direction; // what to try
 };
 
 struct HardwareFacts {
-    std::string device;    // "NVIDIA H200"
-    std::string arch;      // "sm_90"
+    std::string device; // "NVIDIA H200"
+    std::string arch; // "sm_90"
     int smCount = 0;
     std::int64_t l2Bytes = 0;
     std::int64_t sharedPerSmBytes = 0;
@@ -80,25 +80,25 @@ struct HardwareFacts {
 // One earlier iteration as the model should learn from it.
 struct IterationFacts {
     int iteration = 0;
-    std::string proposer;  // "llm", "tuner", "human"
-    std::string outcome;   // "faster", "slower", "compile-error", "verify-failed", "proposer-error", ...
+    std::string proposer; // "llm", "tuner", "human"
+    std::string outcome; // "faster", "slower", "compile-error", "verify-failed", "proposer-error", ...
     std::string hypothesis;
     std::optional<double> micros;
     std::optional<double> speedup;
-    std::string change;    // what changed (tunables, a one-line diff summary)
-    std::string report;    // compile errors or the verification report (max error, index, window)
+    std::string change; // what changed (tunables, a one-line diff summary)
+    std::string report; // compile errors or the verification report (max error, index, window)
 };
 
 struct ExampleFacts {
-    std::string problem;   // the problem it solved
-    std::string summary;   // "1.9x over its baseline, verified"
+    std::string problem; // the problem it solved
+    std::string summary; // "1.9x over its baseline, verified"
     std::string source;
 };
 
 // For the debugger: the candidate that failed and why.
 struct FailureFacts {
-    std::string category;  // "compile.syntax", "verify.mismatch", ...
-    std::string report;    // compiler log or verification report
+    std::string category; // "compile.syntax", "verify.mismatch", ...
+    std::string report; // compiler log or verification report
     std::string source;
 };
 
@@ -108,12 +108,12 @@ struct PromptPayload {
     MeasuredState state;
     std::vector<FindingFacts> findings;
     HardwareFacts hardware;
-    std::vector<IterationFacts> recent;      // oldest first
-    std::string steering;                    // the engineer's free text for this iteration
-    std::vector<std::string> rejections;     // "iteration 4: rejected: uses atomics on the output"
+    std::vector<IterationFacts> recent; // oldest first
+    std::string steering; // the engineer's free text for this iteration
+    std::vector<std::string> rejections; // "iteration 4: rejected: uses atomics on the output"
     std::vector<ExampleFacts> examples;
-    std::string plan;                        // the planner's plan, for the coder
-    std::optional<FailureFacts> failure;     // for the debugger
+    std::string plan; // the planner's plan, for the coder
+    std::optional<FailureFacts> failure; // for the debugger
 };
 
 // The payload as named Markdown sections ("problem", "best_candidate", "state", "findings",

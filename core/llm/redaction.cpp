@@ -37,8 +37,9 @@ std::string SecretRedactor::redact(std::string_view text) const
 {
     // Credentials this redactor may not know: a header line or a JSON field carrying one, and
     // bearer tokens anywhere. Then the known secrets, wherever they are.
-    static const std::regex headerLine(R"(((?:^|[\s"'{,])(?:authorization|proxy-authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?)(?:bearer\s+|basic\s+)?[^\s"',}\]\[]+)",
-                                       std::regex::icase);
+    static const std::regex headerLine(
+        R"(((?:^|[\s"'{,])(?:authorization|proxy-authorization|x-api-key|api-key)["']?\s*[:=]\s*["']?)(?:bearer\s+|basic\s+)?[^\s"',}\]\[]+)",
+        std::regex::icase);
     static const std::regex bearer(R"((bearer\s+)[A-Za-z0-9._~+/=-]{4,})", std::regex::icase);
     std::string out = std::regex_replace(std::string(text), headerLine, "$1[redacted]");
     out = std::regex_replace(out, bearer, "$1[redacted]");

@@ -265,7 +265,8 @@ std::map<std::string, KernelSignature> kernelsIn(const std::string& source)
                 while (back > pos && std::isspace(static_cast<unsigned char>(code[back - 1])))
                     --back;
                 std::size_t start = back;
-                while (start > pos && (std::isalnum(static_cast<unsigned char>(code[start - 1])) || code[start - 1] == '_'))
+                while (start > pos
+                    && (std::isalnum(static_cast<unsigned char>(code[start - 1])) || code[start - 1] == '_'))
                     --start;
                 const std::string word = code.substr(start, back - start);
                 int depth = 0;
@@ -316,9 +317,11 @@ std::string listText(const std::vector<std::string>& items)
 bool mentions(const std::string& text, const std::string& word)
 {
     for (auto pos = text.find(word); pos != std::string::npos; pos = text.find(word, pos + 1)) {
-        const bool startOk = pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_');
+        const bool startOk
+            = pos == 0 || !(std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_');
         const auto end = pos + word.size();
-        const bool endOk = end >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+        const bool endOk
+            = end >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
         if (startOk && endOk)
             return true;
     }
@@ -344,9 +347,9 @@ ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
     for (const auto& launch : c.launches)
         if (!kernels.count(launch.kernel))
             return fail(std::move(reply), ReplyCategory::WrongEntryPoint,
-                        "line " + std::to_string(launch.line) + " launches " + launch.kernel
-                            + ", but the source defines no __global__ function of that name"
-                            + (defined.empty() ? std::string() : " (it defines " + listText(defined) + ")"));
+                "line " + std::to_string(launch.line) + " launches " + launch.kernel
+                    + ", but the source defines no __global__ function of that name"
+                    + (defined.empty() ? std::string() : " (it defines " + listText(defined) + ")"));
 
     std::set<std::string> before;
     std::map<std::string, const LaunchRule*> beforeLaunch;
@@ -363,36 +366,36 @@ ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
         for (const auto& name : after)
             if (!before.count(name) && !mentions(plans, name))
                 return fail(std::move(reply), ReplyCategory::WrongEntryPoint,
-                            "the candidate launches " + name + " instead of "
-                                + listText(std::vector<std::string>(before.begin(), before.end()))
-                                + "; keep the entry point, or say in the plan which kernels the new launch uses");
+                    "the candidate launches " + name + " instead of "
+                        + listText(std::vector<std::string>(before.begin(), before.end()))
+                        + "; keep the entry point, or say in the plan which kernels the new launch uses");
     }
 
     for (const auto& launch : c.launches) {
         const auto& parameters = kernels.at(launch.kernel).parameters;
         if (parameters.size() != launch.args.size())
             return fail(std::move(reply), ReplyCategory::ChangedSignature,
-                        "kernel " + launch.kernel + " takes " + std::to_string(parameters.size())
-                            + " parameters, but its launch (line " + std::to_string(launch.line) + ") passes "
-                            + std::to_string(launch.args.size()) + " arguments");
+                "kernel " + launch.kernel + " takes " + std::to_string(parameters.size())
+                    + " parameters, but its launch (line " + std::to_string(launch.line) + ") passes "
+                    + std::to_string(launch.args.size()) + " arguments");
         for (std::size_t i = 0; i < parameters.size(); ++i) {
             const auto& arg = launch.args[i].expression;
             if (expect.buffers.count(arg) && !isPointerParameter(parameters[i]))
                 return fail(std::move(reply), ReplyCategory::ChangedSignature,
-                            "argument " + std::to_string(i + 1) + " of " + launch.kernel + " is the buffer " + arg
-                                + ", but parameter \"" + parameters[i] + "\" is not a pointer");
+                    "argument " + std::to_string(i + 1) + " of " + launch.kernel + " is the buffer " + arg
+                        + ", but parameter \"" + parameters[i] + "\" is not a pointer");
             if (expect.scalars.count(arg) && isPointerParameter(parameters[i]))
                 return fail(std::move(reply), ReplyCategory::ChangedSignature,
-                            "argument " + std::to_string(i + 1) + " of " + launch.kernel + " is the scalar " + arg
-                                + ", passed by value, but parameter \"" + parameters[i] + "\" is a pointer");
+                    "argument " + std::to_string(i + 1) + " of " + launch.kernel + " is the scalar " + arg
+                        + ", passed by value, but parameter \"" + parameters[i] + "\" is a pointer");
         }
         if (const auto it = beforeLaunch.find(launch.kernel); it != beforeLaunch.end()) {
             const auto was = bufferArgs(*it->second, expect.buffers);
             const auto now = bufferArgs(launch, expect.buffers);
             if (was != now)
                 return fail(std::move(reply), ReplyCategory::ChangedSignature,
-                            "the buffers passed to " + launch.kernel + " changed from (" + listText(was) + ") to ("
-                                + listText(now) + "); keep the problem's buffers in the same order");
+                    "the buffers passed to " + launch.kernel + " changed from (" + listText(was) + ") to ("
+                        + listText(now) + "); keep the problem's buffers in the same order");
         }
     }
     if (expect.current) {
@@ -406,7 +409,7 @@ ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
         for (const auto& b : usedBefore)
             if (!usedNow.count(b))
                 return fail(std::move(reply), ReplyCategory::ChangedSignature,
-                            "no launch passes the buffer " + b + " any more");
+                    "no launch passes the buffer " + b + " any more");
     }
     return reply;
 }
@@ -465,8 +468,8 @@ Hypothesis parseHypothesis(std::string_view reply)
         std::string plan, prediction;
         Heading current = Heading::None;
         static const std::regex planLine(R"(^\s*(?:plan|hypothesis)\s*:\s*(.+)$)", std::regex::icase);
-        static const std::regex predictionLine(R"(^\s*(?:predicted effect|prediction|expected (?:effect|speedup))\s*:\s*(.+)$)",
-                                               std::regex::icase);
+        static const std::regex predictionLine(
+            R"(^\s*(?:predicted effect|prediction|expected (?:effect|speedup))\s*:\s*(.+)$)", std::regex::icase);
         for (auto line : scanned.prose) {
             std::string rest;
             const auto kind = headingKind(line, rest);
@@ -504,24 +507,23 @@ Hypothesis parseHypothesis(std::string_view reply)
     return h;
 }
 
-ParsedReply parseCandidateReply(std::string_view text, std::string_view finishReason,
-                                const ReplyExpectations& expect)
+ParsedReply parseCandidateReply(std::string_view text, std::string_view finishReason, const ReplyExpectations& expect)
 {
     ParsedReply reply;
     if (text.size() > expect.maxReplyBytes)
         return fail(std::move(reply), ReplyCategory::Oversized,
-                    "the reply is " + std::to_string(text.size()) + " bytes; replies over "
-                        + std::to_string(expect.maxReplyBytes) + " bytes are not read");
+            "the reply is " + std::to_string(text.size()) + " bytes; replies over "
+                + std::to_string(expect.maxReplyBytes) + " bytes are not read");
     reply.hypothesis = parseHypothesis(text);
     if (finishReason == "refusal" || finishReason == "content_filter")
         return fail(std::move(reply), ReplyCategory::Refusal,
-                    "the model declined (finish reason " + std::string(finishReason) + ")");
+            "the model declined (finish reason " + std::string(finishReason) + ")");
     const auto scanned = scan(text);
     for (const auto& block : scanned.blocks)
         if (!block.closed)
             return fail(std::move(reply), ReplyCategory::Truncated,
-                        "the reply ends inside a code block: it was cut off"
-                            + std::string(finishReason == "length" ? " at the token limit" : ""));
+                "the reply ends inside a code block: it was cut off"
+                    + std::string(finishReason == "length" ? " at the token limit" : ""));
 
     std::vector<const CodeBlock*> withLaunch, withKernel;
     for (const auto& block : scanned.blocks) {
@@ -536,29 +538,29 @@ ParsedReply parseCandidateReply(std::string_view text, std::string_view finishRe
     const auto& candidates = !withLaunch.empty() ? withLaunch : withKernel;
     if (candidates.empty()) {
         if (finishReason == "length")
-            return fail(std::move(reply), ReplyCategory::Truncated,
-                        "the reply was cut off at the token limit before any code");
+            return fail(
+                std::move(reply), ReplyCategory::Truncated, "the reply was cut off at the token limit before any code");
         if (looksLikeRefusal(text))
             return fail(std::move(reply), ReplyCategory::Refusal, "the model declined to write the kernel");
         return fail(std::move(reply), ReplyCategory::NoCode,
-                    "the reply has no ```cuda block with a kernel and its // @kl launch line");
+            "the reply has no ```cuda block with a kernel and its // @kl launch line");
     }
     if (candidates.size() > 1)
         return fail(std::move(reply), ReplyCategory::SeveralCandidates,
-                    "the reply has " + std::to_string(candidates.size())
-                        + " code blocks that could be the candidate; give exactly one");
+            "the reply has " + std::to_string(candidates.size())
+                + " code blocks that could be the candidate; give exactly one");
     reply.code = candidates.front()->text;
     if (reply.code.size() > kMaxCandidateSourceBytes)
         return fail(std::move(reply), ReplyCategory::Oversized,
-                    "the candidate is " + std::to_string(reply.code.size()) + " bytes; the limit is "
-                        + std::to_string(kMaxCandidateSourceBytes));
+            "the candidate is " + std::to_string(reply.code.size()) + " bytes; the limit is "
+                + std::to_string(kMaxCandidateSourceBytes));
     try {
         reply.candidate = parseCandidate(reply.code, "candidate.cu");
     } catch (const Error& e) {
         if (e.category() == "candidate.too-large")
             return fail(std::move(reply), ReplyCategory::Oversized, e.message());
         return fail(std::move(reply), ReplyCategory::InvalidDeclarations,
-                    e.category() + (e.where().empty() ? "" : " at " + e.where()) + ": " + e.message());
+            e.category() + (e.where().empty() ? "" : " at " + e.where()) + ": " + e.message());
     }
     return checkInterface(std::move(reply), expect);
 }
@@ -568,11 +570,11 @@ ParsedReply parsePlanReply(std::string_view text, std::string_view finishReason,
     ParsedReply reply;
     if (text.size() > maxReplyBytes)
         return fail(std::move(reply), ReplyCategory::Oversized,
-                    "the reply is " + std::to_string(text.size()) + " bytes; replies over "
-                        + std::to_string(maxReplyBytes) + " bytes are not read");
+            "the reply is " + std::to_string(text.size()) + " bytes; replies over " + std::to_string(maxReplyBytes)
+                + " bytes are not read");
     if (finishReason == "refusal" || finishReason == "content_filter")
         return fail(std::move(reply), ReplyCategory::Refusal,
-                    "the model declined (finish reason " + std::string(finishReason) + ")");
+            "the model declined (finish reason " + std::string(finishReason) + ")");
     reply.hypothesis = parseHypothesis(text);
     if (finishReason == "length")
         return fail(std::move(reply), ReplyCategory::Truncated, "the plan was cut off at the token limit");

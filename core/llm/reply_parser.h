@@ -14,30 +14,30 @@ namespace kl {
 
 enum class ReplyCategory {
     Ok,
-    NoCode,              // no candidate block at all
-    SeveralCandidates,   // more than one block that could be the candidate
-    WrongEntryPoint,     // launches a kernel the source lacks, or other kernels than before unplanned
-    ChangedSignature,    // a kernel's parameters no longer match its launch or the problem's buffers
-    Truncated,           // an unclosed code block, or cut off at the token limit
-    Refusal,             // the model declined
-    Oversized,           // the reply or the candidate is beyond the size limits
+    NoCode, // no candidate block at all
+    SeveralCandidates, // more than one block that could be the candidate
+    WrongEntryPoint, // launches a kernel the source lacks, or other kernels than before unplanned
+    ChangedSignature, // a kernel's parameters no longer match its launch or the problem's buffers
+    Truncated, // an unclosed code block, or cut off at the token limit
+    Refusal, // the model declined
+    Oversized, // the reply or the candidate is beyond the size limits
     InvalidDeclarations, // parseCandidate rejected the // @kl lines (its message says why)
-    NoPlan,              // a planner reply without a plan
+    NoPlan, // a planner reply without a plan
 };
 std::string_view replyCategoryName(ReplyCategory category); // "ok", "no-code", "several-candidates", ...
 
 // What the model expects to happen: stored beside the measured outcome (the hypothesis log).
 struct Hypothesis {
-    std::string plan;                      // the "## Plan" section or <plan> block
-    std::string prediction;                // the "## Predicted effect" section or line
+    std::string plan; // the "## Plan" section or <plan> block
+    std::string prediction; // the "## Predicted effect" section or line
     std::optional<double> predictedSpeedup; // "1.5x" in the prediction, if it gives one
 };
 
 struct ReplyExpectations {
-    const Candidate* current = nullptr;    // the candidate being improved (entry points, signatures)
-    std::set<std::string> buffers;         // the problem's tensors: passed as pointers
-    std::set<std::string> scalars;         // the problem's scalars: passed by value
-    std::string plan;                      // the planner's plan: may announce new kernel names
+    const Candidate* current = nullptr; // the candidate being improved (entry points, signatures)
+    std::set<std::string> buffers; // the problem's tensors: passed as pointers
+    std::set<std::string> scalars; // the problem's scalars: passed by value
+    std::string plan; // the planner's plan: may announce new kernel names
     std::size_t maxReplyBytes = 256u << 10;
 
     static ReplyExpectations forProblem(const Problem& problem, const Candidate* current);
@@ -47,18 +47,18 @@ struct ParsedReply {
     ReplyCategory category = ReplyCategory::Ok;
     std::string message; // for anything but Ok: one sentence the model can be shown
     Hypothesis hypothesis;
-    std::string code;    // the candidate block as written
+    std::string code; // the candidate block as written
     std::optional<Candidate> candidate;
     bool ok() const { return category == ReplyCategory::Ok; }
 };
 
 // A coder, debugger or single-role reply. `finishReason` is the Exchange's ("length" = cut off).
-ParsedReply parseCandidateReply(std::string_view reply, std::string_view finishReason,
-                                const ReplyExpectations& expectations);
+ParsedReply parseCandidateReply(
+    std::string_view reply, std::string_view finishReason, const ReplyExpectations& expectations);
 
 // A planner reply: Ok with a hypothesis, or NoPlan, Refusal, Truncated, Oversized.
-ParsedReply parsePlanReply(std::string_view reply, std::string_view finishReason,
-                           std::size_t maxReplyBytes = 256u << 10);
+ParsedReply parsePlanReply(
+    std::string_view reply, std::string_view finishReason, std::size_t maxReplyBytes = 256u << 10);
 
 Hypothesis parseHypothesis(std::string_view reply);
 

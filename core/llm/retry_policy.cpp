@@ -28,7 +28,7 @@ std::chrono::milliseconds RetryPolicy::backoff(int nextAttempt, std::mt19937_64&
 {
     const int doublings = std::clamp(nextAttempt - 2, 0, 30);
     const double full = std::min(static_cast<double>(maxDelay.count()),
-                                 static_cast<double>(initialDelay.count()) * static_cast<double>(1LL << doublings));
+        static_cast<double>(initialDelay.count()) * static_cast<double>(1LL << doublings));
     std::uniform_real_distribution<double> jitter(0.5, 1.0);
     return std::chrono::milliseconds(static_cast<long long>(full * jitter(random)));
 }

@@ -10,7 +10,7 @@ namespace kl {
 
 struct ServerSentEvent {
     std::string type = "message"; // the "event:" field
-    std::string data;             // "data:" lines joined with "\n"
+    std::string data; // "data:" lines joined with "\n"
     std::string id;
 };
 
@@ -31,11 +31,11 @@ private:
     void dispatch();
 
     EventHandler m_onEvent;
-    std::string m_line;          // bytes of the unfinished line
-    bool m_lastWasCr = false;    // a CR ended the last chunk: an LF next belongs to it
+    std::string m_line; // bytes of the unfinished line
+    bool m_lastWasCr = false; // a CR ended the last chunk: an LF next belongs to it
     ServerSentEvent m_event;
     bool m_hasData = false;
-    bool m_pending = false;      // fields seen since the last dispatch
+    bool m_pending = false; // fields seen since the last dispatch
     bool m_firstLine = true;
     std::size_t m_events = 0;
 };

@@ -79,7 +79,7 @@ ReplayServer::ReplayServer()
         if (!handler) {
             res.status = 404;
             res.set_content(R"({"error":{"message":"no route in the replay server","type":"invalid_request_error"}})",
-                            "application/json");
+                "application/json");
             return;
         }
         auto reply = std::make_shared<Reply>(handler(seen, count));
@@ -122,9 +122,8 @@ ReplayServer::ReplayServer()
             res.set_chunked_content_provider(reply->contentType, provider);
         else
             res.set_content_provider(reply->body.size(), reply->contentType,
-                                     [provider](std::size_t offset, std::size_t, httplib::DataSink& sink) {
-                                         return provider(offset, sink);
-                                     });
+                [provider](
+                    std::size_t offset, std::size_t, httplib::DataSink& sink) { return provider(offset, sink); });
     });
     m_port = s.server.bind_to_any_port("127.0.0.1");
     if (m_port <= 0)

@@ -33,7 +33,7 @@ struct Reply {
     std::vector<std::size_t> firstPieces;
     std::function<void()> pace;
     std::size_t chunkSize = 16384;
-    std::optional<std::size_t> holdAfter;  // after this many bytes, keep the connection silent until released
+    std::optional<std::size_t> holdAfter; // after this many bytes, keep the connection silent until released
     std::optional<std::size_t> resetAfter; // after this many bytes, drop the connection
 };
 

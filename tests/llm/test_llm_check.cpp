@@ -85,8 +85,8 @@ class TestLlmCheck : public QObject {
     static QStringList openAi(const QString& url)
     {
         return { QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("--base-url"), url,
-                 QStringLiteral("--model"), QStringLiteral("gpt-4o"), QStringLiteral("--key-env"),
-                 QStringLiteral("KL_TEST_KEY") };
+            QStringLiteral("--model"), QStringLiteral("gpt-4o"), QStringLiteral("--key-env"),
+            QStringLiteral("KL_TEST_KEY") };
     }
 
 private slots:
@@ -95,10 +95,10 @@ private slots:
         QVERIFY(QFile::exists(QStringLiteral(KL_CLI_PATH)));
         m_server = std::make_unique<ReplayServer>();
         auto& s = *m_server;
-        const auto wantsStream = [](const SeenRequest& r) { return nlohmann::json::parse(r.body).value("stream", false); };
-        s.route("/ok/v1/chat/completions", [](const SeenRequest&, int) {
-            return jsonReply(fixture("openai/chat_completion.json"));
-        });
+        const auto wantsStream
+            = [](const SeenRequest& r) { return nlohmann::json::parse(r.body).value("stream", false); };
+        s.route("/ok/v1/chat/completions",
+            [](const SeenRequest&, int) { return jsonReply(fixture("openai/chat_completion.json")); });
         s.route("/ok/v1/messages", [wantsStream](const SeenRequest& r, int) {
             if (!wantsStream(r))
                 return jsonReply(fixture("anthropic/message.json"));
@@ -110,28 +110,29 @@ private slots:
         });
         s.route("/unauthorised/v1/chat/completions", [](const SeenRequest& r, int) {
             // Echoes the key, as some servers do.
-            return jsonReply(nlohmann::json({ { "error",
-                                                { { "message", "Incorrect API key provided: " + r.header("authorization") },
-                                                  { "type", "invalid_request_error" },
-                                                  { "code", "invalid_api_key" } } } })
-                                 .dump(),
-                             401);
+            return jsonReply(
+                nlohmann::json({ { "error",
+                                   { { "message", "Incorrect API key provided: " + r.header("authorization") },
+                                       { "type", "invalid_request_error" }, { "code", "invalid_api_key" } } } })
+                    .dump(),
+                401);
         });
         s.route("/forbidden/v1/chat/completions", [](const SeenRequest&, int) {
-            return jsonReply(R"({"error":{"message":"You are not allowed to sample from this model","type":"invalid_request_error","code":"model_not_allowed"}})",
-                             403);
+            return jsonReply(
+                R"({"error":{"message":"You are not allowed to sample from this model","type":"invalid_request_error","code":"model_not_allowed"}})",
+                403);
         });
         s.route("/nomodel/v1/chat/completions",
-                [](const SeenRequest&, int) { return jsonReply(fixture("openai/error_404_model.json"), 404); });
+            [](const SeenRequest&, int) { return jsonReply(fixture("openai/error_404_model.json"), 404); });
         s.route("/busy/v1/chat/completions", [](const SeenRequest&, int) {
             auto r = jsonReply(fixture("openai/error_429.json"), 429);
             r.headers = { { "Retry-After", "20" } };
             return r;
         });
         s.route("/broken/v1/chat/completions",
-                [](const SeenRequest&, int) { return jsonReply(fixture("openai/error_500.json"), 500); });
+            [](const SeenRequest&, int) { return jsonReply(fixture("openai/error_500.json"), 500); });
         s.route("/notjson/v1/chat/completions",
-                [](const SeenRequest&, int) { return jsonReply("<html><body>It works!</body></html>"); });
+            [](const SeenRequest&, int) { return jsonReply("<html><body>It works!</body></html>"); });
         s.route("/slow/v1/chat/completions", [](const SeenRequest&, int) {
             auto r = jsonReply(fixture("openai/chat_completion.json"));
             r.holdAfter = 0;
@@ -161,9 +162,10 @@ private slots:
 
     void okStreamingFromAnthropic()
     {
-        const auto run = check({ QStringLiteral("--provider"), QStringLiteral("anthropic"), QStringLiteral("--base-url"),
-                                 base("ok", false), QStringLiteral("--model"), QStringLiteral("claude-sonnet-4-20250514"),
-                                 QStringLiteral("--key-env"), QStringLiteral("KL_TEST_KEY"), QStringLiteral("--stream") });
+        const auto run
+            = check({ QStringLiteral("--provider"), QStringLiteral("anthropic"), QStringLiteral("--base-url"),
+                base("ok", false), QStringLiteral("--model"), QStringLiteral("claude-sonnet-4-20250514"),
+                QStringLiteral("--key-env"), QStringLiteral("KL_TEST_KEY"), QStringLiteral("--stream") });
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains(QStringLiteral("first text after")), qPrintable(run.out));
         QVERIFY(run.out.contains(QStringLiteral("usage     3050 prompt + 1390 completion tokens")));
@@ -178,20 +180,27 @@ private slots:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("category");
         QTest::addColumn<QString>("explanation");
-        QTest::newRow("dns") << QStringLiteral("http://llm.kernelloop-test.invalid/v1") << QStringList {} << 10
-                             << "dns" << "cannot resolve the host";
+        QTest::newRow("dns") << QStringLiteral("http://llm.kernelloop-test.invalid/v1") << QStringList {} << 10 << "dns"
+                             << "cannot resolve the host";
         QTest::newRow("refused") << QStringLiteral("http://127.0.0.1:%1/v1").arg(closedPort()) << QStringList {} << 11
-                                 << "connection-refused" << "nothing listens at";
+                                 << "connection-refused"
+                                 << "nothing listens at";
         QTest::newRow("tls") << QStringLiteral("https://127.0.0.1:%1/ok/v1").arg(m_server->port()) << QStringList {}
-                             << 12 << "tls" << "does the server speak https";
+                             << 12 << "tls"
+                             << "does the server speak https";
         QTest::newRow("timeout") << base("slow") << QStringList { QStringLiteral("--timeout"), QStringLiteral("1") }
-                                 << 13 << "timeout" << "within the timeout (--timeout 1 s)";
-        QTest::newRow("401") << base("unauthorised") << QStringList {} << 14 << "http-401" << "rejected the API key";
-        QTest::newRow("403") << base("forbidden") << QStringList {} << 15 << "http-403" << "not allowed to use model";
+                                 << 13 << "timeout"
+                                 << "within the timeout (--timeout 1 s)";
+        QTest::newRow("401") << base("unauthorised") << QStringList {} << 14 << "http-401"
+                             << "rejected the API key";
+        QTest::newRow("403") << base("forbidden") << QStringList {} << 15 << "http-403"
+                             << "not allowed to use model";
         QTest::newRow("404 model") << base("nomodel") << QStringList {} << 16 << "http-404"
                                    << "the server has no model \"gpt-4o\", or --base-url is wrong";
-        QTest::newRow("429") << base("busy") << QStringList {} << 17 << "http-429" << "rate-limited";
-        QTest::newRow("500") << base("broken") << QStringList {} << 18 << "http-5xx" << "the server failed (HTTP 500)";
+        QTest::newRow("429") << base("busy") << QStringList {} << 17 << "http-429"
+                             << "rate-limited";
+        QTest::newRow("500") << base("broken") << QStringList {} << 18 << "http-5xx"
+                             << "the server failed (HTTP 500)";
         QTest::newRow("not json") << base("notjson") << QStringList {} << 19 << "bad-json"
                                   << "not a valid openai response";
     }
@@ -207,7 +216,8 @@ private slots:
         timer.start();
         const auto run = check(openAi(url) + extra);
         QVERIFY2(run.exitCode == exitCode, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
-        QVERIFY2(run.err.startsWith(QStringLiteral("llm-check: ") + category + QStringLiteral(": ")), qPrintable(run.err));
+        QVERIFY2(
+            run.err.startsWith(QStringLiteral("llm-check: ") + category + QStringLiteral(": ")), qPrintable(run.err));
         QVERIFY2(run.err.contains(explanation), qPrintable(run.err));
         QVERIFY2(!run.err.contains(kKey) && !run.out.contains(kKey), "the key was printed");
         QVERIFY(timer.elapsed() < 10000); // one attempt by default: no waiting on Retry-After
@@ -231,9 +241,9 @@ private slots:
         const auto keyFile = dir.filePath(QStringLiteral("key"));
         std::ofstream(keyFile.toStdString()) << kKey.toStdString() << "\n";
         ::chmod(keyFile.toLocal8Bit().constData(), 0644);
-        const QStringList fileArgs { QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("--base-url"),
-                                     base("ok"), QStringLiteral("--model"), QStringLiteral("gpt-4o"),
-                                     QStringLiteral("--key-file"), keyFile };
+        const QStringList fileArgs { QStringLiteral("--provider"), QStringLiteral("openai"),
+            QStringLiteral("--base-url"), base("ok"), QStringLiteral("--model"), QStringLiteral("gpt-4o"),
+            QStringLiteral("--key-file"), keyFile };
         auto run = check(fileArgs);
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(QStringLiteral("llm.key-file-permissions")), qPrintable(run.err));
@@ -243,14 +253,14 @@ private slots:
         QCOMPARE(check(fileArgs).exitCode, 0);
 
         run = check({ QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("--base-url"), base("ok"),
-                      QStringLiteral("--model"), QStringLiteral("gpt-4o"), QStringLiteral("--key-env"),
-                      QStringLiteral("KL_TEST_NO_SUCH_VARIABLE") });
+            QStringLiteral("--model"), QStringLiteral("gpt-4o"), QStringLiteral("--key-env"),
+            QStringLiteral("KL_TEST_NO_SUCH_VARIABLE") });
         QCOMPARE(run.exitCode, 2);
         QVERIFY(run.err.contains(QStringLiteral("llm.key-missing")));
         QCOMPARE(check({ QStringLiteral("--provider"), QStringLiteral("mistral"), QStringLiteral("--base-url"),
-                         base("ok"), QStringLiteral("--model"), QStringLiteral("m") })
+                           base("ok"), QStringLiteral("--model"), QStringLiteral("m") })
                      .exitCode,
-                 2);
+            2);
     }
 };
 

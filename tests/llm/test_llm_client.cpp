@@ -20,10 +20,10 @@
 
 using namespace kl;
 using namespace std::chrono_literals;
-using test::Reply;
-using test::ReplayServer;
-using test::SeenRequest;
 using test::fixture;
+using test::ReplayServer;
+using test::Reply;
+using test::SeenRequest;
 
 namespace {
 
@@ -184,19 +184,20 @@ private slots:
                                   : json(fixture("openai/chat_completion.json"));
         });
         s.route(anthropicPath("ok"), [](const SeenRequest& r, int) {
-            return wantsStream(r) ? sse(fixture("anthropic/message_stream.sse")) : json(fixture("anthropic/message.json"));
+            return wantsStream(r) ? sse(fixture("anthropic/message_stream.sse"))
+                                  : json(fixture("anthropic/message.json"));
         });
         s.route(openAiPath("split"),
-                [this](const SeenRequest&, int) { return pacedStream(fixture("openai/chat_completion_stream.sse")); });
+            [this](const SeenRequest&, int) { return pacedStream(fixture("openai/chat_completion_stream.sse")); });
         s.route(anthropicPath("split"),
-                [this](const SeenRequest&, int) { return pacedStream(fixture("anthropic/message_stream.sse")); });
+            [this](const SeenRequest&, int) { return pacedStream(fixture("anthropic/message_stream.sse")); });
         s.route(openAiPath("multiline"), [](const SeenRequest&, int) {
             auto r = sse(fixture("openai/chat_completion_multiline.sse"));
             r.firstPieces.assign(400, 7);
             return r;
         });
         s.route(anthropicPath("overloaded"),
-                [](const SeenRequest&, int) { return sse(fixture("anthropic/stream_overloaded.sse")); });
+            [](const SeenRequest&, int) { return sse(fixture("anthropic/stream_overloaded.sse")); });
         s.route(openAiPath("ratelimit"), [](const SeenRequest&, int count) {
             if (count > 1)
                 return json(fixture("openai/chat_completion.json"));
@@ -207,7 +208,8 @@ private slots:
         s.route(anthropicPath("overloaded-date"), [](const SeenRequest&, int count) {
             if (count > 1)
                 return json(fixture("anthropic/message.json"));
-            auto r = json("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", 503);
+            auto r = json(
+                "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", 503);
             char date[64];
             const std::time_t when = std::time(nullptr) + 2;
             std::tm parts {};
@@ -222,17 +224,18 @@ private slots:
             return r;
         });
         s.route(openAiPath("flaky"), [](const SeenRequest&, int count) {
-            return count == 1 ? json(fixture("openai/error_500.json"), 500) : json(fixture("openai/chat_completion.json"));
+            return count == 1 ? json(fixture("openai/error_500.json"), 500)
+                              : json(fixture("openai/chat_completion.json"));
         });
         for (int status : { 400, 401, 403, 404, 422 })
             s.route(openAiPath("status-" + std::to_string(status)), [status](const SeenRequest&, int) {
                 return status == 404 ? json(fixture("openai/error_404_model.json"), 404)
                                      : json("{\"error\":{\"message\":\"status " + std::to_string(status)
-                                                + "\",\"type\":\"invalid_request_error\"}}",
-                                            status);
+                                             + "\",\"type\":\"invalid_request_error\"}}",
+                                         status);
             });
         s.route(anthropicPath("status-404"),
-                [](const SeenRequest&, int) { return json(fixture("anthropic/error_404.json"), 404); });
+            [](const SeenRequest&, int) { return json(fixture("anthropic/error_404.json"), 404); });
         s.route(openAiPath("stall"), [](const SeenRequest&, int) {
             auto r = sse(fixture("openai/chat_completion_stream.sse"));
             r.holdAfter = afterEvents(r.body, 5);
@@ -281,10 +284,12 @@ private slots:
             std::string body;
             for (std::size_t i = 0; i < text.size(); i += 4096)
                 body += "data: "
-                    + nlohmann::json({ { "choices", { { { "index", 0 }, { "delta", { { "content", text.substr(i, 4096) } } } } } } })
+                    + nlohmann::json(
+                        { { "choices", { { { "index", 0 }, { "delta", { { "content", text.substr(i, 4096) } } } } } } })
                           .dump()
                     + "\n\n";
-            body += "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}" "\n\ndata: [DONE]\n\n";
+            body += "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}"
+                    "\n\ndata: [DONE]\n\n";
             return sse(body);
         });
         s.route(openAiPath("choices"), [](const SeenRequest&, int) {
@@ -297,19 +302,18 @@ private slots:
         });
         // A server that echoes credentials back: in an error body, and in a stream comment.
         const auto echo = [](const SeenRequest& r, int) {
-            const std::string credentials = "authorization=" + r.header("authorization") + " x-api-key="
-                + r.header("x-api-key") + " x-custom-token=" + r.header("x-custom-token");
+            const std::string credentials = "authorization=" + r.header("authorization")
+                + " x-api-key=" + r.header("x-api-key") + " x-custom-token=" + r.header("x-custom-token");
             if (wantsStream(r)) {
                 const bool anthropic = r.path.find("/messages") != std::string::npos;
                 return sse(": echo " + credentials + "\n\n"
-                           + fixture(anthropic ? "anthropic/message_stream.sse" : "openai/chat_completion_stream.sse"));
+                    + fixture(anthropic ? "anthropic/message_stream.sse" : "openai/chat_completion_stream.sse"));
             }
             return json(nlohmann::json({ { "error",
                                            { { "message", "Incorrect API key provided: " + credentials },
-                                             { "type", "invalid_request_error" },
-                                             { "code", "invalid_api_key" } } } })
+                                               { "type", "invalid_request_error" }, { "code", "invalid_api_key" } } } })
                             .dump(),
-                        401);
+                401);
         };
         s.route(openAiPath("echo"), echo);
         s.route(anthropicPath("echo"), echo);
@@ -355,7 +359,7 @@ private slots:
         // The record: the body as sent, the key only as [redacted].
         QCOMPARE(e.request, body);
         QVERIFY(std::find(e.requestHeaders.begin(), e.requestHeaders.end(), "Authorization: [redacted]")
-                != e.requestHeaders.end());
+            != e.requestHeaders.end());
         verifyNoSecret(e);
     }
 
@@ -423,7 +427,7 @@ private slots:
         QVERIFY(body["max_tokens"] == 4096);
         QVERIFY(!body.contains("stream"));
         QVERIFY(std::find(e.requestHeaders.begin(), e.requestHeaders.end(), "x-api-key: [redacted]")
-                != e.requestHeaders.end());
+            != e.requestHeaders.end());
         verifyNoSecret(e);
     }
 
@@ -439,7 +443,7 @@ private slots:
         QVERIFY2(e.ok(), e.message.c_str());
         QCOMPARE(e.text(), m_okText);
         QCOMPARE(streamed, m_okText);
-        QCOMPARE(e.usage.promptTokens, 3050LL);   // message_start
+        QCOMPARE(e.usage.promptTokens, 3050LL); // message_start
         QCOMPARE(e.usage.completionTokens, 1390LL); // message_delta
         QCOMPARE(e.choices.front().finishReason, std::string("stop"));
         std::lock_guard lock(m_mutex);
@@ -495,12 +499,18 @@ private slots:
         QTest::addColumn<int>("provider");
         QTest::addColumn<QString>("category");
         QTest::addColumn<QString>("messagePart");
-        QTest::newRow("400") << "status-400" << 0 << "http-4xx" << "HTTP 400";
-        QTest::newRow("401") << "status-401" << 0 << "http-401" << "HTTP 401";
-        QTest::newRow("403") << "status-403" << 0 << "http-403" << "HTTP 403";
-        QTest::newRow("404 model") << "status-404" << 0 << "http-404" << "gpt-9-nonexistent";
-        QTest::newRow("422") << "status-422" << 0 << "http-4xx" << "HTTP 422";
-        QTest::newRow("anthropic 404") << "status-404" << 1 << "http-404" << "not_found_error";
+        QTest::newRow("400") << "status-400" << 0 << "http-4xx"
+                             << "HTTP 400";
+        QTest::newRow("401") << "status-401" << 0 << "http-401"
+                             << "HTTP 401";
+        QTest::newRow("403") << "status-403" << 0 << "http-403"
+                             << "HTTP 403";
+        QTest::newRow("404 model") << "status-404" << 0 << "http-404"
+                                   << "gpt-9-nonexistent";
+        QTest::newRow("422") << "status-422" << 0 << "http-4xx"
+                             << "HTTP 422";
+        QTest::newRow("anthropic 404") << "status-404" << 1 << "http-404"
+                                       << "not_found_error";
     }
 
     void noRetryOnErrorsThatCannotSucceed()
@@ -510,7 +520,8 @@ private slots:
         QFETCH(QString, category);
         QFETCH(QString, messagePart);
         const auto p = provider == 0 ? Provider::OpenAi : Provider::Anthropic;
-        const auto path = p == Provider::OpenAi ? openAiPath(scenario.toStdString()) : anthropicPath(scenario.toStdString());
+        const auto path
+            = p == Provider::OpenAi ? openAiPath(scenario.toStdString()) : anthropicPath(scenario.toStdString());
         const int before = m_server->requestCount(path);
         auto client = makeChatClient(config(p, scenario.toStdString()));
         const auto e = client->send(request(false));
@@ -651,7 +662,7 @@ private slots:
         auto client = makeChatClient(c);
         const int before = m_server->requestCount(openAiPath("ok"));
         QVERIFY(client->send(request(false)).ok()); // 4570 tokens
-        QVERIFY(client->send(request(true)).ok());  // 9140: over, but it was allowed to start
+        QVERIFY(client->send(request(true)).ok()); // 9140: over, but it was allowed to start
         const auto refused = client->send(request(false));
         QCOMPARE(refused.category, ExchangeCategory::BudgetExhausted);
         QCOMPARE(refused.attempts, 0);
@@ -754,10 +765,10 @@ private slots:
             QCOMPARE(makeChatClient(c)->send(request(false)).url, url);
         }
         auto a = config(Provider::Anthropic, "ok");
-        for (const auto& [base, url] : std::vector<std::pair<std::string, std::string>> {
-                 { "http://h.invalid", "http://h.invalid/v1/messages" },
-                 { "http://h.invalid/v1", "http://h.invalid/v1/messages" },
-                 { "http://h.invalid/v1/messages/", "http://h.invalid/v1/messages" } }) {
+        for (const auto& [base, url] :
+            std::vector<std::pair<std::string, std::string>> { { "http://h.invalid", "http://h.invalid/v1/messages" },
+                { "http://h.invalid/v1", "http://h.invalid/v1/messages" },
+                { "http://h.invalid/v1/messages/", "http://h.invalid/v1/messages" } }) {
             a.baseUrl = base;
             QCOMPARE(makeChatClient(a)->send(request(false)).url, url);
         }

@@ -16,8 +16,8 @@ namespace {
 
 const char* const kKey = "sk-kltest-keyfile-5f4e3d2c1b0a";
 
-std::filesystem::path writeKeyFile(const QTemporaryDir& dir, const std::string& name, const std::string& text,
-                                   mode_t mode)
+std::filesystem::path writeKeyFile(
+    const QTemporaryDir& dir, const std::string& name, const std::string& text, mode_t mode)
 {
     const auto path = std::filesystem::path(dir.path().toStdString()) / name;
     std::ofstream(path) << text;
@@ -26,8 +26,7 @@ std::filesystem::path writeKeyFile(const QTemporaryDir& dir, const std::string& 
 }
 
 // The category of the kl::Error `f` throws, with a check that its text never holds the key.
-template <typename F>
-std::string failure(F&& f)
+template <typename F> std::string failure(F&& f)
 {
     try {
         f();
@@ -88,9 +87,9 @@ private slots:
         } catch (const Error& e) {
             const std::string message = e.message();
             QVERIFY2(message.find("chmod 600") != std::string::npos, message.c_str());
-            QVERIFY2(message.find(QStringLiteral("%1").arg(mode, 4, 8, QLatin1Char('0')).toStdString())
-                         != std::string::npos,
-                     message.c_str());
+            QVERIFY2(
+                message.find(QStringLiteral("%1").arg(mode, 4, 8, QLatin1Char('0')).toStdString()) != std::string::npos,
+                message.c_str());
         }
     }
 
@@ -99,10 +98,14 @@ private slots:
         QTemporaryDir dir;
         const auto empty = writeKeyFile(dir, "empty", "\n  \n", 0600);
         QCOMPARE(failure([&] { loadApiKey({ {}, empty }); }), std::string("llm.key-file-empty"));
-        QCOMPARE(failure([&] { loadApiKey({ {}, std::filesystem::path(dir.path().toStdString()) / "absent" }); }),
-                 std::string("llm.key-file-unreadable"));
-        QCOMPARE(failure([&] { loadApiKey({ {}, std::filesystem::path(dir.path().toStdString()) }); }),
-                 std::string("llm.key-file-unreadable"));
+        QCOMPARE(failure([&] {
+            loadApiKey({ {}, std::filesystem::path(dir.path().toStdString()) / "absent" });
+        }),
+            std::string("llm.key-file-unreadable"));
+        QCOMPARE(failure([&] {
+            loadApiKey({ {}, std::filesystem::path(dir.path().toStdString()) });
+        }),
+            std::string("llm.key-file-unreadable"));
         const auto path = writeKeyFile(dir, "key", kKey, 0600);
         ::setenv("KL_TEST_LLM_KEY", "x", 1);
         QCOMPARE(failure([&] { loadApiKey({ "KL_TEST_LLM_KEY", path }); }), std::string("llm.key-ambiguous"));

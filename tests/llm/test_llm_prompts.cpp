@@ -35,7 +35,7 @@ PromptPayload layerNormPayload()
     p.state.achievedOccupancy = 0.81;
     p.state.primaryStall = "long_scoreboard (41% of stalls)";
     p.findings.push_back({ "dram-under-ceiling", "high", "DRAM throughput is 45% of the measured copy ceiling",
-                           "1929 GB/s of 4250 GB/s", "more bytes in flight per SM: wider loads, more rows per block" });
+        "1929 GB/s of 4250 GB/s", "more bytes in flight per SM: wider loads, more rows per block" });
     p.hardware.device = "NVIDIA H200";
     p.hardware.arch = "sm_90";
     p.hardware.smCount = 132;
@@ -46,8 +46,8 @@ PromptPayload layerNormPayload()
     p.hardware.maxWarpsPerSm = 64;
     p.hardware.dramGigabytesPerSecond = 4250;
     p.recent.push_back({ 2, "llm", "verify-failed", "vectorise with 16-byte loads", std::nullopt, std::nullopt,
-                         "VEC 1 -> 8 without an alignment check",
-                         "max abs error 3.1 at index (12, 4096), 4097 elements off; expected 0.412 got 0.000" });
+        "VEC 1 -> 8 without an alignment check",
+        "max abs error 3.1 at index (12, 4096), 4097 elements off; expected 0.412 got 0.000" });
     p.steering = "Keep one block per row; try Welford for the statistics.";
     p.rejections.push_back("iteration 1: uses atomicAdd on the output, which is not deterministic");
     p.examples.push_back({ "softmax_bf16", "1.9x over its baseline, verified", "// @kl launch softmax ...\n" });
@@ -146,9 +146,9 @@ private slots:
     void theCoderLearnsTheCandidateFormat()
     {
         const auto prompt = PromptLibrary::builtIn().render(PromptRole::Coder, layerNormPayload());
-        for (const char* needle : { "// @kl tunable", "// @kl launch", "grid=(", "block=(", "args=(", "smem=(",
-                                    "// @kl scratch", "// @kl constraint", "cdiv(", "stride_<tensor>",
-                                    "#ifndef NAME", "exactly one candidate", "```cuda" })
+        for (const char* needle :
+            { "// @kl tunable", "// @kl launch", "grid=(", "block=(", "args=(", "smem=(", "// @kl scratch",
+                "// @kl constraint", "cdiv(", "stride_<tensor>", "#ifndef NAME", "exactly one candidate", "```cuda" })
             QVERIFY2(has(prompt.system, needle), needle);
     }
 
@@ -158,9 +158,9 @@ private slots:
         minimal.problem.name = "tiny";
         minimal.state.iteration = 1;
         const auto prompt = PromptLibrary::builtIn().render(PromptRole::Single, minimal);
-        for (const char* heading : { "# Findings", "# Recent iterations", "# Rejected", "# Verified kernels",
-                                     "# The engineer's direction", "# Hardware", "# Current best candidate",
-                                     "# The last candidate failed" })
+        for (const char* heading :
+            { "# Findings", "# Recent iterations", "# Rejected", "# Verified kernels", "# The engineer's direction",
+                "# Hardware", "# Current best candidate", "# The last candidate failed" })
             QVERIFY2(!has(prompt.user, heading), heading);
         QVERIFY(has(prompt.user, "Iteration 1 of the optimisation of tiny."));
     }
@@ -171,12 +171,15 @@ private slots:
         std::ofstream(dir.filePath(QStringLiteral("coder.user.md")).toStdString())
             << "Improve {{problem_name}} (iteration {{iteration}}).\n{{#steering}}Note: {{steering}}{{/steering}}\n"
                "{{> candidate_format}}\n";
+        std::ofstream(dir.filePath(QStringLiteral("README.md")).toStdString()) << "My prompts. {{not a placeholder}}\n";
         const auto library = PromptLibrary::withOverrides(dir.path().toStdString());
         QVERIFY(has(library.origin("coder.user.md"), "coder.user.md"));
+        const auto names = library.templateNames();
+        QVERIFY(std::find(names.begin(), names.end(), "README.md") == names.end());
         QCOMPARE(library.origin("coder.system.md"), std::string("built-in"));
         const auto prompt = library.render(PromptRole::Coder, layerNormPayload());
         QVERIFY2(prompt.user.rfind("Improve layernorm_gelu (iteration 3).\nNote: Keep one block per row", 0) == 0,
-                 prompt.user.c_str());
+            prompt.user.c_str());
         QVERIFY(has(prompt.user, "// @kl launch"));
         QVERIFY(has(prompt.system, "expert CUDA programmer")); // the built-in system template still
     }
@@ -187,13 +190,22 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("category");
         QTest::addColumn<QString>("where");
-        QTest::newRow("misspelt placeholder")
-            << "planner.user.md" << "Plan.\n\n{{findngs}}\n" << "prompt.unknown-placeholder" << "line 3";
-        QTest::newRow("unknown partial") << "planner.user.md" << "{{> nothing}}\n" << "prompt.unknown-placeholder"
+        QTest::newRow("misspelt placeholder") << "planner.user.md"
+                                              << "Plan.\n\n{{findngs}}\n"
+                                              << "prompt.unknown-placeholder"
+                                              << "line 3";
+        QTest::newRow("unknown partial") << "planner.user.md"
+                                         << "{{> nothing}}\n"
+                                         << "prompt.unknown-placeholder"
                                          << "line 1";
-        QTest::newRow("unclosed section") << "coder.user.md" << "{{#findings}}\n{{findings}}\n" << "prompt.bad-template"
+        QTest::newRow("unclosed section") << "coder.user.md"
+                                          << "{{#findings}}\n{{findings}}\n"
+                                          << "prompt.bad-template"
                                           << "";
-        QTest::newRow("unknown file") << "coders.user.md" << "hello\n" << "prompt.unknown-template" << "";
+        QTest::newRow("unknown file") << "coders.user.md"
+                                      << "hello\n"
+                                      << "prompt.unknown-template"
+                                      << "";
     }
 
     void badOverridesAreRefusedWithTheirLocation()

@@ -52,31 +52,83 @@ private slots:
         QTest::addColumn<QString>("finish");
         QTest::addColumn<QString>("category");
         QTest::addColumn<QString>("messagePart");
-        QTest::newRow("ok") << "ok_vectorised.md" << "stop" << "ok" << "";
-        QTest::newRow("ok, old entry point quoted") << "ok_with_snippet.md" << "stop" << "ok" << "";
-        QTest::newRow("ok, renamed as planned") << "ok_renamed_with_plan.md" << "stop" << "ok" << "";
-        QTest::newRow("ok, xml plan, cpp fence") << "ok_xml_plan.md" << "stop" << "ok" << "";
-        QTest::newRow("no code") << "no_code.md" << "stop" << "no-code" << "no ```cuda block";
-        QTest::newRow("plan only") << "plan_only.md" << "stop" << "no-code" << "";
-        QTest::newRow("several") << "several_candidates.md" << "stop" << "several-candidates" << "2 code blocks";
-        QTest::newRow("renamed, unplanned") << "wrong_entry_point.md" << "stop" << "wrong-entry-point"
+        QTest::newRow("ok") << "ok_vectorised.md"
+                            << "stop"
+                            << "ok"
+                            << "";
+        QTest::newRow("ok, old entry point quoted") << "ok_with_snippet.md"
+                                                    << "stop"
+                                                    << "ok"
+                                                    << "";
+        QTest::newRow("ok, renamed as planned") << "ok_renamed_with_plan.md"
+                                                << "stop"
+                                                << "ok"
+                                                << "";
+        QTest::newRow("ok, xml plan, cpp fence") << "ok_xml_plan.md"
+                                                 << "stop"
+                                                 << "ok"
+                                                 << "";
+        QTest::newRow("no code") << "no_code.md"
+                                 << "stop"
+                                 << "no-code"
+                                 << "no ```cuda block";
+        QTest::newRow("plan only") << "plan_only.md"
+                                   << "stop"
+                                   << "no-code"
+                                   << "";
+        QTest::newRow("several") << "several_candidates.md"
+                                 << "stop"
+                                 << "several-candidates"
+                                 << "2 code blocks";
+        QTest::newRow("renamed, unplanned") << "wrong_entry_point.md"
+                                            << "stop"
+                                            << "wrong-entry-point"
                                             << "launches ln_gelu_fast instead of layernorm_gelu";
         QTest::newRow("launch of an undefined kernel")
-            << "wrong_entry_point_undefined.md" << "stop" << "wrong-entry-point"
+            << "wrong_entry_point_undefined.md"
+            << "stop"
+            << "wrong-entry-point"
             << "defines no __global__ function of that name (it defines layernorm_gelu_kernel)";
-        QTest::newRow("parameter dropped") << "changed_signature.md" << "stop" << "changed-signature"
+        QTest::newRow("parameter dropped") << "changed_signature.md"
+                                           << "stop"
+                                           << "changed-signature"
                                            << "takes 8 parameters, but its launch (line 8) passes 9 arguments";
-        QTest::newRow("buffers reordered") << "changed_buffer_order.md" << "stop" << "changed-signature"
+        QTest::newRow("buffers reordered") << "changed_buffer_order.md"
+                                           << "stop"
+                                           << "changed-signature"
                                            << "changed from (x, gamma, beta, y) to (x, beta, gamma, y)";
-        QTest::newRow("cut off") << "truncated.md" << "length" << "truncated" << "at the token limit";
-        QTest::newRow("cut off, no finish reason") << "truncated.md" << "" << "truncated" << "inside a code block";
-        QTest::newRow("refusal by text") << "refusal.md" << "stop" << "refusal" << "";
-        QTest::newRow("refusal by finish reason") << "ok_vectorised.md" << "refusal" << "refusal" << "";
-        QTest::newRow("content filter") << "ok_vectorised.md" << "content_filter" << "refusal" << "";
-        QTest::newRow("bad tunable") << "invalid_declarations.md" << "stop" << "invalid-declarations"
+        QTest::newRow("cut off") << "truncated.md"
+                                 << "length"
+                                 << "truncated"
+                                 << "at the token limit";
+        QTest::newRow("cut off, no finish reason") << "truncated.md"
+                                                   << ""
+                                                   << "truncated"
+                                                   << "inside a code block";
+        QTest::newRow("refusal by text") << "refusal.md"
+                                         << "stop"
+                                         << "refusal"
+                                         << "";
+        QTest::newRow("refusal by finish reason") << "ok_vectorised.md"
+                                                  << "refusal"
+                                                  << "refusal"
+                                                  << "";
+        QTest::newRow("content filter") << "ok_vectorised.md"
+                                        << "content_filter"
+                                        << "refusal"
+                                        << "";
+        QTest::newRow("bad tunable") << "invalid_declarations.md"
+                                     << "stop"
+                                     << "invalid-declarations"
                                      << "candidate.bad-tunable at line 6: default 384 of THREADS";
-        QTest::newRow("no launch line") << "no_launch.md" << "stop" << "invalid-declarations" << "candidate.no-launch";
-        QTest::newRow("plan only, cut off") << "plan_only.md" << "length" << "truncated" << "";
+        QTest::newRow("no launch line") << "no_launch.md"
+                                        << "stop"
+                                        << "invalid-declarations"
+                                        << "candidate.no-launch";
+        QTest::newRow("plan only, cut off") << "plan_only.md"
+                                            << "length"
+                                            << "truncated"
+                                            << "";
     }
 
     void categories()
@@ -103,8 +155,8 @@ private slots:
         QCOMPARE(r.candidate->tunable("ITEMS")->values, (std::vector<std::int64_t> { 1, 2, 4 }));
         QCOMPARE(r.code, readFile(kSourceDir + "/tests/fixtures/llm/vectorised.cu"));
         // It plans against the problem: one block per row at the main size, the tunables' block.
-        const auto plan = planLaunches(layerNorm(), *r.candidate, layerNorm().mainSizes.front(),
-                                       r.candidate->defaults(), true);
+        const auto plan
+            = planLaunches(layerNorm(), *r.candidate, layerNorm().mainSizes.front(), r.candidate->defaults(), true);
         QCOMPARE(plan.launches.size(), std::size_t(1));
         QCOMPARE(plan.launches[0].grid[0], std::int64_t(8192));
         QCOMPARE(plan.launches[0].block[0], std::int64_t(128));
@@ -176,7 +228,8 @@ private slots:
         auto text = reply("ok_vectorised.md");
         const std::string from = "int stride_y, float eps)";
         text.replace(text.find(from), from.size(), "int stride_y, const float* eps)");
-        const auto r = parseCandidateReply(text, "stop", ReplyExpectations::forProblem(layerNorm(), &layerNorm().baseline));
+        const auto r
+            = parseCandidateReply(text, "stop", ReplyExpectations::forProblem(layerNorm(), &layerNorm().baseline));
         QCOMPARE(r.category, ReplyCategory::ChangedSignature);
         QVERIFY2(r.message.find("scalar eps") != std::string::npos, r.message.c_str());
     }

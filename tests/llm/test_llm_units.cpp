@@ -49,7 +49,7 @@ private slots:
                                    "data:no-space\r\r"
                                    "data: [DONE]\n\n";
         const std::vector<std::string> expected { "message|{\"a\":1}", "content_block_delta|line one\nline two",
-                                                  "message|no-space", "message|[DONE]" };
+            "message|no-space", "message|[DONE]" };
         QCOMPARE(parseAll({ stream }), expected);
         for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
             bool wasCut = true;
@@ -117,11 +117,11 @@ private slots:
     void whatIsRetried()
     {
         for (auto c : { ExchangeCategory::Http429, ExchangeCategory::Http5xx, ExchangeCategory::ConnectionRefused,
-                        ExchangeCategory::ConnectionReset, ExchangeCategory::Timeout, ExchangeCategory::Stall })
+                 ExchangeCategory::ConnectionReset, ExchangeCategory::Timeout, ExchangeCategory::Stall })
             QVERIFY2(RetryPolicy::isRetryable(c), exchangeCategoryName(c).data());
         for (auto c : { ExchangeCategory::Http401, ExchangeCategory::Http403, ExchangeCategory::Http404,
-                        ExchangeCategory::Http4xx, ExchangeCategory::Dns, ExchangeCategory::Tls,
-                        ExchangeCategory::BadJson, ExchangeCategory::Cancelled, ExchangeCategory::BudgetExhausted })
+                 ExchangeCategory::Http4xx, ExchangeCategory::Dns, ExchangeCategory::Tls, ExchangeCategory::BadJson,
+                 ExchangeCategory::Cancelled, ExchangeCategory::BudgetExhausted })
             QVERIFY2(!RetryPolicy::isRetryable(c), exchangeCategoryName(c).data());
     }
 
