@@ -4,6 +4,7 @@
 // API key that must never come back out of the client.
 #include "replay_server.h"
 
+#include "core/llm/alternatives.h"
 #include "core/llm/chat_client.h"
 #include "core/llm/reply_parser.h"
 #include "core/llm/token_budget.h"
@@ -14,6 +15,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <netinet/in.h>
+#include <set>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -682,6 +684,35 @@ private slots:
         QCOMPARE(e.choices.size(), std::size_t(2));
         QCOMPARE(e.choices[0].text, m_okText);
         QCOMPARE(e.choices[1].text, std::string("## Plan\nA second opinion."));
+        QVERIFY(nlohmann::json::parse(m_server->requests().back().body)["n"] == 2);
+    }
+
+    void kAlternativesForOnePrompt()
+    {
+        // Anthropic has no n: k requests run in parallel.
+        auto anthropic = makeChatClient(config(Provider::Anthropic, "ok"));
+        const int before = m_server->requestCount(anthropicPath("ok"));
+        std::mutex mutex;
+        std::set<int> streamedBy;
+        SendControl control;
+        control.onText = [&](int alternative, std::string_view) {
+            std::lock_guard lock(mutex);
+            streamedBy.insert(alternative);
+        };
+        const auto three = sendAlternatives(*anthropic, request(true), 3, control);
+        QCOMPARE(three.exchanges.size(), std::size_t(3));
+        QCOMPARE(three.choices.size(), std::size_t(3));
+        for (const auto& e : three.exchanges) {
+            QVERIFY2(e.ok(), e.message.c_str());
+            QCOMPARE(e.text(), m_okText);
+        }
+        QCOMPARE(streamedBy, (std::set<int> { 0, 1, 2 }));
+        QCOMPARE(m_server->requestCount(anthropicPath("ok")), before + 3);
+        // OpenAI-compatible: one request with n.
+        auto openAi = makeChatClient(config(Provider::OpenAi, "choices"));
+        const auto two = sendAlternatives(*openAi, request(false), 2);
+        QCOMPARE(two.exchanges.size(), std::size_t(1));
+        QCOMPARE(two.choices.size(), std::size_t(2));
         QVERIFY(nlohmann::json::parse(m_server->requests().back().body)["n"] == 2);
     }
 
