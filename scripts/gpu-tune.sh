@@ -16,7 +16,7 @@ problem=resources/examples/layernorm_gelu/problem.json
 
 start=$(date +%s)
 "$BIN/kernelloop-cli" tune "$problem" --db "$DB" --runner "$BIN/kernelloop-runner" --budget "$ROUNDS" -k "$K" \
-    --patience 3 --metrics default --label "H200 tuner evidence" --json >"$OUT/tune.jsonl" 2>"$OUT/tune.stderr"
+    --patience "${KL_TUNE_PATIENCE:-0}" --metrics default --label "H200 tuner evidence" --json >"$OUT/tune.jsonl" 2>"$OUT/tune.stderr"
 rc=$?
 end=$(date +%s)
 echo "tune rc=$rc in $((end - start)) s"

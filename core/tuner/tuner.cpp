@@ -182,6 +182,10 @@ std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, cons
             consider(v, 0.5);
         for (const auto& v : space.neighbours(ctx.bestTunables, 2))
             consider(v, 0.0);
+        // Three steps: a threshold (e.g. a row that only fits in registers past some size) can
+        // leave one and two steps flat.
+        for (const auto& v : space.neighbours(ctx.bestTunables, 3))
+            consider(v, -0.25);
         // Crossover of the best few correct configurations.
         const std::size_t parents = std::min<std::size_t>(correct.size(), 4);
         for (std::size_t a = 0; a < parents; ++a)
