@@ -15,7 +15,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TARGETS=(kernelloop-runner test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile kl_runner_bench)
+TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile kl_runner_bench)
 
 if [[ "${1:-}" == "--bundle" ]]; then
     BUILD=${2:-$ROOT/build-gpu}
@@ -33,6 +33,9 @@ if [[ "${1:-}" == "--bundle" ]]; then
         case "$(basename "$lib")" in
             libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libutil.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
             libcuda.so*|libnvrtc*|libcupti*|libnvperf*|libnvidia*) ;;
+            # libcurl and its TLS/auth stack (kernelloop-cli only): the GPU image has its own, and
+            # carrying them would push the bundle past the 64 MiB a call may carry.
+            libcurl*|libssl*|libcrypto*|libgnutls*|libnghttp2*|libidn2*|librtmp*|libssh*|libpsl*|libgssapi*|libkrb5*|libk5crypto*|libcom_err*|libldap*|liblber*|libsasl2*|libbrotli*|libunistring*|libhogweed*|libnettle*|libgmp*|libp11-kit*|libtasn1*|libkeyutils*|libffi*|libresolv*) ;;
             *) cp -L "$lib" .gpu/lib/ ;;
         esac
     done
@@ -105,7 +108,16 @@ for config in baseline best; do
             >"$WORK/$config.ncu_metrics.csv" 2>>"$LOG"
     fi
 done
+# 2b. The tuning loop: the built-in tuner from the naive baseline, then PyTorch eager / naive / best
+# on the same tensors. Its files go with the details; the recorded session comes back whole.
+say "== gpu-tune"
+mkdir -p "$WORK/tune"
+BIN=$BIN OUT=$WORK/tune scripts/gpu-tune.sh >"$WORK/tune.log" 2>&1
+say "gpu-tune rc=$?"
+rm -f "$WORK"/tune/tune-session.db*
+cp "$WORK/tune/layernorm_gelu-h200.klsession" "$OUT/" 2>/dev/null
 tar -C "$WORK" -czf "$OUT/gpu-check-details.tgz" --exclude='*.cubin' . 2>/dev/null
 
 # 3. The table, last.
 python3 bench/gpu/summarize.py "$WORK" "$DATE" "$COMMIT" | tee "$OUT/table.txt"
+cat "$WORK/tune/tune-table.txt" 2>/dev/null | tee -a "$OUT/table.txt"
