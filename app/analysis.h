@@ -17,7 +17,7 @@ namespace kl::gui {
 struct AnalysisRequest {
     quint64 id = 0;
     std::shared_ptr<const Problem> problem;
-    std::string source;   // the editor's text
+    std::string source; // the editor's text
     std::string fileName; // for messages: the baseline's file name
     TunableValues tunables; // the engineer's choice; names not declared, or values not allowed, fall back to defaults
 };
@@ -25,9 +25,9 @@ struct AnalysisRequest {
 struct AnalysisOutcome {
     quint64 id = 0;
     std::shared_ptr<const Candidate> candidate; // null when the source did not parse
-    TunableValues tunables;                     // the values analysed
+    TunableValues tunables; // the values analysed
     std::shared_ptr<const StaticReport> report; // null on an input error
-    std::optional<Error> error;                 // a categorised input error (candidate.*, plan.*, ...)
+    std::optional<Error> error; // a categorised input error (candidate.*, plan.*, ...)
     double wallMillis = 0.0;
 };
 

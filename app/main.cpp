@@ -20,7 +20,7 @@ void installTranslators(QApplication& app)
 {
     auto* qtTranslator = new QTranslator(&app);
     if (qtTranslator->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
-                           QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+            QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QApplication::installTranslator(qtTranslator);
     auto* translator = new QTranslator(&app);
     if (translator->load(QLocale(), QStringLiteral("kernelloop"), QStringLiteral("_"), QStringLiteral(":/i18n")))
@@ -45,10 +45,8 @@ int main(int argc, char* argv[])
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("problem"),
-                                 QApplication::translate("main", "A problem file (problem.json) to open."),
-                                 QStringLiteral("[problem]"));
-    const QCommandLineOption screenshotOption(
-        QStringLiteral("screenshot"),
+        QApplication::translate("main", "A problem file (problem.json) to open."), QStringLiteral("[problem]"));
+    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
         QApplication::translate("main", "Save a PNG of the window once the first analysis is shown, then quit."),
         QApplication::translate("main", "file"));
     parser.addOption(screenshotOption);
@@ -65,8 +63,9 @@ int main(int argc, char* argv[])
                 std::fprintf(stderr, "kernelloop: cannot write %s\n", qPrintable(screenshot));
             QApplication::exit(saved ? 0 : 1);
         };
-        QObject::connect(&window, &kl::gui::MainWindow::analysisShown, &app,
-                         [save] { QTimer::singleShot(0, save); }, Qt::SingleShotConnection);
+        QObject::connect(
+            &window, &kl::gui::MainWindow::analysisShown, &app, [save] { QTimer::singleShot(0, save); },
+            Qt::SingleShotConnection);
         QTimer::singleShot(kScreenshotTimeoutMillis, &app, [] {
             std::fprintf(stderr, "kernelloop: no analysis finished in time for the screenshot\n");
             QApplication::exit(1);
@@ -85,9 +84,8 @@ int main(int argc, char* argv[])
             });
         }
     } else if (!screenshot.isEmpty()) {
-        QTimer::singleShot(0, &app, [&window, screenshot] {
-            QApplication::exit(window.grab().save(screenshot, "PNG") ? 0 : 1);
-        });
+        QTimer::singleShot(
+            0, &app, [&window, screenshot] { QApplication::exit(window.grab().save(screenshot, "PNG") ? 0 : 1); });
     }
     return app.exec();
 }

@@ -151,8 +151,8 @@ void MainWindow::buildDocks()
     m_diagnosticsView->setWordWrap(false);
     m_diagnosticsView->verticalHeader()->hide();
     m_diagnosticsView->horizontalHeader()->setStretchLastSection(true);
-    m_diagnosticsView->horizontalHeader()->setSectionResizeMode(DiagnosticsModel::SeverityColumn,
-                                                                 QHeaderView::ResizeToContents);
+    m_diagnosticsView->horizontalHeader()->setSectionResizeMode(
+        DiagnosticsModel::SeverityColumn, QHeaderView::ResizeToContents);
     m_diagnosticsView->setColumnWidth(DiagnosticsModel::CategoryColumn, 200);
     m_diagnosticsView->setColumnWidth(DiagnosticsModel::LocationColumn, 200);
     connect(m_diagnosticsView, &QTableView::activated, this, &MainWindow::jumpToDiagnostic);
@@ -167,8 +167,8 @@ void MainWindow::buildDocks()
     auto* dock = new QDockWidget(tr("Compiler"), this);
     dock->setObjectName(QStringLiteral("CompilerDock"));
     dock->setWidget(m_dockTabs);
-    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
-                      | QDockWidget::DockWidgetClosable);
+    dock->setFeatures(
+        QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
     resizeDocks({ dock }, { 130 }, Qt::Vertical);
 }
@@ -208,9 +208,9 @@ void MainWindow::buildMenus()
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About KernelLoop"), this, [this] {
         QMessageBox::about(this, tr("About KernelLoop"),
-                           tr("<p><b>KernelLoop %1</b></p><p>A workbench for closed-loop CUDA kernel "
-                              "optimisation: propose, compile, verify, benchmark, profile, repeat.</p>")
-                               .arg(QApplication::applicationVersion()));
+            tr("<p><b>KernelLoop %1</b></p><p>A workbench for closed-loop CUDA kernel "
+               "optimisation: propose, compile, verify, benchmark, profile, repeat.</p>")
+                .arg(QApplication::applicationVersion()));
     });
 }
 
@@ -261,15 +261,9 @@ void MainWindow::analyseNow()
     m_scheduler->request(std::move(request));
 }
 
-bool MainWindow::isAnalysing() const
-{
-    return m_scheduler->isBusy() || m_editDebounce->isActive();
-}
+bool MainWindow::isAnalysing() const { return m_scheduler->isBusy() || m_editDebounce->isActive(); }
 
-QString MainWindow::statusText() const
-{
-    return m_status->text();
-}
+QString MainWindow::statusText() const { return m_status->text(); }
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
@@ -283,8 +277,8 @@ void MainWindow::openWithDialog()
 {
     const QString start = m_problem ? toQString(m_problem->dir.string()) : QString();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Problem"), start,
-                                                      //: file dialog filter
-                                                      tr("Problem files (*.json);;All files (*)"));
+        //: file dialog filter
+        tr("Problem files (*.json);;All files (*)"));
     if (!path.isEmpty())
         openProblem(path);
 }
@@ -358,9 +352,9 @@ void MainWindow::showOutcome(const std::shared_ptr<const AnalysisOutcome>& outco
         m_occupancy->clear();
         m_dockTabs->setCurrentIndex(0);
         //: status bar; %1 the error kind (e.g. "syntax"), %2 the compiler's one-line summary
-        setStatus(tr("Compile error (%1): %2")
-                      .arg(toQString(compileErrorKindName(compile.kind)), toQString(compile.summary)),
-                  true);
+        setStatus(
+            tr("Compile error (%1): %2").arg(toQString(compileErrorKindName(compile.kind)), toQString(compile.summary)),
+            true);
         emit analysisShown();
         return;
     }
@@ -371,7 +365,7 @@ void MainWindow::showOutcome(const std::shared_ptr<const AnalysisOutcome>& outco
     setStatus(tr("Compiled %n kernel(s) in %1 ms. %2", nullptr, static_cast<int>(compile.kernels.size()))
                   .arg(compile.compileMillis, 0, 'f', 0)
                   .arg(m_reportModel->summary()),
-              false);
+        false);
     emit analysisShown();
 }
 
@@ -391,7 +385,8 @@ void MainWindow::showInputError(const Error& error, const QString& what)
     QString location = QFileInfo(entry.file).fileName();
     if (!entry.where.isEmpty())
         location += location.isEmpty() ? entry.where : QStringLiteral(" (") + entry.where + QLatin1Char(')');
-    //: status bar for a categorised error; %1 what failed, %2 the stable category, %3 file and field or line, %4 the message
+    //: status bar for a categorised error; %1 what failed, %2 the stable category, %3 file and field or line, %4 the
+    //: message
     setStatus(tr("%1 [%2] %3: %4").arg(what, entry.category, location, entry.message), true);
 }
 
@@ -413,8 +408,8 @@ void MainWindow::updateProblemHeader()
     //: line above the editor; %1 problem name, %2 target architecture, %3 candidate file, %4 main sizes
     m_problemHeader->setText(tr("<b>%1</b> · %2 · <tt>%3</tt> · main sizes: %4")
                                  .arg(toQString(m_problem->name).toHtmlEscaped(), toQString(m_problem->arch),
-                                      QFileInfo(toQString(m_problem->baseline.fileName)).fileName().toHtmlEscaped(),
-                                      sizes.join(QStringLiteral(", ")).toHtmlEscaped()));
+                                     QFileInfo(toQString(m_problem->baseline.fileName)).fileName().toHtmlEscaped(),
+                                     sizes.join(QStringLiteral(", ")).toHtmlEscaped()));
     m_problemHeader->setToolTip(toQString(m_problem->description));
 }
 

@@ -15,10 +15,7 @@ const QString& settingsKey()
 
 } // namespace
 
-QStringList RecentFiles::paths() const
-{
-    return QSettings().value(settingsKey()).toStringList();
-}
+QStringList RecentFiles::paths() const { return QSettings().value(settingsKey()).toStringList(); }
 
 void RecentFiles::add(const QString& path)
 {
@@ -38,9 +35,6 @@ void RecentFiles::remove(const QString& path)
     QSettings().setValue(settingsKey(), list);
 }
 
-void RecentFiles::clear()
-{
-    QSettings().remove(settingsKey());
-}
+void RecentFiles::clear() { QSettings().remove(settingsKey()); }
 
 } // namespace kl::gui

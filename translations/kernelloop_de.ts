@@ -5,33 +5,33 @@
     <name>kl::gui::DiagnosticsModel</name>
     <message>
         <source>error</source>
-        <translation type="unfinished"></translation>
+        <translation>Fehler</translation>
     </message>
     <message>
         <source>warning</source>
-        <translation type="unfinished"></translation>
+        <translation>Warnung</translation>
     </message>
     <message>
         <source>note</source>
-        <translation type="unfinished"></translation>
+        <translation>Hinweis</translation>
     </message>
     <message>
         <source>Severity</source>
         <extracomment>column header: error, warning or note</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Schweregrad</translation>
     </message>
     <message>
         <source>Category</source>
         <extracomment>column header: the error&apos;s stable category, e.g. &quot;syntax&quot; or &quot;problem.missing-field&quot;</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Kategorie</translation>
     </message>
     <message>
         <source>Location</source>
-        <translation type="unfinished"></translation>
+        <translation>Ort</translation>
     </message>
     <message>
         <source>Message</source>
-        <translation type="unfinished"></translation>
+        <translation>Meldung</translation>
     </message>
 </context>
 <context>
@@ -50,15 +50,15 @@
     </message>
     <message>
         <source>Tunables</source>
-        <translation type="unfinished"></translation>
+        <translation>Parameter</translation>
     </message>
     <message>
         <source>Static report</source>
-        <translation type="unfinished"></translation>
+        <translation>Statischer Bericht</translation>
     </message>
     <message>
         <source>Occupancy</source>
-        <translation type="unfinished"></translation>
+        <translation>Auslastung</translation>
     </message>
     <message>
         <source>Open a problem file (File ▸ Open) to start.</source>
@@ -67,16 +67,16 @@
     <message>
         <source>Compiling…</source>
         <extracomment>status bar, while NVRTC compiles in the background</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Kompiliere…</translation>
     </message>
     <message>
         <source>Diagnostics</source>
-        <translation type="unfinished"></translation>
+        <translation>Diagnosen</translation>
     </message>
     <message>
         <source>Compiler log</source>
         <extracomment>tab with NVRTC&apos;s whole program log</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Compiler-Protokoll</translation>
     </message>
     <message>
         <source>PTX</source>
@@ -85,57 +85,57 @@
     </message>
     <message>
         <source>Compiler</source>
-        <translation type="unfinished"></translation>
+        <translation>Compiler</translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Datei</translation>
     </message>
     <message>
         <source>&amp;Open Problem…</source>
-        <translation type="unfinished"></translation>
+        <translation>Problem Ö&amp;ffnen…</translation>
     </message>
     <message>
         <source>Open &amp;Recent</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
         <source>Re&amp;load Problem</source>
-        <translation type="unfinished"></translation>
+        <translation>Problem neu &amp;laden</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Beenden</translation>
     </message>
     <message>
         <source>&amp;Analysis</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Analyse</translation>
     </message>
     <message>
         <source>&amp;Analyse Now</source>
         <extracomment>menu action: compile the editor&apos;s text again and refresh the static report</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Jetzt &amp;analysieren</translation>
     </message>
     <message>
         <source>Restore &amp;Baseline</source>
         <extracomment>menu action: put the problem&apos;s baseline source back into the editor</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Ausgangsversion wiederherstellen</translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Ansicht</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Hilfe</translation>
     </message>
     <message>
         <source>&amp;About KernelLoop</source>
-        <translation type="unfinished"></translation>
+        <translation>Über &amp;KernelLoop</translation>
     </message>
     <message>
         <source>About KernelLoop</source>
-        <translation type="unfinished"></translation>
+        <translation>Über KernelLoop</translation>
     </message>
     <message>
         <source>&lt;p&gt;&lt;b&gt;KernelLoop %1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;A workbench for closed-loop CUDA kernel optimisation: propose, compile, verify, benchmark, profile, repeat.&lt;/p&gt;</source>
@@ -161,7 +161,7 @@
     </message>
     <message>
         <source>Open Problem</source>
-        <translation type="unfinished"></translation>
+        <translation>Problem öffnen</translation>
     </message>
     <message>
         <source>Problem files (*.json);;All files (*)</source>
@@ -170,11 +170,11 @@
     </message>
     <message>
         <source>No recent problems</source>
-        <translation type="unfinished"></translation>
+        <translation>Keine zuletzt geöffneten Probleme</translation>
     </message>
     <message>
         <source>Clear List</source>
-        <translation type="unfinished"></translation>
+        <translation>Liste leeren</translation>
     </message>
     <message>
         <source>analysed in %1 ms</source>
@@ -204,10 +204,10 @@
     </message>
     <message numerus="yes">
         <source>Compiled %n kernel(s) in %1 ms. %2</source>
-        <extracomment>status bar after a successful compile; %1 kernel count, %2 NVRTC milliseconds, %3 the report&apos;s summary</extracomment>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <extracomment>status bar after a successful compile; %n kernel count, %1 NVRTC milliseconds, %2 the report&apos;s summary</extracomment>
+        <translation>
+            <numerusform>%n Kernel in %1 ms kompiliert. %2</numerusform>
+            <numerusform>%n Kernel in %1 ms kompiliert. %2</numerusform>
         </translation>
     </message>
     <message>
@@ -230,17 +230,17 @@
     <message>
         <source>Theoretical occupancy</source>
         <extracomment>axis title of the occupancy chart</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Theoretische Auslastung</translation>
     </message>
     <message>
         <source>Registers per thread</source>
         <extracomment>x axis of the occupancy chart</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Register pro Thread</translation>
     </message>
     <message>
         <source>Threads per block</source>
         <extracomment>x axis of the occupancy chart</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Threads pro Block</translation>
     </message>
     <message>
         <source>Shared memory per block (KiB)</source>
@@ -364,11 +364,6 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 wave(s) over all SMs; a fraction is a partly filled tail wave</source>
-        <extracomment>tooltip; %1 whole waves</extracomment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 @ %2</source>
         <extracomment>header of one launch; %1 kernel name, %2 size label</extracomment>
         <translation type="unfinished"></translation>
@@ -399,7 +394,7 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
     </message>
     <message>
         <source>Kernel</source>
-        <translation type="unfinished"></translation>
+        <translation>Kernel</translation>
     </message>
     <message>
         <source>Size</source>
@@ -408,20 +403,20 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
     </message>
     <message>
         <source>Registers per thread</source>
-        <translation type="unfinished"></translation>
+        <translation>Register pro Thread</translation>
     </message>
     <message>
         <source>Static shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Statischer Shared Memory</translation>
     </message>
     <message>
         <source>Dynamic shared memory</source>
-        <translation type="unfinished"></translation>
+        <translation>Dynamischer Shared Memory</translation>
     </message>
     <message>
         <source>Stack frame</source>
         <extracomment>per-thread stack frame (local memory)</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Stack-Frame</translation>
     </message>
     <message>
         <source>Spill stores</source>
@@ -439,7 +434,7 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
     </message>
     <message>
         <source>Threads per block</source>
-        <translation type="unfinished"></translation>
+        <translation>Threads pro Block</translation>
     </message>
     <message>
         <source>Grid</source>
@@ -448,27 +443,35 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
     </message>
     <message>
         <source>Blocks per SM</source>
-        <translation type="unfinished"></translation>
+        <translation>Blöcke pro SM</translation>
     </message>
     <message>
         <source>Theoretical occupancy</source>
-        <translation type="unfinished"></translation>
+        <translation>Theoretische Auslastung</translation>
     </message>
     <message>
         <source>Occupancy limiter</source>
         <extracomment>what limits occupancy</extracomment>
-        <translation type="unfinished"></translation>
+        <translation>Begrenzt durch</translation>
     </message>
     <message>
         <source>Waves</source>
-        <translation type="unfinished"></translation>
+        <translation>Wellen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n wave(s) over all SMs; a fraction is a partly filled tail wave</source>
+        <extracomment>tooltip; %n whole waves</extracomment>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
     </message>
 </context>
 <context>
     <name>kl::gui::TunablesPanel</name>
     <message>
         <source>This candidate declares no tunables.</source>
-        <translation type="unfinished"></translation>
+        <translation>Dieser Kandidat deklariert keine Parameter.</translation>
     </message>
     <message>
         <source>Declared on line %1

@@ -204,10 +204,10 @@
     </message>
     <message numerus="yes">
         <source>Compiled %n kernel(s) in %1 ms. %2</source>
-        <extracomment>status bar after a successful compile; %1 kernel count, %2 NVRTC milliseconds, %3 the report&apos;s summary</extracomment>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <extracomment>status bar after a successful compile; %n kernel count, %1 NVRTC milliseconds, %2 the report&apos;s summary</extracomment>
+        <translation>
+            <numerusform>Compiled %n kernel in %1 ms. %2</numerusform>
+            <numerusform>Compiled %n kernels in %1 ms. %2</numerusform>
         </translation>
     </message>
     <message>
@@ -364,11 +364,6 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 wave(s) over all SMs; a fraction is a partly filled tail wave</source>
-        <extracomment>tooltip; %1 whole waves</extracomment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 @ %2</source>
         <extracomment>header of one launch; %1 kernel name, %2 size label</extracomment>
         <translation type="unfinished"></translation>
@@ -462,6 +457,14 @@ Blocks per SM allowed by warps %3, registers %4, shared memory %5, blocks %6, ba
     <message>
         <source>Waves</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n wave(s) over all SMs; a fraction is a partly filled tail wave</source>
+        <extracomment>tooltip; %n whole waves</extracomment>
+        <translation>
+            <numerusform>%n wave over all SMs; a fraction is a partly filled tail wave</numerusform>
+            <numerusform>%n waves over all SMs; a fraction is a partly filled tail wave</numerusform>
+        </translation>
     </message>
 </context>
 <context>

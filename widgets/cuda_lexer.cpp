@@ -13,17 +13,18 @@ constexpr int kGlobalClasses = 4;
 constexpr int kTaskMarkers = 6;
 
 // C++20 keywords plus CUDA's qualifiers and launch-bound attributes.
-constexpr const char* kKeywords = "alignas alignof asm auto bool break case catch char char8_t char16_t char32_t class "
-                                  "concept const consteval constexpr constinit const_cast continue co_await co_return "
-                                  "co_yield decltype default delete do double dynamic_cast else enum explicit export "
-                                  "extern false float for friend goto if inline int long mutable namespace new noexcept "
-                                  "nullptr operator private protected public register reinterpret_cast requires return "
-                                  "short signed sizeof static static_assert static_cast struct switch template this "
-                                  "thread_local throw true try typedef typeid typename union unsigned using virtual "
-                                  "void volatile wchar_t while "
-                                  "__global__ __device__ __host__ __shared__ __constant__ __managed__ __grid_constant__ "
-                                  "__restrict__ __restrict __forceinline__ __noinline__ __launch_bounds__ "
-                                  "__cluster_dims__ __align__ __builtin_assume __builtin_expect";
+constexpr const char* kKeywords
+    = "alignas alignof asm auto bool break case catch char char8_t char16_t char32_t class "
+      "concept const consteval constexpr constinit const_cast continue co_await co_return "
+      "co_yield decltype default delete do double dynamic_cast else enum explicit export "
+      "extern false float for friend goto if inline int long mutable namespace new noexcept "
+      "nullptr operator private protected public register reinterpret_cast requires return "
+      "short signed sizeof static static_assert static_cast struct switch template this "
+      "thread_local throw true try typedef typeid typename union unsigned using virtual "
+      "void volatile wchar_t while "
+      "__global__ __device__ __host__ __shared__ __constant__ __managed__ __grid_constant__ "
+      "__restrict__ __restrict __forceinline__ __noinline__ __launch_bounds__ "
+      "__cluster_dims__ __align__ __builtin_assume __builtin_expect";
 
 // Built-in variables and the intrinsics a kernel engineer reads most.
 constexpr const char* kBuiltins = "threadIdx blockIdx blockDim gridDim warpSize clusterIdx clusterDim "
@@ -55,10 +56,7 @@ CudaLexer::CudaLexer(QObject* parent)
     setFoldCompact(false);
 }
 
-const char* CudaLexer::language() const
-{
-    return "CUDA";
-}
+const char* CudaLexer::language() const { return "CUDA"; }
 
 const char* CudaLexer::keywords(int set) const
 {

@@ -48,23 +48,18 @@ void DiagnosticsModel::setEntries(std::vector<DiagnosticEntry> entries)
     endResetModel();
 }
 
-void DiagnosticsModel::clear()
-{
-    setEntries({});
-}
+void DiagnosticsModel::clear() { setEntries({}); }
 
 int DiagnosticsModel::errorCount() const
 {
-    return static_cast<int>(std::count_if(m_entries.begin(), m_entries.end(), [](const DiagnosticEntry& entry) {
-        return entry.severity == DiagnosticEntry::Severity::Error;
-    }));
+    return static_cast<int>(std::count_if(m_entries.begin(), m_entries.end(),
+        [](const DiagnosticEntry& entry) { return entry.severity == DiagnosticEntry::Severity::Error; }));
 }
 
 int DiagnosticsModel::warningCount() const
 {
-    return static_cast<int>(std::count_if(m_entries.begin(), m_entries.end(), [](const DiagnosticEntry& entry) {
-        return entry.severity == DiagnosticEntry::Severity::Warning;
-    }));
+    return static_cast<int>(std::count_if(m_entries.begin(), m_entries.end(),
+        [](const DiagnosticEntry& entry) { return entry.severity == DiagnosticEntry::Severity::Warning; }));
 }
 
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const
@@ -72,10 +67,7 @@ int DiagnosticsModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : static_cast<int>(m_entries.size());
 }
 
-int DiagnosticsModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int DiagnosticsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
 {
@@ -120,10 +112,9 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const
         return entry.message;
     case Qt::ForegroundRole:
         if (index.column() == SeverityColumn) {
-            return QBrush(entry.severity == DiagnosticEntry::Severity::Error
-                              ? QColor(0xb0, 0x1c, 0x1c)
-                              : entry.severity == DiagnosticEntry::Severity::Warning ? QColor(0x9a, 0x62, 0x00)
-                                                                                      : QColor(0x40, 0x40, 0x40));
+            return QBrush(entry.severity == DiagnosticEntry::Severity::Error ? QColor(0xb0, 0x1c, 0x1c)
+                    : entry.severity == DiagnosticEntry::Severity::Warning   ? QColor(0x9a, 0x62, 0x00)
+                                                                             : QColor(0x40, 0x40, 0x40));
         }
         return {};
     case Qt::FontRole:

@@ -16,7 +16,7 @@ struct DiagnosticEntry {
     QString category; // "syntax", "problem.missing-field", ...
     QString file;
     QString where; // "line 12", a field path, or empty
-    int line = 0;  // 1-based candidate line, 0 when the entry is not about a source line
+    int line = 0; // 1-based candidate line, 0 when the entry is not about a source line
     int column = 0;
     QString message;
 

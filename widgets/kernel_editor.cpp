@@ -73,9 +73,9 @@ KernelEditor::KernelEditor(QWidget* parent)
     QFont annotationFont = mono;
     annotationFont.setPointSizeF(mono.pointSizeF() * 0.95);
     m_errorStyle = QsciStyle(kErrorAnnotationStyle, QStringLiteral("error"), QColor(0x8b, 0x00, 0x00),
-                             QColor(0xfd, 0xe7, 0xe7), annotationFont);
+        QColor(0xfd, 0xe7, 0xe7), annotationFont);
     m_warningStyle = QsciStyle(kWarningAnnotationStyle, QStringLiteral("warning"), QColor(0x6b, 0x4a, 0x00),
-                               QColor(0xfd, 0xf5, 0xdc), annotationFont);
+        QColor(0xfd, 0xf5, 0xdc), annotationFont);
     setAnnotationDisplay(QsciScintilla::AnnotationBoxed);
 
     connect(this, &QsciScintilla::textChanged, this, [this] {
@@ -90,15 +90,14 @@ void KernelEditor::setSource(const QString& source)
     m_settingSource = true;
     setText(source);
     m_settingSource = false;
+    // Undo must not step back past a freshly loaded source into the previous problem's.
+    SendScintilla(SCI_EMPTYUNDOBUFFER);
     clearDiagnostics();
     setModified(false);
     highlightDirectives();
 }
 
-QString KernelEditor::source() const
-{
-    return text();
-}
+QString KernelEditor::source() const { return text(); }
 
 void KernelEditor::setDiagnostics(const std::vector<CompilerDiagnostic>& diagnostics)
 {

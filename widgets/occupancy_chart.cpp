@@ -49,7 +49,8 @@ OccupancyChart::OccupancyChart(QWidget* parent)
     m_axisX->setLabelFormat(QStringLiteral("%d"));
     chart->addAxis(m_axisX, Qt::AlignBottom);
     chart->addAxis(m_axisY, Qt::AlignLeft);
-    for (QAbstractSeries* series : { static_cast<QAbstractSeries*>(m_curve), static_cast<QAbstractSeries*>(m_current) }) {
+    for (QAbstractSeries* series :
+        { static_cast<QAbstractSeries*>(m_curve), static_cast<QAbstractSeries*>(m_current) }) {
         series->attachAxis(m_axisX);
         series->attachAxis(m_axisY);
     }
@@ -79,15 +80,9 @@ void OccupancyChart::setVariation(Variation variation)
     rebuild();
 }
 
-int OccupancyChart::curvePointCount() const
-{
-    return static_cast<int>(m_curve->count());
-}
+int OccupancyChart::curvePointCount() const { return static_cast<int>(m_curve->count()); }
 
-QPointF OccupancyChart::currentPoint() const
-{
-    return m_current->count() > 0 ? m_current->at(0) : QPointF();
-}
+QPointF OccupancyChart::currentPoint() const { return m_current->count() > 0 ? m_current->at(0) : QPointF(); }
 
 double OccupancyChart::occupancyPercent(int threads, int registers, std::int64_t sharedBytes) const
 {
@@ -112,8 +107,8 @@ void OccupancyChart::rebuild()
         case Variation::Registers:
             for (int r = 1; r <= kMaxRegisters; ++r)
                 add(r, occupancyPercent(m_shape.threadsPerBlock, r, m_shape.sharedBytes));
-            current = QPointF(m_shape.registers, occupancyPercent(m_shape.threadsPerBlock, m_shape.registers,
-                                                                  m_shape.sharedBytes));
+            current = QPointF(
+                m_shape.registers, occupancyPercent(m_shape.threadsPerBlock, m_shape.registers, m_shape.sharedBytes));
             //: x axis of the occupancy chart
             xTitle = tr("Registers per thread");
             xMax = 256;
@@ -122,8 +117,8 @@ void OccupancyChart::rebuild()
         case Variation::BlockSize:
             for (int t = m_device.warpSize; t <= m_device.maxThreadsPerBlock; t += m_device.warpSize)
                 add(t, occupancyPercent(t, m_shape.registers, m_shape.sharedBytes));
-            current = QPointF(m_shape.threadsPerBlock, occupancyPercent(m_shape.threadsPerBlock, m_shape.registers,
-                                                                        m_shape.sharedBytes));
+            current = QPointF(m_shape.threadsPerBlock,
+                occupancyPercent(m_shape.threadsPerBlock, m_shape.registers, m_shape.sharedBytes));
             //: x axis of the occupancy chart
             xTitle = tr("Threads per block");
             xMax = m_device.maxThreadsPerBlock;
@@ -133,7 +128,7 @@ void OccupancyChart::rebuild()
             for (std::int64_t s = 0; s <= m_device.sharedPerBlockOptin; s += kSharedStep)
                 add(static_cast<double>(s) / 1024.0, occupancyPercent(m_shape.threadsPerBlock, m_shape.registers, s));
             current = QPointF(static_cast<double>(m_shape.sharedBytes) / 1024.0,
-                              occupancyPercent(m_shape.threadsPerBlock, m_shape.registers, m_shape.sharedBytes));
+                occupancyPercent(m_shape.threadsPerBlock, m_shape.registers, m_shape.sharedBytes));
             //: x axis of the occupancy chart; KiB = 1024 bytes
             xTitle = tr("Shared memory per block (KiB)");
             xMax = static_cast<double>(m_device.sharedPerBlockOptin) / 1024.0;

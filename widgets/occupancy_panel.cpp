@@ -30,9 +30,8 @@ OccupancyPanel::OccupancyPanel(QWidget* parent)
     layout->addWidget(m_chart, 1);
 
     connect(m_kernel, &QComboBox::currentIndexChanged, this, &OccupancyPanel::showSelected);
-    connect(m_variation, &QComboBox::currentIndexChanged, this, [this] {
-        m_chart->setVariation(static_cast<OccupancyChart::Variation>(m_variation->currentData().toInt()));
-    });
+    connect(m_variation, &QComboBox::currentIndexChanged, this,
+        [this] { m_chart->setVariation(static_cast<OccupancyChart::Variation>(m_variation->currentData().toInt())); });
     clear();
 }
 

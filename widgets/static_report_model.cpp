@@ -48,10 +48,7 @@ QString limiterName(const Occupancy& occupancy)
     return {};
 }
 
-QString limitText(int limit)
-{
-    return limit == Occupancy::kNoLimit ? QStringLiteral("–") : QString::number(limit);
-}
+QString limitText(int limit) { return limit == Occupancy::kNoLimit ? QStringLiteral("–") : QString::number(limit); }
 
 } // namespace
 
@@ -67,10 +64,7 @@ void StaticReportModel::setReport(std::shared_ptr<const StaticReport> report)
     endResetModel();
 }
 
-void StaticReportModel::clear()
-{
-    setReport(nullptr);
-}
+void StaticReportModel::clear() { setReport(nullptr); }
 
 std::vector<OccupancyChart::KernelShape> StaticReportModel::kernelShapes() const
 {
@@ -115,10 +109,7 @@ int StaticReportModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->launches.size());
 }
 
-int StaticReportModel::columnCount(const QModelIndex& parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
+int StaticReportModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant StaticReportModel::data(const QModelIndex& index, int role) const
 {
@@ -243,7 +234,8 @@ QVariant StaticReportModel::toolTip(const StaticReport::PerLaunch& launch, int c
     case DynamicSharedColumn:
         if (launch.needsSharedOptIn)
             //: tooltip; %1 bytes of shared memory per block
-            return tr("%1 bytes per block in all: above the 48 KiB default, the launch must opt in").arg(launch.sharedBytes);
+            return tr("%1 bytes per block in all: above the 48 KiB default, the launch must opt in")
+                .arg(launch.sharedBytes);
         return tr("%1 bytes per block in all (static + dynamic)").arg(launch.sharedBytes);
     case StackFrameColumn:
         return resources.stackFrameBytes > 0
@@ -270,12 +262,12 @@ QVariant StaticReportModel::toolTip(const StaticReport::PerLaunch& launch, int c
             .arg(occupancy.activeWarpsPerSm)
             .arg(occupancy.maxWarpsPerSm)
             .arg(limitText(occupancy.limitWarps), limitText(occupancy.limitRegisters),
-                 limitText(occupancy.limitSharedMemory), limitText(occupancy.limitBlocks),
-                 limitText(occupancy.limitBarriers));
+                limitText(occupancy.limitSharedMemory), limitText(occupancy.limitBlocks),
+                limitText(occupancy.limitBarriers));
     case WavesColumn:
         //: tooltip; %n whole waves
         return tr("%n wave(s) over all SMs; a fraction is a partly filled tail wave", nullptr,
-                  static_cast<int>(launch.wholeWaves));
+            static_cast<int>(launch.wholeWaves));
     default:
         return {};
     }

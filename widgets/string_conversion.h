@@ -7,14 +7,8 @@
 
 namespace kl::gui {
 
-inline QString toQString(const std::string& text)
-{
-    return QString::fromStdString(text);
-}
+inline QString toQString(const std::string& text) { return QString::fromStdString(text); }
 
-inline std::string toStdString(const QString& text)
-{
-    return text.toStdString();
-}
+inline std::string toStdString(const QString& text) { return text.toStdString(); }
 
 } // namespace kl::gui

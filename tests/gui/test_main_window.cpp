@@ -79,7 +79,8 @@ private slots:
 
         QTRY_VERIFY_WITH_TIMEOUT(m_window->reportModel()->rowCount() > 0, kAnalysisTimeout);
         QCOMPARE(shown.count(), 1);
-        QVERIFY2(!m_window->lastOutcome()->error, m_window->lastOutcome()->error ? m_window->lastOutcome()->error->message().c_str() : "");
+        QVERIFY2(!m_window->lastOutcome()->error,
+            m_window->lastOutcome()->error ? m_window->lastOutcome()->error->message().c_str() : "");
         QVERIFY(reportCell(*m_window, StaticReportModel::RegistersColumn).toInt() > 0);
         QVERIFY(reportCell(*m_window, StaticReportModel::OccupancyColumn).toString().endsWith(QLatin1Char('%')));
         QVERIFY(!reportCell(*m_window, StaticReportModel::LimiterColumn).toString().isEmpty());
@@ -102,7 +103,7 @@ private slots:
         selectValue(m_window->tunablesPanel(), "VEC", QStringLiteral("8"));
         selectValue(m_window->tunablesPanel(), "CACHE", QStringLiteral("4"));
         QTRY_COMPARE_WITH_TIMEOUT(reportCell(*m_window, StaticReportModel::ThreadsColumn).toString(),
-                                  QStringLiteral("512"), kAnalysisTimeout);
+            QStringLiteral("512"), kAnalysisTimeout);
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->isAnalysing(), kAnalysisTimeout);
         const TunableValues shown = m_window->lastOutcome()->tunables;
         QCOMPARE(shown.at("THREADS"), std::int64_t(512));
@@ -110,10 +111,11 @@ private slots:
         QCOMPARE(shown.at("CACHE"), std::int64_t(4));
         // Keeping 32 values per thread in registers costs registers.
         QVERIFY2(reportCell(*m_window, StaticReportModel::RegistersColumn).toInt() > registersBefore,
-                 qPrintable(QStringLiteral("%1 → %2").arg(registersBefore).arg(
-                     reportCell(*m_window, StaticReportModel::RegistersColumn).toInt())));
+            qPrintable(QStringLiteral("%1 → %2")
+                           .arg(registersBefore)
+                           .arg(reportCell(*m_window, StaticReportModel::RegistersColumn).toInt())));
         QCOMPARE(m_window->occupancyPanel()->chart()->currentPoint().x(),
-                 double(reportCell(*m_window, StaticReportModel::RegistersColumn).toInt()));
+            double(reportCell(*m_window, StaticReportModel::RegistersColumn).toInt()));
     }
 
     void onlyTheNewestResultIsShown()
@@ -148,7 +150,7 @@ private slots:
         QVERIFY(m_window->isAnalysing());
         QTRY_VERIFY_WITH_TIMEOUT(m_window->diagnosticsModel()->errorCount() > 0, kAnalysisTimeout);
         QVERIFY2(m_window->statusText().startsWith(QStringLiteral("Compile error (undeclared-identifier)")),
-                 qPrintable(m_window->statusText()));
+            qPrintable(m_window->statusText()));
         QCOMPARE(m_window->reportModel()->rowCount(), 0);
         QVERIFY(editor->markersAtLine(line - 1) != 0);
         QVERIFY(editor->annotation(line - 1).contains(QStringLiteral("undeclared_thing")));
@@ -166,14 +168,18 @@ private slots:
         QVERIFY(m_window->openProblem(examplePath));
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->isAnalysing(), kAnalysisTimeout);
         QString source = m_window->editor()->source();
-        source.replace(QStringLiteral("// @kl tunable VEC = 1 in 1, 2, 4, 8"), QStringLiteral("// @kl tunable VEC = 3 in 1, 2, 4, 8"));
+        source.replace(QStringLiteral("// @kl tunable VEC = 1 in 1, 2, 4, 8"),
+            QStringLiteral("// @kl tunable VEC = 3 in 1, 2, 4, 8"));
         m_window->editor()->setText(source);
         m_window->analyseNow();
         QTRY_VERIFY_WITH_TIMEOUT(m_window->lastOutcome() && m_window->lastOutcome()->error, kAnalysisTimeout);
         QVERIFY2(m_window->statusText().contains(QStringLiteral("[candidate.")), qPrintable(m_window->statusText()));
         QCOMPARE(m_window->diagnosticsModel()->rowCount(), 1);
-        QVERIFY(m_window->diagnosticsModel()->index(0, DiagnosticsModel::CategoryColumn).data().toString().startsWith(
-            QStringLiteral("candidate.")));
+        QVERIFY(m_window->diagnosticsModel()
+                    ->index(0, DiagnosticsModel::CategoryColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("candidate.")));
         QCOMPARE(m_window->reportModel()->rowCount(), 0);
     }
 
@@ -192,8 +198,11 @@ private slots:
         QVERIFY(!m_window->openProblem(bad));
         QVERIFY2(m_window->statusText().contains(QStringLiteral("[problem.")), qPrintable(m_window->statusText()));
         QCOMPARE(m_window->diagnosticsModel()->rowCount(), 1);
-        QVERIFY(m_window->diagnosticsModel()->index(0, DiagnosticsModel::CategoryColumn).data().toString().startsWith(
-            QStringLiteral("problem.")));
+        QVERIFY(m_window->diagnosticsModel()
+                    ->index(0, DiagnosticsModel::CategoryColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("problem.")));
         // The previous problem is still open and still works.
         QCOMPARE(QString::fromStdString(m_window->problem()->name), QStringLiteral("layernorm_gelu"));
         QVERIFY(m_window->isVisible());
@@ -201,7 +210,7 @@ private slots:
         QVERIFY(m_window->statusText().contains(QStringLiteral("[problem.")));
         selectValue(m_window->tunablesPanel(), "THREADS", QStringLiteral("256"));
         QTRY_COMPARE_WITH_TIMEOUT(reportCell(*m_window, StaticReportModel::ThreadsColumn).toString(),
-                                  QStringLiteral("256"), kAnalysisTimeout);
+            QStringLiteral("256"), kAnalysisTimeout);
     }
 
     void screenshotIsARealPicture()

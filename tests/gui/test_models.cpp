@@ -50,10 +50,7 @@ std::shared_ptr<const StaticReport> syntheticReport()
     return report;
 }
 
-QModelIndex cell(const QAbstractItemModel& model, int row, int column)
-{
-    return model.index(row, column);
-}
+QModelIndex cell(const QAbstractItemModel& model, int row, int column) { return model.index(row, column); }
 
 } // namespace
 
@@ -83,16 +80,16 @@ private slots:
         QCOMPARE(cell(model, 0, StaticReportModel::RegistersColumn).data().toInt(), 32);
         QCOMPARE(cell(model, 0, StaticReportModel::OccupancyColumn).data().toString(), QStringLiteral("100.0%"));
         QCOMPARE(cell(model, 0, StaticReportModel::LimiterColumn).data().toString(), QStringLiteral("registers"));
-        QCOMPARE(cell(model, 0, StaticReportModel::ThreadsColumn).data(StaticReportModel::RawValueRole).toLongLong(),
-                 256);
+        QCOMPARE(
+            cell(model, 0, StaticReportModel::ThreadsColumn).data(StaticReportModel::RawValueRole).toLongLong(), 256);
         QCOMPARE(cell(model, 1, StaticReportModel::SpillStoresColumn).data().toString(), QStringLiteral("64 B"));
         QCOMPARE(cell(model, 1, StaticReportModel::StackFrameColumn).data(StaticReportModel::RawValueRole).toLongLong(),
-                 256);
+            256);
         QCOMPARE(cell(model, 2, StaticReportModel::GridColumn).data().toString(), QStringLiteral("16×4×2"));
         QCOMPARE(cell(model, 2, StaticReportModel::GridColumn).data(StaticReportModel::RawValueRole).toLongLong(), 128);
         QCOMPARE(cell(model, 0, StaticReportModel::WavesColumn).data().toString(), QStringLiteral("1.50"));
         QCOMPARE(model.headerData(StaticReportModel::RegistersColumn, Qt::Horizontal).toString(),
-                 QStringLiteral("Registers per thread"));
+            QStringLiteral("Registers per thread"));
         QCOMPARE(model.headerData(1, Qt::Vertical).toString(), QStringLiteral("spilling @ 8192x4096"));
         QVERIFY(model.summary().startsWith(QStringLiteral("fine: 32 registers, 100% occupancy")));
     }
@@ -114,8 +111,10 @@ private slots:
         QVERIFY(warned(2, StaticReportModel::OccupancyColumn));
         QVERIFY(!warned(2, StaticReportModel::SpillStoresColumn));
         // Spills and very low occupancy are red; 40% is amber.
-        const QColor spill = cell(model, 1, StaticReportModel::SpillStoresColumn).data(Qt::BackgroundRole).value<QBrush>().color();
-        const QColor amber = cell(model, 2, StaticReportModel::OccupancyColumn).data(Qt::BackgroundRole).value<QBrush>().color();
+        const QColor spill
+            = cell(model, 1, StaticReportModel::SpillStoresColumn).data(Qt::BackgroundRole).value<QBrush>().color();
+        const QColor amber
+            = cell(model, 2, StaticReportModel::OccupancyColumn).data(Qt::BackgroundRole).value<QBrush>().color();
         QVERIFY(spill.red() > spill.green() + 20);
         QVERIFY(amber != spill);
         QVERIFY(!cell(model, 0, StaticReportModel::OccupancyColumn).data(Qt::BackgroundRole).isValid());
@@ -137,8 +136,8 @@ private slots:
         const Problem problem = loadProblem(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/problem.json");
         CompileOptions options;
         options.arch = problem.arch;
-        const StaticReport report = analyseCandidate(problem, problem.baseline, {}, options,
-                                                     DeviceLimits::forArch(problem.arch));
+        const StaticReport report
+            = analyseCandidate(problem, problem.baseline, {}, options, DeviceLimits::forArch(problem.arch));
         QVERIFY2(report.ok(), report.firstProblem().c_str());
         StaticReportModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -173,7 +172,8 @@ private slots:
         QCOMPARE(model.warningCount(), 1);
         QCOMPARE(model.index(0, DiagnosticsModel::SeverityColumn).data().toString(), QStringLiteral("error"));
         QCOMPARE(model.index(0, DiagnosticsModel::CategoryColumn).data().toString(), QStringLiteral("syntax"));
-        QCOMPARE(model.index(0, DiagnosticsModel::LocationColumn).data().toString(), QStringLiteral("baseline.cu:12:5"));
+        QCOMPARE(
+            model.index(0, DiagnosticsModel::LocationColumn).data().toString(), QStringLiteral("baseline.cu:12:5"));
         QCOMPARE(model.index(0, 0).data(DiagnosticsModel::LineRole).toInt(), 12);
         QCOMPARE(model.index(1, DiagnosticsModel::SeverityColumn).data().toString(), QStringLiteral("warning"));
 
@@ -181,9 +181,9 @@ private slots:
             Error("problem.missing-field", "/tmp/p/problem.json", "inputs[1].dtype", "dtype is required")) });
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0, DiagnosticsModel::CategoryColumn).data().toString(),
-                 QStringLiteral("problem.missing-field"));
+            QStringLiteral("problem.missing-field"));
         QCOMPARE(model.index(0, DiagnosticsModel::LocationColumn).data().toString(),
-                 QStringLiteral("problem.json (inputs[1].dtype)"));
+            QStringLiteral("problem.json (inputs[1].dtype)"));
         QCOMPARE(model.index(0, 0).data(DiagnosticsModel::LineRole).toInt(), 0);
 
         model.setEntries({ DiagnosticEntry::fromError(

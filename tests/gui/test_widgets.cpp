@@ -19,10 +19,7 @@ using namespace kl::gui;
 
 namespace {
 
-Problem example()
-{
-    return loadProblem(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/problem.json");
-}
+Problem example() { return loadProblem(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/problem.json"); }
 
 int styleOfFirst(KernelEditor& editor, const QString& word)
 {
@@ -31,7 +28,8 @@ int styleOfFirst(KernelEditor& editor, const QString& word)
         return -1;
     // The text is ASCII, so character offsets are byte positions.
     editor.SendScintilla(QsciScintillaBase::SCI_COLOURISE, 0L, -1L);
-    return static_cast<int>(editor.SendScintilla(QsciScintillaBase::SCI_GETSTYLEAT, static_cast<unsigned long>(offset)));
+    return static_cast<int>(
+        editor.SendScintilla(QsciScintillaBase::SCI_GETSTYLEAT, static_cast<unsigned long>(offset)));
 }
 
 int distinctColours(const QImage& image)
@@ -66,8 +64,10 @@ private slots:
         QVERIFY(editor.marginLineNumbers(0));
         QCOMPARE(editor.lexer()->language(), "CUDA");
 
+        QVERIFY(!editor.isUndoAvailable());
         editor.insertAt(QStringLiteral("// edited\n"), 0, 0);
         QCOMPARE(edited.count(), 1);
+        QVERIFY(editor.isUndoAvailable());
     }
 
     void editorFindsDirectiveLines()
