@@ -22,8 +22,10 @@ void installTranslators(QApplication& app)
     if (qtTranslator->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
             QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QApplication::installTranslator(qtTranslator);
+    // English is the fallback: its file holds the plural forms the source text writes as "(s)".
     auto* translator = new QTranslator(&app);
-    if (translator->load(QLocale(), QStringLiteral("kernelloop"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (translator->load(QLocale(), QStringLiteral("kernelloop"), QStringLiteral("_"), QStringLiteral(":/i18n"))
+        || translator->load(QStringLiteral(":/i18n/kernelloop_en")))
         QApplication::installTranslator(translator);
 }
 

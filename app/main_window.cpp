@@ -321,7 +321,8 @@ void MainWindow::showOutcome(const std::shared_ptr<const AnalysisOutcome>& outco
 
     if (outcome->error) {
         m_reportModel->clear();
-        m_occupancy->clear();
+        //: occupancy chart title when the analysis stopped at an input error
+        m_occupancy->clear(tr("No occupancy: the candidate could not be analysed"));
         m_compilerLog->clear();
         m_ptx->clear();
         const std::string& category = outcome->error->category();
@@ -349,12 +350,12 @@ void MainWindow::showOutcome(const std::shared_ptr<const AnalysisOutcome>& outco
 
     if (!compile.ok) {
         m_reportModel->clear();
-        m_occupancy->clear();
+        //: occupancy chart title after a compile error
+        m_occupancy->clear(tr("No occupancy: the candidate did not compile"));
         m_dockTabs->setCurrentIndex(0);
-        //: status bar; %1 the error kind (e.g. "syntax"), %2 the compiler's one-line summary
-        setStatus(
-            tr("Compile error (%1): %2").arg(toQString(compileErrorKindName(compile.kind)), toQString(compile.summary)),
-            true);
+        // The summary already names the error kind, the file and the line.
+        //: status bar; %1 the compiler's one-line summary, e.g. "syntax error at baseline.cu:12:5: expected a ';'"
+        setStatus(tr("Compile error: %1").arg(toQString(compile.summary)), true);
         emit analysisShown();
         return;
     }

@@ -68,9 +68,10 @@ void OccupancyChart::setKernel(const DeviceLimits& device, const KernelShape& sh
     rebuild();
 }
 
-void OccupancyChart::clear()
+void OccupancyChart::clear(const QString& reason)
 {
     m_hasKernel = false;
+    m_emptyReason = reason;
     rebuild();
 }
 
@@ -153,7 +154,7 @@ void OccupancyChart::rebuild()
                               .arg(m_shape.registers)
                               .arg(current.y(), 0, 'f', 0));
     } else {
-        chart()->setTitle(tr("Occupancy appears after the first analysis"));
+        chart()->setTitle(m_emptyReason.isEmpty() ? tr("Occupancy appears after the first analysis") : m_emptyReason);
     }
 }
 

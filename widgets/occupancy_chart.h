@@ -30,7 +30,8 @@ public:
     explicit OccupancyChart(QWidget* parent = nullptr);
 
     void setKernel(const DeviceLimits& device, const KernelShape& shape);
-    void clear();
+    // No kernel to show; `reason` becomes the title (a default one when empty).
+    void clear(const QString& reason = {});
     void setVariation(Variation variation);
     Variation variation() const { return m_variation; }
 
@@ -45,6 +46,7 @@ private:
     DeviceLimits m_device;
     KernelShape m_shape;
     bool m_hasKernel = false;
+    QString m_emptyReason;
     Variation m_variation = Variation::Registers;
     QLineSeries* m_curve;
     QScatterSeries* m_current;

@@ -52,13 +52,13 @@ void OccupancyPanel::setKernels(const DeviceLimits& device, std::vector<Occupanc
     showSelected();
 }
 
-void OccupancyPanel::clear()
+void OccupancyPanel::clear(const QString& reason)
 {
     m_kernels.clear();
     const QSignalBlocker blocker(m_kernel);
     m_kernel->clear();
     m_kernel->setEnabled(false);
-    m_chart->clear();
+    m_chart->clear(reason);
 }
 
 void OccupancyPanel::showSelected()

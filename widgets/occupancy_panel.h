@@ -17,7 +17,7 @@ public:
     explicit OccupancyPanel(QWidget* parent = nullptr);
 
     void setKernels(const DeviceLimits& device, std::vector<OccupancyChart::KernelShape> kernels);
-    void clear();
+    void clear(const QString& reason = {});
     OccupancyChart* chart() const { return m_chart; }
     QComboBox* kernelChooser() const { return m_kernel; }
     QComboBox* variationChooser() const { return m_variation; }

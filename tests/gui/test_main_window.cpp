@@ -149,12 +149,19 @@ private slots:
         editor->setText(broken); // as if typed: goes through the debounce
         QVERIFY(m_window->isAnalysing());
         QTRY_VERIFY_WITH_TIMEOUT(m_window->diagnosticsModel()->errorCount() > 0, kAnalysisTimeout);
-        QVERIFY2(m_window->statusText().startsWith(QStringLiteral("Compile error (undeclared-identifier)")),
+        QVERIFY2(m_window->statusText().startsWith(QStringLiteral("Compile error: "))
+                && m_window->statusText().contains(QStringLiteral("undeclared_thing")),
             qPrintable(m_window->statusText()));
+        QCOMPARE(m_window->diagnosticsModel()->index(0, DiagnosticsModel::CategoryColumn).data().toString(),
+            QStringLiteral("undeclared-identifier"));
         QCOMPARE(m_window->reportModel()->rowCount(), 0);
+        QVERIFY(!m_window->occupancyPanel()->chart()->hasKernel());
         QVERIFY(editor->markersAtLine(line - 1) != 0);
         QVERIFY(editor->annotation(line - 1).contains(QStringLiteral("undeclared_thing")));
         QCOMPARE(m_window->diagnosticsModel()->index(0, 0).data(DiagnosticsModel::LineRole).toInt(), line);
+
+        editor->setFirstVisibleLine(std::max(0, line - 12));
+        QVERIFY(m_window->grab().save(QStringLiteral(KL_BINARY_DIR "/tests/gui/main-window-compile-error.png")));
 
         // Fixing it brings the report back and clears the marks.
         editor->setText(source);
