@@ -197,11 +197,6 @@
         <source>An expression in the candidate is invalid</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>Compile error (%1): %2</source>
-        <extracomment>status bar; %1 the error kind (e.g. &quot;syntax&quot;), %2 the compiler&apos;s one-line summary</extracomment>
-        <translation type="unfinished"></translation>
-    </message>
     <message numerus="yes">
         <source>Compiled %n kernel(s) in %1 ms. %2</source>
         <extracomment>status bar after a successful compile; %n kernel count, %1 NVRTC milliseconds, %2 the report&apos;s summary</extracomment>
@@ -222,6 +217,21 @@
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; · %2 · &lt;tt&gt;%3&lt;/tt&gt; · main sizes: %4</source>
         <extracomment>line above the editor; %1 problem name, %2 target architecture, %3 candidate file, %4 main sizes</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No occupancy: the candidate could not be analysed</source>
+        <extracomment>occupancy chart title when the analysis stopped at an input error</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No occupancy: the candidate did not compile</source>
+        <extracomment>occupancy chart title after a compile error</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compile error: %1</source>
+        <extracomment>status bar; %1 the compiler&apos;s one-line summary, e.g. &quot;syntax error at baseline.cu:12:5: expected a &apos;;&apos;&quot;</extracomment>
         <translation type="unfinished"></translation>
     </message>
 </context>
