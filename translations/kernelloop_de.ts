@@ -490,6 +490,10 @@ Default: %3</source>
         <extracomment>tooltip of a tunable; %1 the source line, %2 the allowed values, %3 the default</extracomment>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>No candidate yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>main</name>

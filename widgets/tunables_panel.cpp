@@ -29,7 +29,7 @@ QString allowedText(const Tunable& tunable)
 TunablesPanel::TunablesPanel(QWidget* parent)
     : QWidget(parent)
     , m_form(new QFormLayout)
-    , m_empty(new QLabel(tr("This candidate declares no tunables."), this))
+    , m_empty(new QLabel(tr("No candidate yet."), this))
 {
     auto* layout = new QVBoxLayout(this);
     m_form->setFieldGrowthPolicy(QFormLayout::ExpandingFieldsGrow);
@@ -65,6 +65,7 @@ void TunablesPanel::setTunables(const std::vector<Tunable>& tunables, const Tuna
         m_form->addRow(label, editor);
         m_editors.push_back(editor);
     }
+    m_empty->setText(tr("This candidate declares no tunables."));
     m_empty->setVisible(m_tunables.empty());
     m_updating = false;
 }
