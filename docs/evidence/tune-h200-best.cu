@@ -1,6 +1,6 @@
 // Exported by KernelLoop from session 1, iteration 13 (layernorm_gelu)
 // Measured on NVIDIA H200 #0
-// Median 49.98 us (p20 49.50, p80 50.66), 2686 GB/s, 67.0% of a same-size device copy, 1.46x the problem's baseline timed in the same job; CUDA events, L2 flushed before every run, SM clock 1980 MHz, NVRTC 13.0.
+// Median 49.76 us (p20 49.25, p80 50.37), 2698 GB/s, 66.9% of a same-size device copy, 1.46x the problem's baseline timed in the same job; CUDA events, L2 flushed before every run, SM clock 1980 MHz, NVRTC 13.0.
 // Verified against the problem's reference at its main, fuzz and padded sizes: passed.
 // The launch rule is in the // @kl lines below; the chosen tunables are fixed here:
 #ifndef CACHE
