@@ -1,6 +1,7 @@
 // kernelloop-cli check PROBLEM [--candidate FILE] [--arch sm_90] [--set NAME=VALUE]... [--json]
 // The static report without a GPU: compile with NVRTC, then registers, shared memory, stack,
 // spills, barriers, theoretical occupancy and its limiter, grid and waves at every main size.
+#include "cli/cli_support.h"
 #include "cli/command.h"
 
 #include "core/compile/static_report.h"
@@ -27,28 +28,6 @@ struct CheckOptions {
     bool json = false;
 };
 
-TunableValues parseSets(const std::vector<std::string>& sets)
-{
-    TunableValues values;
-    for (const auto& s : sets) {
-        const auto eq = s.find('=');
-        std::int64_t value = 0;
-        std::size_t used = 0;
-        bool number = false;
-        if (eq != std::string::npos && eq > 0 && eq + 1 < s.size()) {
-            try {
-                value = std::stoll(s.substr(eq + 1), &used);
-                number = used == s.size() - eq - 1;
-            } catch (const std::exception&) {
-                number = false;
-            }
-        }
-        if (!number)
-            throw Error("cli.bad-option", {}, "--set", "expected NAME=INTEGER, got \"" + s + "\"");
-        values[s.substr(0, eq)] = value;
-    }
-    return values;
-}
 
 std::string bytes(std::int64_t n) { return std::to_string(n) + " B"; }
 
