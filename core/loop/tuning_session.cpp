@@ -7,6 +7,7 @@
 #include "core/model/hash.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
+#include "core/store/runner_result.h"
 #include "core/store/store.h"
 
 #include <algorithm>
@@ -377,7 +378,10 @@ void TuningSession::record(IterationOutcome& o, const Proposal& proposal, std::o
     const auto ref = m_store.beginIteration(m_sessionId, o.candidateId);
     o.index = ref.index;
     if (!o.category.empty()) {
-        store::ResultRecord r;
+        // The runner's reply as the store reads it; the loop's own verdict and first-size figures on top
+        // (the outcome also covers failures before the runner and results from the cache).
+        auto r = store::resultFromRunnerReply(a.resultJson.is_object() ? a.resultJson : nlohmann::json::object(),
+                                              m_reference->baseline.compiled.nvrtcVersion);
         r.status = o.status;
         r.category = o.category;
         r.detail = o.detail;
@@ -386,32 +390,7 @@ void TuningSession::record(IterationOutcome& o, const Proposal& proposal, std::o
         r.pctOfCopy = o.pctOfCopy;
         r.speedup = o.speedup;
         r.fromCache = o.fromCache;
-        r.toolkit = m_reference->baseline.compiled.nvrtcVersion;
         r.compile = a.staticJson;
-        if (a.resultJson.is_object()) {
-            r.verification = a.resultJson.value("verification", nlohmann::json());
-            r.timing = a.resultJson.value("timing", nlohmann::json());
-            r.device = a.resultJson.value("device", nlohmann::json());
-            r.profile = a.resultJson.value("profile", nlohmann::json());
-            if (r.timing.is_object()) {
-                if (r.timing.contains("sm_clock_mhz") && r.timing["sm_clock_mhz"].is_number())
-                    r.smClockMhz = r.timing["sm_clock_mhz"].get<double>();
-                const auto& cases = r.timing["cases"];
-                if (!cases.empty() && cases[0].contains("candidate")) {
-                    const auto& c = cases[0]["candidate"];
-                    r.p20Us = c.value("p20_us", 0.0);
-                    r.p80Us = c.value("p80_us", 0.0);
-                    r.cv = c.value("cv", 0.0);
-                }
-            }
-            if (r.profile.is_object() && r.profile.contains("kernels"))
-                for (const auto& k : r.profile["kernels"]) {
-                    const auto metrics = k.value("metrics", nlohmann::json::object());
-                    for (const auto& [name, value] : metrics.items())
-                        if (value.is_number())
-                            r.metrics[k.value("kernel", "") + "/" + name] = value.get<double>();
-                }
-        }
         m_store.recordResult(ref, r);
         if (!o.findings.empty())
             m_store.recordFindings(ref, findingRecords(o.findings));
@@ -650,9 +629,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             batch.push_back(std::move(e));
         }
         phase(round, LoopPhase::Decide, {});
-        const double before = m_best->outcome.speedup.value_or(1.0);
         const double gain = decide(batch);
-        (void)before;
         for (const auto& e : batch) {
             m_history.push_back(historyEntry(e.outcome));
             if (m_observer)
