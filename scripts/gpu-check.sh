@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The GPU check: run on a GPU machine from the repository root. It runs every GPU suite (and the
-# runner's CPU-side suites), then the runner benchmarks, writes logs under $OUT (default
-# ./gpu-check-out) and prints a short table LAST.
+# runner's CPU-side suites), then the runner benchmarks, the tuner loop (gpu-tune.sh: PyTorch eager,
+# the seed-style naive kernel, the baseline and the best side by side), real sol/stalls metric
+# dumps for the findings fixtures ($OUT/findings-dumps/) and the LLM loop against the replay server
+# (gpu-llm.sh, $OUT/llm/), writes logs under $OUT (default ./gpu-check-out) and prints a short
+# table LAST.
 #
 #   scripts/gpu-check.sh             use a carried bundle in .gpu/ if there is one, else configure
 #                                    and build here (needs the Debian packages of install-deps.sh)
@@ -16,14 +19,20 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile kl_runner_bench)
+# Built and carried when the tree has them; the steps that use them say so when they are missing.
+OPTIONAL_TARGETS=(kl-llm-replay)
 
 if [[ "${1:-}" == "--bundle" ]]; then
     BUILD=${2:-$ROOT/build-gpu}
     set -e
     [[ -f "$BUILD/CMakeCache.txt" ]] || cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKL_BUILD_GUI=OFF >/dev/null
     cmake --build "$BUILD" --target "${TARGETS[@]}" -j "$(nproc)"
+    built=("${TARGETS[@]}")
+    for t in "${OPTIONAL_TARGETS[@]}"; do
+        if cmake --build "$BUILD" --target "$t" -j "$(nproc)"; then built+=("$t"); else echo "optional $t not built: left out of the bundle" >&2; fi
+    done
     rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-    for t in "${TARGETS[@]}"; do
+    for t in "${built[@]}"; do
         f=$(find "$BUILD" -type f -name "$t" -perm -u+x | head -1)
         [[ -n "$f" ]] || { echo "missing $t" >&2; exit 1; }
         strip -o ".gpu/bin/$t" "$f"
@@ -65,6 +74,10 @@ else
         || { say "build failed: see $LOG"; tail -30 "$LOG"; exit 1; }
     BIN=$WORK/bin && mkdir -p "$BIN"
     for t in "${TARGETS[@]}"; do ln -s "$(find "$BUILD" -type f -name "$t" -perm -u+x | head -1)" "$BIN/$t"; done
+    for t in "${OPTIONAL_TARGETS[@]}"; do
+        cmake --build "$BUILD" --target "$t" -j "$(nproc)" >>"$LOG" 2>&1 || { say "optional $t not built"; continue; }
+        ln -s "$(find "$BUILD" -type f -name "$t" -perm -u+x | head -1)" "$BIN/$t"
+    done
     export LD_LIBRARY_PATH=$CUDA_LIBS:${LD_LIBRARY_PATH:-}
     COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
@@ -116,8 +129,93 @@ BIN=$BIN OUT=$WORK/tune scripts/gpu-tune.sh >"$WORK/tune.log" 2>&1
 say "gpu-tune rc=$?"
 rm -f "$WORK"/tune/tune-session.db*
 cp "$WORK/tune/layernorm_gelu-h200.klsession" "$OUT/" 2>/dev/null
+
+# 2c. Real metric dumps for the findings fixtures (tests/fixtures/findings/*-h200.json, same format):
+# the naive baseline and the tuned best of the recorded session (THREADS=128 VEC=8 CACHE=4, fixed so
+# the dumps match layernorm-tuned-best-default-h200.json) under the sol and stalls metric sets. One
+# evaluate per set records the problem's baseline as iteration 1 and the configuration as
+# iteration 2: four evaluations in all. Each dump is read back from the session store.
+say "== findings dumps"
+PROBLEM=resources/examples/layernorm_gelu/problem.json
+mkdir -p "$WORK/dumps" "$OUT/findings-dumps"
+: > "$WORK/dumps/written.txt"
+for set in sol stalls; do
+    db=$WORK/dumps/$set.db
+    rm -f "$db" "$db-wal" "$db-shm"
+    timeout 150 "$BIN/kernelloop-cli" evaluate "$PROBLEM" resources/examples/layernorm_gelu/baseline.cu \
+        --set THREADS=128 --set VEC=8 --set CACHE=4 --metrics "$set" --db "$db" --runner "$KL_RUNNER" \
+        --label "findings dump $set" --json >"$WORK/dumps/$set.jsonl" 2>"$WORK/dumps/$set.stderr"
+    rc=$?
+    say "evaluate --metrics $set rc=$rc"
+    why=
+    [[ $rc -eq 0 ]] || why="evaluate rc=$rc: $(grep -m1 '^error' "$WORK/dumps/$set.stderr" | cut -c1-90)"
+    # Prints one word per dump for the table; the file is byte-for-byte what the fixtures hold.
+    python3 - "$db" "$set" "$OUT/findings-dumps" "${DATE%%T*}" "$COMMIT" "$why" >>"$WORK/dumps/written.txt" 2>>"$LOG" <<'PY'
+import json, os, sqlite3, sys
+
+db, metric_set, outdir, date, commit, why = sys.argv[1:7]
+if why:
+    print(f"{metric_set}: {why};")
+names = {1: "layernorm-naive", 2: "layernorm-tuned-best"}
+what = {1: "the problem's baseline", 2: "the tuned best of resources/sessions/layernorm_gelu-h200.klsession"}
+if not os.path.exists(db):
+    print(f"{metric_set}: no store;")
+    sys.exit(0)
+try:
+    rows = sqlite3.connect(db).execute(
+        "SELECT i.idx, r.status, r.category, r.detail, r.device_json, r.timing_json, r.compile_json, r.profile_json "
+        "FROM iterations i JOIN results r ON r.iteration_id = i.id "
+        "WHERE i.session_id = (SELECT max(id) FROM sessions) AND i.idx IN (1, 2) ORDER BY i.idx").fetchall()
+except sqlite3.Error as e:
+    print(f"{metric_set}: store unreadable ({e});")
+    sys.exit(0)
+if not rows:
+    print(f"{metric_set}: no results;")
+for idx, status, category, detail, device, timing, compiled, profile in rows:
+    tag = f"{names[idx][len('layernorm-'):]}-{metric_set}"
+    if category != "passed" or not timing or not profile:
+        print(f"{tag}:{category}(not written)")
+        continue
+    device, timing, compiled, profile = (json.loads(v) for v in (device, timing, compiled, profile))
+    for case in timing.get("cases", []):
+        for key in ("baseline", "candidate", "copy"):
+            if isinstance(case.get(key), dict):
+                case[key]["samples_us"] = []
+    tunables = dict(sorted((compiled.get("tunables") or {}).items()))
+    dump = {
+        "_comment": f"Recorded on an {device.get('name', 'unknown GPU')} ({date}, commit {commit}): iteration {idx} "
+                    f"({what[idx]}) of `kernelloop-cli evaluate --metrics {metric_set}` in scripts/gpu-check.sh, "
+                    f"tunables {tunables}; timing samples dropped to keep the file small.",
+        "v": 1, "id": str(idx), "type": "result", "status": status, "category": category, "detail": detail,
+        "device": device, "static": compiled.get("telemetry"), "verification": None, "timing": timing,
+        "profile": profile, "pc_sampling": None, "phases_ms": {},
+    }
+    with open(os.path.join(outdir, f"{names[idx]}-{metric_set}-h200.json"), "w") as f:
+        f.write(json.dumps(dump, indent=1))
+    state = profile.get("status")
+    kernels = profile.get("kernels") or [{}]
+    print(f"{tag}" + ("" if state == "ok" else f"(profile {state})")
+          + f"[{len(kernels[0].get('metrics') or {})} metrics]")
+PY
+    rm -f "$db" "$db-wal" "$db-shm"
+done
+DUMPS_LINE="metric dumps (evaluate --metrics sol|stalls) -> findings-dumps/: $(tr '\n' ' ' <"$WORK/dumps/written.txt")"
+say "$DUMPS_LINE"
+
+# 2d. The LLM proposer's loop against the local replay server (scripts/gpu-llm.sh). It fails soft: a
+# missing server, scenario or CLI option is reported in its summary and the check goes on.
+say "== gpu-llm"
+BIN=$BIN OUT=$OUT KL_LLM_TIMEOUT=${KL_LLM_TIMEOUT:-240} timeout 300 scripts/gpu-llm.sh >"$WORK/llm.log" 2>&1
+say "gpu-llm rc=$?"
+mkdir -p "$OUT/llm"
+[[ -s $OUT/llm/llm-summary.txt ]] || echo "LLM loop: no summary (gpu-llm.sh rc above; see gpu-check-details.tgz llm.log)" >"$OUT/llm/llm-summary.txt"
+
 tar -C "$WORK" -czf "$OUT/gpu-check-details.tgz" --exclude='*.cubin' . 2>/dev/null
 
 # 3. The table, last.
 python3 bench/gpu/summarize.py "$WORK" "$DATE" "$COMMIT" | tee "$OUT/table.txt"
-cat "$WORK/tune/tune-table.txt" 2>/dev/null | tee -a "$OUT/table.txt"
+{
+    cat "$WORK/tune/tune-table.txt" 2>/dev/null
+    printf '\n%s\n\n' "$DUMPS_LINE"
+    cat "$OUT/llm/llm-summary.txt"
+} | tee -a "$OUT/table.txt"
