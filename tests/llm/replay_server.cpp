@@ -50,7 +50,7 @@ std::string SeenRequest::header(const std::string& lowerName) const
     return it == headers.end() ? std::string() : it->second;
 }
 
-ReplayServer::ReplayServer()
+ReplayServer::ReplayServer(int port)
     : m_state(std::make_unique<State>())
 {
     auto& s = *m_state;
@@ -125,9 +125,13 @@ ReplayServer::ReplayServer()
                 [provider](
                     std::size_t offset, std::size_t, httplib::DataSink& sink) { return provider(offset, sink); });
     });
-    m_port = s.server.bind_to_any_port("127.0.0.1");
+    if (port == 0)
+        m_port = s.server.bind_to_any_port("127.0.0.1");
+    else
+        m_port = s.server.bind_to_port("127.0.0.1", port) ? port : -1;
     if (m_port <= 0)
-        throw std::runtime_error("the replay server could not bind a loopback port");
+        throw std::runtime_error(port == 0 ? std::string("the replay server could not bind a loopback port")
+                                           : "the replay server could not bind 127.0.0.1:" + std::to_string(port));
     s.thread = std::thread([&s] { s.server.listen_after_bind(); });
 }
 

@@ -41,7 +41,8 @@ class ReplayServer {
 public:
     using Handler = std::function<Reply(const SeenRequest& request, int countForPath)>;
 
-    ReplayServer();
+    // Listens on 127.0.0.1:port; 0 picks a free port (see port()).
+    explicit ReplayServer(int port = 0);
     ~ReplayServer();
     ReplayServer(const ReplayServer&) = delete;
     ReplayServer& operator=(const ReplayServer&) = delete;

@@ -2,6 +2,7 @@
 // protocols: whole and streamed (events split across TCP writes), usage, retries with
 // Retry-After, stalls, resets, bad JSON, a 1 MB reply, cancellation, the budget, and a planted
 // API key that must never come back out of the client.
+#include "replay_bodies.h"
 #include "replay_server.h"
 
 #include "core/llm/alternatives.h"
@@ -283,16 +284,7 @@ private slots:
                 object["choices"][0]["message"]["content"] = text;
                 return json(object.dump());
             }
-            std::string body;
-            for (std::size_t i = 0; i < text.size(); i += 4096)
-                body += "data: "
-                    + nlohmann::json(
-                        { { "choices", { { { "index", 0 }, { "delta", { { "content", text.substr(i, 4096) } } } } } } })
-                          .dump()
-                    + "\n\n";
-            body += "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}"
-                    "\n\ndata: [DONE]\n\n";
-            return sse(body);
+            return sse(test::openAiStream({ test::fixedPieces(text, 4096) }, "gpt-4o", std::nullopt));
         });
         s.route(openAiPath("choices"), [](const SeenRequest&, int) {
             auto object = nlohmann::json::parse(fixture("openai/chat_completion.json"));
