@@ -49,6 +49,7 @@ struct SessionRecord {
     std::int64_t startedMs = 0;
     std::optional<std::int64_t> endedMs;
     std::string status = "running"; // running | finished | cancelled | failed
+    nlohmann::json summary; // what the loop concluded (recordSessionSummary); null until written
 };
 
 struct SessionRow {
@@ -70,6 +71,9 @@ struct CandidateRecord {
     std::string proposerDetail; // "evolutionary", "openai/gpt-4o", ...
     TunableValues tunables;
     std::string hypothesis; // why the proposer expects it to be faster
+    // The proposer's predicted speedup over the best candidate it started from ("1.5x" in an
+    // LLM's plan); nullopt when it made no prediction.
+    std::optional<double> predictedSpeedup;
     std::int64_t createdMs = 0;
 };
 std::string_view proposerName(CandidateRecord::Proposer proposer); // "llm", "tuner", "human"
@@ -142,9 +146,12 @@ nlohmann::json scrubSecrets(const nlohmann::json& json);
 // A listing row: enough for one line of `history` or one row of the GUI's table.
 struct IterationRow {
     int index = 0;
+    std::optional<int> round; // the loop round (0: the baseline); nullopt when not recorded (older files)
     std::optional<std::int64_t> candidateId;
     std::optional<CandidateRecord::Proposer> proposer;
     std::string proposerDetail;
+    std::string hypothesis; // the candidate's, for the hypothesis log (predicted vs measured)
+    std::optional<double> predictedSpeedup; // likewise
     std::string state; // "done", "cancelled", ...
     std::string status; // the result's, empty without a result
     std::string category; // likewise
@@ -181,6 +188,19 @@ struct CommittedIteration {
     int index = 0;
     std::optional<std::int64_t> candidateId;
     std::optional<std::int64_t> resultId;
+};
+
+// A verified candidate of an earlier session, shown to a proposer as an example of what worked.
+struct ExampleRow {
+    std::string problemName;
+    std::string problemHash;
+    std::int64_t sessionId = 0;
+    std::int64_t candidateId = 0;
+    std::string source;
+    TunableValues tunables;
+    double speedup = 0.0; // the result's, against its own problem's baseline
+    std::optional<double> medianUs;
+    std::optional<double> pctOfCopy;
 };
 
 // What makes an evaluation repeatable: same key, same result, whichever session asks.

@@ -277,10 +277,25 @@ DROP TABLE v1_problems;
 )sql");
 }
 
+// v2 → v3: the proposer's predicted speedup, the loop round of an iteration, the session's summary
+// (NULL in every existing row: older files never recorded them), and an index of the passing
+// results for the examples shown to proposers (Store::bestVerifiedCandidates), so that finding
+// them never reads the results table itself. No index on iterations.round: rows are read by
+// (session_id, idx), never by round.
+void migrate2to3(Database& db)
+{
+    db.exec(R"sql(
+ALTER TABLE candidates ADD COLUMN predicted_speedup REAL;
+ALTER TABLE iterations ADD COLUMN round INTEGER;
+ALTER TABLE sessions ADD COLUMN summary_json TEXT;
+CREATE INDEX results_verified ON results(speedup, iteration_id) WHERE status = 'ok' AND category = 'passed';
+)sql");
+}
+
 // migrations[v - 1] takes a file from version v to v + 1.
 const std::vector<std::function<void(Database&)>>& migrations()
 {
-    static const std::vector<std::function<void(Database&)>> steps { migrate1to2 };
+    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3 };
     return steps;
 }
 
@@ -324,18 +339,22 @@ void prepareSchema(Database& db, std::string_view what)
     try {
         Transaction transaction(db);
         int version = schemaVersionOf(db, what); // again, under the write lock: another process may have done it
-        if (version == 0) {
+        const bool created = version == 0;
+        if (created) {
+            // Born at version 2, then the same steps as a migrated file: one schema, however it got there.
             db.exec(kSchemaV2);
-        } else {
-            for (; version < kSchemaVersion; ++version) {
-                try {
-                    migrations().at(static_cast<std::size_t>(version - 1))(db);
-                } catch (const Error& error) {
-                    throw Error("store.migration-failed", db.file(), "schema version " + std::to_string(version),
-                        "cannot migrate " + std::string(what) + " to schema version " + std::to_string(version + 1)
-                            + ": " + error.message());
-                }
+            version = 2;
+        }
+        for (; version < kSchemaVersion; ++version) {
+            try {
+                migrations().at(static_cast<std::size_t>(version - 1))(db);
+            } catch (const Error& error) {
+                throw Error("store.migration-failed", db.file(), "schema version " + std::to_string(version),
+                    "cannot migrate " + std::string(what) + " to schema version " + std::to_string(version + 1) + ": "
+                        + error.message());
             }
+        }
+        if (!created) {
             Statement check = db.prepare("PRAGMA foreign_key_check");
             if (check.step())
                 throw Error("store.migration-failed", db.file(), check.text(0),

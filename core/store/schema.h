@@ -1,23 +1,27 @@
 #pragma once
 // The store's schema and its forward migrations. PRAGMA user_version holds the schema version,
-// PRAGMA application_id marks the file as KernelLoop's. A new file gets the current schema
-// directly; an older one is migrated step by step, each step one transaction. The DDL of a
-// shipped version never changes once released: files in the field were made with it.
+// PRAGMA application_id marks the file as KernelLoop's. A new file is created at version 2 and
+// takes the same steps to the current version as an older file, so both end with the same schema;
+// the migration runs in one transaction. The DDL of a shipped version never changes once
+// released: files in the field were made with it.
 #include <string_view>
 
 namespace kl::store {
 
 class Database;
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 constexpr int kApplicationId = 0x4b4c4f50; // "KLOP"
 
 // Version 1: the first release. Candidates carry their source inline, results keep metrics as
 // JSON, no LLM exchanges, no evaluation cache.
 extern const std::string_view kSchemaV1;
-// Version 2 (current): sources stored once by hash, metrics as rows, percentiles and speedup
-// columns, finding order and directions, replacement candidates, LLM exchanges, the cache.
+// Version 2: sources stored once by hash, metrics as rows, percentiles and speedup columns,
+// finding order and directions, replacement candidates, LLM exchanges, the cache.
 extern const std::string_view kSchemaV2;
+// Version 3 (current) is version 2 plus three nullable columns added by ALTER TABLE
+// (candidates.predicted_speedup, iterations.round, sessions.summary_json) and the partial index
+// results_verified.
 
 // Brings the database to kSchemaVersion: creates it when empty, migrates it when older.
 // Throws kl::Error "store.newer-version" (written by a newer KernelLoop), "store.not-kernelloop"

@@ -26,6 +26,18 @@ nlohmann::json readJson(const Statement& statement, int column, const std::strin
     return parsed;
 }
 
+TunableValues tunablesFromJson(const nlohmann::json& tunables)
+{
+    TunableValues values;
+    if (tunables.is_object()) {
+        for (auto it = tunables.begin(); it != tunables.end(); ++it) {
+            if (it.value().is_number_integer())
+                values[it.key()] = it.value().get<std::int64_t>();
+        }
+    }
+    return values;
+}
+
 namespace {
 Database::Mode modeFor(const Store::Options& options)
 {
@@ -112,11 +124,13 @@ std::int64_t Store::createSession(const SessionRecord& session)
             "no problem with this hash in the store; add it first");
     auto insert = m_impl->db.cached(
         "INSERT INTO sessions (problem_hash, label, device, device_json, proposer, mode, config_json, started_ms, "
-        "ended_ms, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+        "ended_ms, status, summary_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
     insert.bind(1, session.problemHash).bind(2, session.label).bind(3, session.device);
     bindJson(insert, 4, session.deviceInfo);
     insert.bind(5, session.proposer).bind(6, session.mode).bind(7, jsonText(session.config));
-    insert.bind(8, orNow(session.startedMs)).bind(9, session.endedMs).bind(10, session.status).run();
+    insert.bind(8, orNow(session.startedMs)).bind(9, session.endedMs).bind(10, session.status);
+    bindJson(insert, 11, session.summary);
+    insert.run();
     return m_impl->db.lastInsertId();
 }
 
@@ -128,9 +142,19 @@ void Store::finishSession(std::int64_t sessionId, const std::string& status, std
         throw Error("store.unknown-session", m_impl->path.string(), std::to_string(sessionId), "no such session");
 }
 
+void Store::recordSessionSummary(std::int64_t sessionId, const nlohmann::json& summary)
+{
+    auto update = m_impl->db.cached("UPDATE sessions SET summary_json = ?2 WHERE id = ?1");
+    update.bind(1, sessionId);
+    bindJson(update, 2, summary);
+    update.run();
+    if (m_impl->db.changes() == 0)
+        throw Error("store.unknown-session", m_impl->path.string(), std::to_string(sessionId), "no such session");
+}
+
 namespace {
 const std::string kSessionColumns = "s.id, s.problem_hash, p.name, s.label, s.device, s.device_json, s.proposer, "
-                                    "s.mode, s.config_json, s.started_ms, s.ended_ms, s.status";
+                                    "s.mode, s.config_json, s.started_ms, s.ended_ms, s.status, s.summary_json";
 
 SessionRecord readSession(const Statement& row, const std::string& file)
 {
@@ -147,6 +171,7 @@ SessionRecord readSession(const Statement& row, const std::string& file)
     session.startedMs = row.integer(9);
     session.endedMs = row.optionalInteger(10);
     session.status = row.text(11);
+    session.summary = readJson(row, 12, file);
     return session;
 }
 } // namespace
@@ -174,9 +199,9 @@ std::vector<SessionRow> Store::listSessions() const
     while (select.step()) {
         SessionRow row;
         row.session = readSession(select, m_impl->path.string());
-        row.iterations = static_cast<int>(select.integer(12));
-        row.bestSpeedup = select.optionalReal(13);
-        row.bestMedianUs = select.optionalReal(14);
+        row.iterations = static_cast<int>(select.integer(13));
+        row.bestSpeedup = select.optionalReal(14);
+        row.bestMedianUs = select.optionalReal(15);
         rows.push_back(std::move(row));
     }
     return rows;
@@ -224,10 +249,10 @@ std::int64_t Store::addCandidate(std::int64_t sessionId, const CandidateRecord& 
     source.bind(1, hash).bind(2, candidate.source).run();
     auto insert = m_impl->db.cached(
         "INSERT INTO candidates (session_id, source_hash, file_name, parent_id, proposer, proposer_detail, "
-        "tunables_json, hypothesis, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "tunables_json, hypothesis, created_ms, predicted_speedup) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     insert.bind(1, sessionId).bind(2, hash).bind(3, candidate.fileName).bind(4, candidate.parentId);
     insert.bind(5, proposerName(candidate.proposer)).bind(6, candidate.proposerDetail).bind(7, tunables.dump());
-    insert.bind(8, candidate.hypothesis).bind(9, orNow(candidate.createdMs)).run();
+    insert.bind(8, candidate.hypothesis).bind(9, orNow(candidate.createdMs)).bind(10, candidate.predictedSpeedup).run();
     const auto id = m_impl->db.lastInsertId();
     transaction.commit();
     return id;
@@ -236,7 +261,7 @@ std::int64_t Store::addCandidate(std::int64_t sessionId, const CandidateRecord& 
 std::optional<CandidateRecord> Store::Impl::readCandidate(std::int64_t candidateId)
 {
     auto select = db.cached("SELECT c.id, c.session_id, c.source_hash, s.text, c.file_name, c.parent_id, c.proposer, "
-                            "c.proposer_detail, c.tunables_json, c.hypothesis, c.created_ms "
+                            "c.proposer_detail, c.tunables_json, c.hypothesis, c.created_ms, c.predicted_speedup "
                             "FROM candidates c JOIN sources s ON s.hash = c.source_hash WHERE c.id = ?1");
     select.bind(1, candidateId);
     if (!select.step())
@@ -250,15 +275,10 @@ std::optional<CandidateRecord> Store::Impl::readCandidate(std::int64_t candidate
     candidate.parentId = select.optionalInteger(5);
     candidate.proposer = parseProposer(select.text(6)).value_or(CandidateRecord::Proposer::Human);
     candidate.proposerDetail = select.text(7);
-    const auto tunables = readJson(select, 8, path.string());
-    if (tunables.is_object()) {
-        for (auto it = tunables.begin(); it != tunables.end(); ++it) {
-            if (it.value().is_number_integer())
-                candidate.tunables[it.key()] = it.value().get<std::int64_t>();
-        }
-    }
+    candidate.tunables = tunablesFromJson(readJson(select, 8, path.string()));
     candidate.hypothesis = select.text(9);
     candidate.createdMs = select.integer(10);
+    candidate.predictedSpeedup = select.optionalReal(11);
     return candidate;
 }
 

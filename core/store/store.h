@@ -53,6 +53,8 @@ public:
     // Sessions. createSession throws "store.unknown-problem" for a hash never added.
     std::int64_t createSession(const SessionRecord& session);
     void finishSession(std::int64_t sessionId, const std::string& status, std::int64_t endedMs = 0);
+    // Replaces the session's summary (null clears it). Throws "store.unknown-session".
+    void recordSessionSummary(std::int64_t sessionId, const nlohmann::json& summary);
     std::optional<SessionRecord> session(std::int64_t sessionId) const;
     std::vector<SessionRow> listSessions() const; // newest first
 
@@ -64,7 +66,10 @@ public:
     // Recording one iteration. Indices count from 1 per session. Errors: "store.unknown-session",
     // "store.unknown-candidate", "store.no-such-iteration" (not begun, or already finished),
     // "store.findings-without-result".
-    IterationRef beginIteration(std::int64_t sessionId, std::optional<std::int64_t> candidateId = std::nullopt);
+    // `round`: the loop round the iteration belongs to (several iterations share one when k
+    // candidates are evaluated per round; 0 is the baseline).
+    IterationRef beginIteration(std::int64_t sessionId, std::optional<std::int64_t> candidateId = std::nullopt,
+        std::optional<int> round = std::nullopt);
     void setCandidate(const IterationRef& iteration, std::int64_t candidateId);
     void recordResult(const IterationRef& iteration, const ResultRecord& result);
     void recordFindings(const IterationRef& iteration, const std::vector<FindingRecord>& findings);
@@ -80,6 +85,13 @@ public:
     // Reading history: committed iterations only.
     std::vector<IterationRow> listIterations(std::int64_t sessionId) const;
     std::optional<IterationDetail> iteration(std::int64_t sessionId, int index) const;
+
+    // Examples for a proposer: the best verified candidate of each earlier session (result status
+    // "ok", category "passed", speedup > 1; ties: the earlier iteration), sessions of problems named
+    // `problemName` first, then other problems; best speedup first within each group (ties: the newer
+    // session). At most `limit` rows (none when limit <= 0); sessions in `excludeSessions` are skipped.
+    std::vector<ExampleRow> bestVerifiedCandidates(
+        const std::string& problemName, const std::vector<std::int64_t>& excludeSessions, int limit) const;
 
     // The evaluation cache (key: evaluationCacheKey()), shared by every session in the file.
     std::optional<ResultRecord> cacheLookup(const std::string& key) const;

@@ -10,6 +10,7 @@ namespace kl::store {
 
 struct PendingIteration {
     std::optional<std::int64_t> candidateId;
+    std::optional<int> round;
     std::int64_t startedMs = 0;
     std::optional<ResultRecord> result;
     std::vector<FindingRecord> findings;
@@ -39,5 +40,7 @@ struct Store::Impl {
 std::string jsonText(const nlohmann::json& value);
 void bindJson(Statement& statement, int index, const nlohmann::json& value);
 nlohmann::json readJson(const Statement& statement, int column, const std::string& file);
+// A candidate's tunables_json as values; entries that are not integers are skipped.
+TunableValues tunablesFromJson(const nlohmann::json& tunables);
 
 } // namespace kl::store

@@ -33,7 +33,8 @@ std::optional<std::int64_t> Store::Impl::committedIterationId(const IterationRef
     return select.integer(0);
 }
 
-IterationRef Store::beginIteration(std::int64_t sessionId, std::optional<std::int64_t> candidateId)
+IterationRef Store::beginIteration(
+    std::int64_t sessionId, std::optional<std::int64_t> candidateId, std::optional<int> round)
 {
     m_impl->requireSession(sessionId);
     if (candidateId)
@@ -49,6 +50,7 @@ IterationRef Store::beginIteration(std::int64_t sessionId, std::optional<std::in
     IterationRef ref { sessionId, index + 1 };
     PendingIteration iteration;
     iteration.candidateId = candidateId;
+    iteration.round = round;
     iteration.startedMs = nowMs();
     m_impl->pending.emplace(std::pair { ref.sessionId, ref.index }, std::move(iteration));
     return ref;
@@ -177,10 +179,14 @@ CommittedIteration Store::finishIteration(const IterationRef& iteration, const s
 
     Transaction transaction(db);
     {
-        auto insert = db.cached("INSERT INTO iterations (session_id, idx, candidate_id, state, started_ms, ended_ms) "
-                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        auto insert = db.cached("INSERT INTO iterations (session_id, idx, candidate_id, state, started_ms, ended_ms, "
+                                "round) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
         insert.bind(1, iteration.sessionId).bind(2, iteration.index).bind(3, pending.candidateId);
         insert.bind(4, state.empty() ? std::string("done") : state).bind(5, pending.startedMs).bind(6, nowMs());
+        if (pending.round)
+            insert.bind(7, *pending.round);
+        else
+            insert.bindNull(7);
         try {
             insert.run();
         } catch (const Error& error) {

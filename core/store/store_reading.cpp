@@ -8,11 +8,12 @@ namespace {
 
 // One query for the listing and for a single row, so both agree on what a row says. The top
 // finding is position 0 (findings are recorded most important first); every join is on an index.
+// The candidate's hypothesis and prediction come from the row the proposer columns are read from.
 const std::string kRowQuery
     = "SELECT i.idx, i.candidate_id, c.proposer, c.proposer_detail, i.state, r.status, r.category, r.median_us, "
       "r.gbps, r.pct_of_copy, r.speedup, f.rule_id, f.message, "
       "(SELECT d.kind FROM decisions d WHERE d.iteration_id = i.id ORDER BY d.id DESC LIMIT 1), "
-      "i.started_ms, i.ended_ms, i.id, r.id "
+      "i.started_ms, i.ended_ms, i.id, r.id, i.round, c.hypothesis, c.predicted_speedup "
       "FROM iterations i "
       "LEFT JOIN candidates c ON c.id = i.candidate_id "
       "LEFT JOIN results r ON r.iteration_id = i.id "
@@ -39,6 +40,10 @@ IterationRow readRow(const Statement& select)
         row.lastDecision = parseDecision(select.text(13));
     row.startedMs = select.integer(14);
     row.endedMs = select.integer(15);
+    if (const auto round = select.optionalInteger(18))
+        row.round = static_cast<int>(*round);
+    row.hypothesis = select.text(19);
+    row.predictedSpeedup = select.optionalReal(20);
     return row;
 }
 
@@ -51,6 +56,61 @@ std::vector<IterationRow> Store::listIterations(std::int64_t sessionId) const
     std::vector<IterationRow> rows;
     while (select.step())
         rows.push_back(readRow(select));
+    return rows;
+}
+
+std::vector<ExampleRow> Store::bestVerifiedCandidates(
+    const std::string& problemName, const std::vector<std::int64_t>& excludeSessions, int limit) const
+{
+    if (limit <= 0)
+        return {};
+    auto& db = m_impl->db;
+    const std::string file = m_impl->path.string();
+    Transaction snapshot(db, Transaction::Kind::Read);
+    // First the sessions and their best speedup (the partial index results_verified holds exactly
+    // the passing results, so this never reads the results table), ranked and cut to `limit`; the
+    // excluded ids arrive as one JSON array so that the statement stays cached.
+    std::vector<ExampleRow> rows;
+    {
+        auto sessions = db.cached(
+            "WITH top AS (SELECT i.session_id, MAX(r.speedup) AS speedup"
+            " FROM results r JOIN iterations i ON i.id = r.iteration_id"
+            " WHERE r.status = 'ok' AND r.category = 'passed' AND r.speedup > 1 AND i.candidate_id IS NOT NULL"
+            "  AND i.session_id NOT IN (SELECT value FROM json_each(?2))"
+            " GROUP BY i.session_id)"
+            " SELECT p.name, s.problem_hash, top.session_id, top.speedup"
+            " FROM top JOIN sessions s ON s.id = top.session_id JOIN problems p ON p.hash = s.problem_hash"
+            " ORDER BY p.name = ?1 DESC, top.speedup DESC, s.started_ms DESC, s.id DESC LIMIT ?3");
+        sessions.bind(1, problemName).bind(2, nlohmann::json(excludeSessions).dump()).bind(3, limit);
+        while (sessions.step()) {
+            ExampleRow row;
+            row.problemName = sessions.text(0);
+            row.problemHash = sessions.text(1);
+            row.sessionId = sessions.integer(2);
+            row.speedup = sessions.real(3);
+            rows.push_back(std::move(row));
+        }
+    }
+    // Then each session's candidate with that speedup (the earliest iteration on a tie).
+    auto candidate = db.cached(
+        "SELECT i.candidate_id, src.text, c.tunables_json, r.median_us, r.pct_of_copy"
+        " FROM results r JOIN iterations i ON i.id = r.iteration_id JOIN candidates c ON c.id = i.candidate_id"
+        " JOIN sources src ON src.hash = c.source_hash"
+        " WHERE r.status = 'ok' AND r.category = 'passed' AND r.speedup = ?2 AND i.session_id = ?1"
+        " ORDER BY i.idx LIMIT 1");
+    for (auto& row : rows) {
+        candidate.bind(1, row.sessionId).bind(2, row.speedup);
+        if (!candidate.step())
+            throw Error("store.corrupt", file, "session " + std::to_string(row.sessionId),
+                "the session's best result has no candidate");
+        row.candidateId = candidate.integer(0);
+        row.source = candidate.text(1);
+        row.tunables = tunablesFromJson(readJson(candidate, 2, file));
+        row.medianUs = candidate.optionalReal(3);
+        row.pctOfCopy = candidate.optionalReal(4);
+        candidate.reset();
+    }
+    snapshot.commit();
     return rows;
 }
 

@@ -41,14 +41,16 @@ private slots:
         const auto path = freshPath();
         {
             auto store = Store::open(path);
-            QCOMPARE(Store::schemaVersion(), 2);
+            QCOMPARE(Store::schemaVersion(), 3);
             QVERIFY(store.checkIntegrity().empty());
         }
         RawDb raw(path);
         KL_COMPARE_TEXT(raw.text("PRAGMA journal_mode"), "wal");
-        QCOMPARE(raw.integer("PRAGMA user_version"), 2);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 3);
         QCOMPARE(raw.integer("PRAGMA application_id"), 0x4b4c4f50);
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 11);
+        QCOMPARE(
+            raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'results_verified'"), 1);
     }
 
     void problemsAreContentAddressedLikeProblemContentHash()
@@ -129,6 +131,12 @@ private slots:
         QCOMPARE(back->tunables, fx::candidate(5).tunables);
         QVERIFY(back->proposer == fx::candidate(5).proposer);
         KL_COMPARE_TEXT(back->hypothesis, fx::candidate(5).hypothesis);
+        QVERIFY(!back->predictedSpeedup); // the proposer predicted nothing
+
+        auto predicted = fx::candidate(3, child);
+        predicted.predictedSpeedup = 1.5;
+        const auto withPrediction = store.addCandidate(s1, predicted);
+        QCOMPARE(*store.candidate(withPrediction)->predictedSpeedup, 1.5);
 
         KL_COMPARE_TEXT(
             fx::errorCategory([&] { store.addCandidate(s2, fx::candidate(1, parent)); }), "store.bad-parent");
@@ -136,8 +144,200 @@ private slots:
             fx::errorCategory([&] { store.addCandidate(s1, fx::candidate(1, 12345)); }), "store.bad-parent");
         KL_COMPARE_TEXT(fx::errorCategory([&] { store.addCandidate(777, fx::candidate(1)); }), "store.unknown-session");
         RawDb raw(path);
-        QCOMPARE(raw.integer("SELECT COUNT(*) FROM sources"), 1);
-        QCOMPARE(raw.integer("SELECT COUNT(*) FROM candidates"), 2);
+        QCOMPARE(raw.integer("SELECT COUNT(*) FROM sources"), 2);
+        QCOMPARE(raw.integer("SELECT COUNT(*) FROM candidates"), 3);
+        KL_COMPARE_TEXT(raw.text("SELECT quote(predicted_speedup) FROM candidates ORDER BY id"), "NULL"); // not 0
+        KL_COMPARE_TEXT(
+            raw.text("SELECT predicted_speedup FROM candidates WHERE id = " + std::to_string(withPrediction)), "1.5");
+    }
+
+    void iterationsListTheirRoundAndTheHypothesisLog()
+    {
+        const auto path = freshPath();
+        auto store = Store::open(path);
+        const auto session = store.createSession(sessionFor(store.addProblem(fx::problem())));
+        const auto baseline = store.addCandidate(session, fx::candidate(0));
+        auto first = fx::candidate(1, baseline);
+        first.predictedSpeedup = 1.5;
+        auto second = fx::candidate(2, baseline);
+        second.hypothesis = "";
+        const auto a = store.addCandidate(session, first);
+        const auto b = store.addCandidate(session, second);
+
+        store.finishIteration(store.beginIteration(session, baseline, 0));
+        // Two candidates of round 1, finished out of order; a proposer error in round 2; no round at all.
+        const auto refA = store.beginIteration(session, a, 1);
+        const auto refB = store.beginIteration(session, b, 1);
+        store.recordResult(refB, fx::passedResult(2));
+        store.finishIteration(refB);
+        store.recordResult(refA, fx::passedResult(1));
+        store.finishIteration(refA);
+        store.finishIteration(store.beginIteration(session, std::nullopt, 2), "proposer-error");
+        const auto late = store.beginIteration(session);
+        store.setCandidate(late, a);
+        store.finishIteration(late);
+
+        const auto rows = store.listIterations(session);
+        QCOMPARE(rows.size(), std::size_t(5));
+        QCOMPARE(*rows[0].round, 0);
+        QCOMPARE(*rows[1].round, 1);
+        QCOMPARE(*rows[2].round, 1);
+        QCOMPARE(*rows[3].round, 2);
+        QVERIFY(!rows[4].round);
+        KL_COMPARE_TEXT(rows[0].hypothesis, fx::candidate(0).hypothesis);
+        QVERIFY(!rows[0].predictedSpeedup);
+        QCOMPARE(*rows[1].candidateId, a);
+        KL_COMPARE_TEXT(rows[1].hypothesis, first.hypothesis);
+        QCOMPARE(*rows[1].predictedSpeedup, 1.5);
+        QCOMPARE(*rows[1].speedup, *fx::passedResult(1).speedup); // measured, beside predicted
+        QCOMPARE(*rows[2].candidateId, b);
+        KL_COMPARE_TEXT(rows[2].hypothesis, "");
+        QVERIFY(!rows[2].predictedSpeedup);
+        KL_COMPARE_TEXT(rows[3].hypothesis, ""); // no candidate
+        QVERIFY(!rows[3].predictedSpeedup);
+        KL_COMPARE_TEXT(rows[3].state, "proposer-error");
+        QCOMPARE(*rows[4].predictedSpeedup, 1.5); // set after beginIteration
+
+        const auto detail = store.iteration(session, 2);
+        QCOMPARE(*detail->row.round, 1);
+        QCOMPARE(*detail->row.predictedSpeedup, 1.5);
+        QCOMPARE(*detail->candidate->predictedSpeedup, 1.5);
+        RawDb raw(path);
+        KL_COMPARE_TEXT(raw.text("SELECT quote(round) FROM iterations WHERE idx = 5"), "NULL");
+    }
+
+    void sessionSummaryIsWrittenAndRead()
+    {
+        auto store = Store::open(freshPath());
+        const auto hash = store.addProblem(fx::problem());
+        const auto session = store.createSession(sessionFor(hash));
+        QVERIFY(store.session(session)->summary.is_null());
+        QVERIFY(store.listSessions().at(0).session.summary.is_null());
+
+        const nlohmann::json summary
+            = { { "stop_reason", "target" }, { "rounds", 4 }, { "best_speedup", 2.75 }, { "pass_at_k", 0.75 } };
+        store.recordSessionSummary(session, summary);
+        KL_COMPARE_JSON(store.session(session)->summary, summary);
+        KL_COMPARE_JSON(store.listSessions().at(0).session.summary, summary);
+        KL_COMPARE_JSON(store.listSessions().at(0).session.config, sessionFor(hash).config); // columns still line up
+        QCOMPARE(store.listSessions().at(0).iterations, 0);
+
+        store.recordSessionSummary(session, { { "stop_reason", "cancelled" } }); // replaced, not merged
+        KL_COMPARE_JSON(store.session(session)->summary, nlohmann::json({ { "stop_reason", "cancelled" } }));
+        store.recordSessionSummary(session, nullptr);
+        QVERIFY(store.session(session)->summary.is_null());
+
+        auto withSummary = sessionFor(hash);
+        withSummary.summary = { { "imported", true } };
+        const auto other = store.createSession(withSummary);
+        QVERIFY(store.session(other)->summary["imported"].get<bool>());
+        KL_COMPARE_TEXT(fx::errorCategory([&] { store.recordSessionSummary(999, summary); }), "store.unknown-session");
+    }
+
+    void bestVerifiedCandidatesAreTheExamples()
+    {
+        auto store = Store::open(freshPath());
+        const auto layernorm = store.addProblem(fx::problem("layernorm_gelu"));
+        auto edited = fx::problem("layernorm_gelu"); // the same problem, its file edited since
+        edited.json += " ";
+        const auto layernormEdited = store.addProblem(edited);
+        QVERIFY(layernormEdited != layernorm);
+        const auto softmax = store.addProblem(fx::problem("softmax"));
+
+        std::int64_t started = 1000;
+        auto newSession = [&](const std::string& hash) {
+            auto record = sessionFor(hash);
+            record.startedMs = started += 1000;
+            return store.createSession(record);
+        };
+        int seed = 0;
+        // One iteration; returns its candidate (none when `withCandidate` is false).
+        auto evaluate = [&](std::int64_t session, const std::string& status, const std::string& category,
+                            std::optional<double> speedup, bool withCandidate = true) {
+            std::optional<std::int64_t> candidate;
+            if (withCandidate)
+                candidate = store.addCandidate(session, fx::candidate(++seed));
+            const auto ref = store.beginIteration(session, candidate, 1);
+            auto result = fx::passedResult(seed);
+            result.status = status;
+            result.category = category;
+            result.speedup = speedup;
+            result.medianUs = 100.0 / speedup.value_or(1.0);
+            result.pctOfCopy = 10.0 * speedup.value_or(0.0);
+            store.recordResult(ref, result);
+            store.finishIteration(ref);
+            return candidate.value_or(0);
+        };
+
+        const auto s1 = newSession(layernorm);
+        evaluate(s1, "ok", "passed", 1.5);
+        const auto s1Best = evaluate(s1, "ok", "passed", 2.0);
+        evaluate(s1, "ok", "passed", 2.0); // a tie: the earlier iteration is the example
+        evaluate(s1, "failed", "passed", 9.0); // not ok
+        evaluate(s1, "ok", "wrong-result", 9.0); // not passed
+        evaluate(s1, "error", "runner.crashed", 9.0);
+        evaluate(s1, "ok", "passed", std::nullopt); // not timed
+
+        const auto s2 = newSession(layernormEdited);
+        const auto s2Best = evaluate(s2, "ok", "passed", 1.2);
+        evaluate(s2, "ok", "passed", 5.0, false); // no candidate to show
+
+        const auto s3 = newSession(softmax);
+        const auto s3Best = evaluate(s3, "ok", "passed", 3.0);
+        const auto s4 = newSession(softmax);
+        const auto s4Best = evaluate(s4, "ok", "passed", 1.1);
+
+        const auto s5 = newSession(layernorm); // nothing faster than the baseline
+        evaluate(s5, "ok", "passed", 1.0);
+        evaluate(s5, "ok", "passed", 0.7);
+        evaluate(s5, "failed", "wrong-result", std::nullopt);
+
+        const auto s6 = newSession(layernorm); // the best of all, but excluded below
+        const auto s6Best = evaluate(s6, "ok", "passed", 2.5);
+
+        auto sessionsOf = [](const std::vector<ExampleRow>& rows) {
+            std::vector<std::int64_t> ids;
+            for (const auto& row : rows)
+                ids.push_back(row.sessionId);
+            return ids;
+        };
+        using Ids = std::vector<std::int64_t>;
+
+        const auto rows = store.bestVerifiedCandidates("layernorm_gelu", { s6 }, 10);
+        QCOMPARE(sessionsOf(rows), (Ids { s1, s2, s3, s4 })); // same name first, even below softmax's 3.0
+        const auto& best = rows[0];
+        KL_COMPARE_TEXT(best.problemName, "layernorm_gelu");
+        KL_COMPARE_TEXT(best.problemHash, layernorm);
+        QCOMPARE(best.candidateId, s1Best);
+        KL_COMPARE_TEXT(best.source, fx::candidate(2).source);
+        QCOMPARE(best.tunables, fx::candidate(2).tunables);
+        QCOMPARE(best.speedup, 2.0);
+        QCOMPARE(*best.medianUs, 50.0);
+        QCOMPARE(*best.pctOfCopy, 20.0);
+        KL_COMPARE_TEXT(rows[1].problemHash, layernormEdited);
+        QCOMPARE(rows[1].candidateId, s2Best);
+        QCOMPARE(rows[1].speedup, 1.2);
+        KL_COMPARE_TEXT(rows[2].problemName, "softmax");
+        QCOMPARE(rows[2].candidateId, s3Best);
+        QCOMPARE(rows[2].speedup, 3.0);
+        QCOMPARE(rows[3].candidateId, s4Best);
+
+        const auto all = store.bestVerifiedCandidates("layernorm_gelu", {}, 10);
+        QCOMPARE(sessionsOf(all), (Ids { s6, s1, s2, s3, s4 }));
+        QCOMPARE(all[0].candidateId, s6Best);
+        QCOMPARE(sessionsOf(store.bestVerifiedCandidates("softmax", {}, 10)), (Ids { s3, s4, s6, s1, s2 }));
+        QCOMPARE(sessionsOf(store.bestVerifiedCandidates("transpose", {}, 10)), (Ids { s3, s6, s1, s2, s4 }));
+        QCOMPARE(sessionsOf(store.bestVerifiedCandidates("layernorm_gelu", { s6, s1, s4 }, 10)), (Ids { s2, s3 }));
+        QCOMPARE(sessionsOf(store.bestVerifiedCandidates("layernorm_gelu", { s6 }, 3)), (Ids { s1, s2, s3 }));
+        QCOMPARE(sessionsOf(store.bestVerifiedCandidates("layernorm_gelu", { s6 }, 1)), (Ids { s1 }));
+        QVERIFY(store.bestVerifiedCandidates("layernorm_gelu", {}, 0).empty());
+        QVERIFY(store.bestVerifiedCandidates("layernorm_gelu", {}, -1).empty());
+        QVERIFY(store.bestVerifiedCandidates("layernorm_gelu", { s1, s2, s3, s4, s5, s6 }, 10).empty());
+
+        // Equal speedups across sessions: the newer session first.
+        const auto s7 = newSession(softmax);
+        evaluate(s7, "ok", "passed", 1.1);
+        QCOMPARE(sessionsOf(store.bestVerifiedCandidates("softmax", {}, 10)), (Ids { s3, s7, s4, s6, s1, s2 }));
     }
 
     void anIterationIsInvisibleUntilFinishedThenComplete()

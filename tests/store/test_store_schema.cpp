@@ -1,11 +1,12 @@
-// Schema versions and damaged files: a real version-1 file migrates with its data intact and
-// ends up with exactly a new file's schema; newer, foreign, non-SQLite and corrupt files give
-// categorised errors and are never changed or crashed on.
+// Schema versions and damaged files: real version-1 and version-2 files migrate with their data
+// intact and end up with exactly a new file's schema; newer, foreign, non-SQLite and corrupt files
+// give categorised errors and are never changed or crashed on.
 #include "core/model/hash.h"
 #include "core/store/schema.h"
 #include "core/store/store.h"
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
+#include "version2_file.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -69,6 +70,37 @@ void writeVersion1(const std::string& path)
     raw.exec("INSERT INTO decisions VALUES (41, 11, 'reject', 'wrong at 7x1000', 'keep the two-pass variance', 3000)");
 }
 
+// A session recorded by this build, every table used, and the values version 3 added set (a
+// version-2 copy of it must lose them): rounds, predictions, a summary.
+std::int64_t recordCurrentSession(const std::string& path)
+{
+    auto store = Store::open(path);
+    SessionRecord record;
+    record.problemHash = store.addProblem(fx::problem());
+    record.device = "NVIDIA H200 #0";
+    record.proposer = "llm:openai/gpt-4o";
+    record.startedMs = 1700000000000;
+    const auto session = store.createSession(record);
+    std::optional<std::int64_t> parent;
+    for (int i = 0; i < 3; ++i) {
+        auto candidate = fx::candidate(i, parent);
+        candidate.predictedSpeedup = 1.25 + i;
+        parent = store.addCandidate(session, candidate);
+        const auto ref = store.beginIteration(session, parent, i);
+        store.recordExchange(ref, fx::exchange(i));
+        store.recordResult(ref, fx::passedResult(i));
+        store.recordFindings(ref, fx::findings(i));
+        DecisionRecord keep;
+        keep.kind = DecisionRecord::Kind::AutoKeep;
+        store.recordDecision(ref, keep);
+        const auto committed = store.finishIteration(ref);
+        store.cacheStore("key-" + std::to_string(i), *committed.resultId);
+    }
+    store.recordSessionSummary(session, { { "stop_reason", "budget" } });
+    store.finishSession(session, "finished", 1700000099000);
+    return session;
+}
+
 std::string schemaOf(const std::string& path)
 {
     RawDb raw(path);
@@ -127,6 +159,10 @@ private slots:
         QVERIFY(rows[1].lastDecision == DecisionRecord::Kind::Reject);
         KL_COMPARE_TEXT(rows[2].state, "cancelled");
         KL_COMPARE_TEXT(rows[2].status, "");
+        QVERIFY(!rows[0].round); // version 1 knew no rounds
+        QVERIFY(!rows[1].predictedSpeedup);
+        KL_COMPARE_TEXT(rows[1].hypothesis, "");
+        QVERIFY(session.summary.is_null());
 
         const auto first = store.iteration(7, 1);
         QVERIFY(first);
@@ -164,21 +200,89 @@ private slots:
         QCOMPARE(store.listIterations(7).size(), std::size_t(4));
 
         RawDb raw(path);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 2);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 3);
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM sources"), 3); // two from version 1, one new
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'v1_%'"), 0);
     }
 
+    void migratesVersion2KeepingEveryRow()
+    {
+        const auto current = freshPath().toStdString();
+        const auto session = recordCurrentSession(current);
+        const auto path = freshPath().toStdString();
+        kl::store::testing::writeVersion2Copy(current, path);
+        std::vector<std::pair<std::string, std::string>> columns;
+        std::string before;
+        {
+            RawDb raw(path);
+            QCOMPARE(raw.integer("PRAGMA user_version"), 2);
+            QVERIFY(
+                raw.text("SELECT sql FROM sqlite_master WHERE name = 'iterations'").find("round") == std::string::npos);
+            columns = kl::store::testing::tableColumns(raw);
+            QCOMPARE(columns.size(), std::size_t(11));
+            for (const auto& [table, list] : columns) // every table holds rows, so every table is checked
+                QVERIFY2(raw.integer("SELECT COUNT(*) FROM " + table) > 0, table.c_str());
+            before = kl::store::testing::dumpRows(raw, columns);
+        }
+        Store::open(path); // migrates
+        {
+            RawDb raw(path);
+            QCOMPARE(raw.integer("PRAGMA user_version"), 3);
+            KL_COMPARE_TEXT(kl::store::testing::dumpRows(raw, columns), before);
+            QCOMPARE(raw.integer("SELECT COUNT(*) FROM candidates WHERE predicted_speedup IS NOT NULL"), 0);
+            QCOMPARE(raw.integer("SELECT COUNT(*) FROM iterations WHERE round IS NOT NULL"), 0);
+            QCOMPARE(raw.integer("SELECT COUNT(*) FROM sessions WHERE summary_json IS NOT NULL"), 0);
+        }
+
+        auto store = Store::open(path);
+        QVERIFY(store.checkIntegrity().empty());
+        const auto rows = store.listIterations(session);
+        QCOMPARE(rows.size(), std::size_t(3));
+        for (int i = 0; i < 3; ++i) {
+            const auto& row = rows[static_cast<std::size_t>(i)];
+            QVERIFY(!row.round);
+            QVERIFY(!row.predictedSpeedup);
+            KL_COMPARE_TEXT(row.hypothesis, fx::candidate(i).hypothesis); // a version-2 column
+            QCOMPARE(*row.medianUs, *fx::passedResult(i).medianUs);
+            QVERIFY(!store.candidate(*row.candidateId)->predictedSpeedup);
+        }
+        QVERIFY(store.session(session)->summary.is_null());
+        QVERIFY(store.listSessions().at(0).session.summary.is_null());
+        QCOMPARE(store.bestVerifiedCandidates("layernorm_gelu", {}, 5).size(), std::size_t(1)); // the new index works
+
+        // It goes on as a version-3 file.
+        auto candidate = fx::candidate(3, rows.back().candidateId);
+        candidate.predictedSpeedup = 1.1;
+        const auto ref = store.beginIteration(session, store.addCandidate(session, candidate), 4);
+        store.finishIteration(ref);
+        store.recordSessionSummary(session, { { "rounds", 4 } });
+        QCOMPARE(*store.listIterations(session).back().round, 4);
+        QCOMPARE(*store.listIterations(session).back().predictedSpeedup, 1.1);
+        QCOMPARE(store.session(session)->summary["rounds"].get<int>(), 4);
+    }
+
     void migratedSchemaIsExactlyANewFilesSchema()
     {
-        const auto migrated = freshPath().toStdString();
-        writeVersion1(migrated);
-        Store::open(migrated);
         const auto fresh = freshPath().toStdString();
         Store::open(fresh);
         const auto expected = schemaOf(fresh);
         QVERIFY(expected.find("CREATE TABLE llm_exchanges") != std::string::npos);
-        KL_COMPARE_TEXT(schemaOf(migrated), expected);
+        QVERIFY(expected.find("predicted_speedup REAL") != std::string::npos);
+        QVERIFY(expected.find("round INTEGER") != std::string::npos);
+        QVERIFY(expected.find("summary_json TEXT") != std::string::npos);
+        QVERIFY(expected.find("results_verified") != std::string::npos);
+
+        const auto fromVersion1 = freshPath().toStdString();
+        writeVersion1(fromVersion1);
+        Store::open(fromVersion1);
+        KL_COMPARE_TEXT(schemaOf(fromVersion1), expected);
+
+        const auto current = freshPath().toStdString();
+        recordCurrentSession(current);
+        const auto fromVersion2 = freshPath().toStdString();
+        kl::store::testing::writeVersion2Copy(current, fromVersion2);
+        Store::open(fromVersion2);
+        KL_COMPARE_TEXT(schemaOf(fromVersion2), expected);
     }
 
     void newerVersionIsRefusedAndLeftAlone()
@@ -188,7 +292,7 @@ private slots:
             RawDb raw(path);
             raw.exec(std::string(kSchemaV2));
             raw.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-            raw.exec("PRAGMA user_version = 3");
+            raw.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion + 1));
         }
         std::string message;
         try {
@@ -199,7 +303,7 @@ private slots:
         }
         QVERIFY(message.find("newer KernelLoop") != std::string::npos);
         RawDb raw(path);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 3);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 4);
         KL_COMPARE_TEXT(raw.text("PRAGMA journal_mode"), "delete"); // not even switched to WAL
     }
 

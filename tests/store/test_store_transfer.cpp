@@ -6,6 +6,7 @@
 #include "core/store/store.h"
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
+#include "version2_file.h"
 
 #include <QDir>
 #include <QFile>
@@ -20,13 +21,19 @@ namespace fx = kl::store::fixtures;
 
 namespace {
 
+nlohmann::json expectedSummary(int seed)
+{
+    return { { "stop_reason", "budget" }, { "rounds", 2 }, { "seed", seed }, { "pass_at_k", 0.5 } };
+}
+
 struct Recorded {
     std::int64_t session = 0;
     std::vector<std::string> cacheKeys;
 };
 
-// Five iterations: passed and failed results, findings, every decision kind that points
-// somewhere (a replacement candidate), LLM exchanges, and cache entries.
+// Five iterations in rounds 0, 0, 1, 1, 2: passed and failed results, findings, every decision
+// kind that points somewhere (a replacement candidate), LLM exchanges, cache entries, predicted
+// speedups on the odd iterations, and a session summary.
 Recorded recordSession(Store& store, int seed)
 {
     Recorded recorded;
@@ -43,8 +50,11 @@ Recorded recordSession(Store& store, int seed)
 
     std::optional<std::int64_t> parent;
     for (int i = 0; i < 5; ++i) {
-        const auto candidate = store.addCandidate(recorded.session, fx::candidate(seed + i, parent));
-        const auto ref = store.beginIteration(recorded.session, candidate);
+        auto record = fx::candidate(seed + i, parent);
+        if (i % 2)
+            record.predictedSpeedup = 1.0 + i * 0.25;
+        const auto candidate = store.addCandidate(recorded.session, record);
+        const auto ref = store.beginIteration(recorded.session, candidate, i / 2);
         store.recordExchange(ref, fx::exchange(seed + i));
         if (i == 2) {
             store.recordResult(ref, fx::failedResult(i));
@@ -81,6 +91,7 @@ Recorded recordSession(Store& store, int seed)
     replace.reason = "hand-tuned epilogue";
     replace.replacementCandidateId = edited;
     store.recordDecision({ recorded.session, 4 }, replace);
+    store.recordSessionSummary(recorded.session, expectedSummary(seed));
     store.finishSession(recorded.session, "finished", 1700000099000);
     return recorded;
 }
@@ -97,12 +108,28 @@ void compareCandidates(const std::optional<CandidateRecord>& a, const std::optio
     KL_COMPARE_TEXT(a->proposerDetail, b->proposerDetail);
     QCOMPARE(a->tunables, b->tunables);
     KL_COMPARE_TEXT(a->hypothesis, b->hypothesis);
+    QCOMPARE(a->predictedSpeedup, b->predictedSpeedup);
     QCOMPARE(a->createdMs, b->createdMs);
     QCOMPARE(a->parentId.has_value(), b->parentId.has_value());
 }
 
-// Everything a reader can see of a session, compared field by field (ids aside).
-void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb)
+// What a session brought from a version-2 file: all of version 2's fields, and none of version 3's.
+enum class Fields { All, Version2 };
+
+void compareCandidates(const std::optional<CandidateRecord>& a, const std::optional<CandidateRecord>& b, Fields fields)
+{
+    if (fields == Fields::All)
+        return compareCandidates(a, b);
+    QVERIFY(!b || !b->predictedSpeedup);
+    auto withoutPrediction = a;
+    if (withoutPrediction)
+        withoutPrediction->predictedSpeedup.reset();
+    compareCandidates(withoutPrediction, b);
+}
+
+// Everything a reader can see of a session, compared field by field (ids aside). With
+// Fields::Version2, `b` came through a version-2 file: version 3's fields must be empty there.
+void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb, Fields fields = Fields::All)
 {
     const auto left = a.session(sa);
     const auto right = b.session(sb);
@@ -117,6 +144,10 @@ void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb)
     QCOMPARE(left->startedMs, right->startedMs);
     QCOMPARE(left->endedMs, right->endedMs);
     KL_COMPARE_TEXT(left->status, right->status);
+    if (fields == Fields::All)
+        KL_COMPARE_JSON(left->summary, right->summary);
+    else
+        QVERIFY(right->summary.is_null());
     KL_COMPARE_TEXT(a.problem(left->problemHash)->json, b.problem(right->problemHash)->json);
 
     const auto rowsA = a.listIterations(sa);
@@ -138,12 +169,20 @@ void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb)
         QVERIFY(x.lastDecision == y.lastDecision);
         QCOMPARE(x.startedMs, y.startedMs);
         QCOMPARE(x.endedMs, y.endedMs);
+        KL_COMPARE_TEXT(x.hypothesis, y.hypothesis);
+        if (fields == Fields::All) {
+            QCOMPARE(x.round, y.round);
+            QCOMPARE(x.predictedSpeedup, y.predictedSpeedup);
+        } else {
+            QVERIFY(!y.round);
+            QVERIFY(!y.predictedSpeedup);
+        }
 
         const auto dx = a.iteration(sa, x.index);
         const auto dy = b.iteration(sb, y.index);
         QVERIFY(dx && dy);
-        compareCandidates(dx->candidate, dy->candidate);
-        compareCandidates(dx->parent, dy->parent);
+        compareCandidates(dx->candidate, dy->candidate, fields);
+        compareCandidates(dx->parent, dy->parent, fields);
         QCOMPARE(dx->result.has_value(), dy->result.has_value());
         if (dx->result) {
             const auto& r = *dx->result;
@@ -182,7 +221,7 @@ void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb)
                 dy->decisions[d].replacementCandidateId.has_value());
             if (dx->decisions[d].replacementCandidateId)
                 compareCandidates(a.candidate(*dx->decisions[d].replacementCandidateId),
-                    b.candidate(*dy->decisions[d].replacementCandidateId));
+                    b.candidate(*dy->decisions[d].replacementCandidateId), fields);
         }
         QCOMPARE(dx->exchanges.size(), dy->exchanges.size());
         for (std::size_t e = 0; e < dx->exchanges.size(); ++e) {
@@ -266,6 +305,19 @@ private slots:
         compareSessions(source, recorded.session, target, imported);
         QVERIFY(target.checkIntegrity().empty());
         QCOMPARE(target.listSessions().size(), std::size_t(1));
+        // Version 3's fields arrived with values (the comparison above would also pass on two nulls).
+        KL_COMPARE_JSON(target.session(imported)->summary, expectedSummary(10));
+        KL_COMPARE_JSON(target.listSessions().at(0).session.summary, expectedSummary(10));
+        const auto rows = target.listIterations(imported);
+        QCOMPARE(rows.size(), std::size_t(5));
+        const std::vector<int> rounds { 0, 0, 1, 1, 2 };
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            QCOMPARE(*rows[i].round, rounds[i]);
+            QCOMPARE(rows[i].predictedSpeedup.has_value(), i % 2 == 1);
+            KL_COMPARE_TEXT(rows[i].hypothesis, fx::candidate(10 + static_cast<int>(i)).hypothesis);
+        }
+        QCOMPARE(*rows[3].predictedSpeedup, 1.75);
+        QCOMPARE(*target.candidate(*rows[1].candidateId)->predictedSpeedup, 1.25);
 
         // The cache came along: a repeat costs nothing in the new store either.
         for (const auto& key : recorded.cacheKeys) {
@@ -350,6 +402,52 @@ private slots:
         QCOMPARE(raw.integer("PRAGMA user_version"), 1); // migrated in memory only
     }
 
+    void importsAVersion2ExportWithoutChangingIt()
+    {
+        const auto sourcePath = freshPath();
+        const auto v3export = freshPath("export");
+        Recorded recorded;
+        {
+            auto source = Store::open(sourcePath);
+            recorded = recordSession(source, 30);
+            source.exportSession(recorded.session, v3export);
+        }
+        const auto session = recorded.session;
+        const auto file = freshPath("v2export");
+        kl::store::testing::writeVersion2Copy(v3export, file);
+        std::string before;
+        {
+            RawDb raw(file);
+            before = kl::store::testing::dumpRows(raw, kl::store::testing::tableColumns(raw));
+        }
+
+        auto source = Store::open(sourcePath);
+        auto target = Store::open(freshPath());
+        const auto imported = target.importSession(file);
+        compareSessions(source, session, target, imported, Fields::Version2);
+        QCOMPARE(target.listIterations(imported).size(), std::size_t(5));
+        QVERIFY(target.checkIntegrity().empty());
+        QCOMPARE(recorded.cacheKeys.size(), std::size_t(4));
+        for (const auto& key : recorded.cacheKeys)
+            QVERIFY(target.cacheLookup(key));
+
+        // It goes on as a version-3 session, and exports as one.
+        const auto ref = target.beginIteration(imported, std::nullopt, 3);
+        QCOMPARE(ref.index, 6);
+        target.finishIteration(ref, "proposer-error");
+        target.recordSessionSummary(imported, { { "resumed", true } });
+        const auto again = freshPath("export");
+        target.exportSession(imported, again);
+        auto third = Store::open(freshPath());
+        const auto reimported = third.importSession(again);
+        QCOMPARE(*third.listIterations(reimported).back().round, 3);
+        QVERIFY(third.session(reimported)->summary["resumed"].get<bool>());
+
+        RawDb raw(file);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 2); // migrated in memory only
+        KL_COMPARE_TEXT(kl::store::testing::dumpRows(raw, kl::store::testing::tableColumns(raw)), before);
+    }
+
     void badFilesAreRefusedAndNothingIsHalfImported_data()
     {
         QTest::addColumn<QString>("damage");
@@ -395,12 +493,13 @@ private slots:
         } else if (damage == QStringLiteral("empty")) {
             file = freshPath("empty");
             RawDb raw(file);
-            raw.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = 2");
+            raw.exec("PRAGMA application_id = " + std::to_string(kApplicationId)
+                + "; PRAGMA user_version = " + std::to_string(kSchemaVersion));
         } else {
             RawDb raw(file);
             raw.exec("PRAGMA foreign_keys = OFF");
             if (damage == QStringLiteral("newer"))
-                raw.exec("PRAGMA user_version = 3");
+                raw.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion + 1));
             else if (damage == QStringLiteral("two-sessions"))
                 raw.exec("INSERT INTO sessions (problem_hash, device, proposer, mode, config_json, started_ms, status) "
                          "SELECT problem_hash, device, proposer, mode, config_json, started_ms, status FROM sessions");
