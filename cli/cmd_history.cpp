@@ -71,6 +71,65 @@ void printIterations(const store::Store& s, std::int64_t session)
                     (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
                     r.topFindingMessage.substr(0, 90).c_str());
     }
+    const auto& summary = sessionRecord->summary;
+    if (summary.is_object() && summary.contains("stop_reason")) {
+        std::cout << "stopped: " << summary.value("stop_reason", "") << "; " << summary.value("evaluated", 0)
+                  << " candidates in " << fixed(summary.value("wall_seconds", 0.0), 1) << " s ("
+                  << fixed(summary.value("candidates_per_minute", 0.0), 1) << "/min)";
+        if (summary.contains("pass_at_k"))
+            std::cout << "; k=" << summary.value("candidates_per_round", 1) << ": pass@k "
+                      << fixed(summary.value("pass_at_k", 0.0), 2) << ", speedup@k "
+                      << fixed(summary.value("speedup_at_k", 0.0), 2) << "x";
+        if (summary.value("tokens", 0) > 0)
+            std::cout << "; " << summary.value("tokens", 0) << " LLM tokens";
+        std::cout << "\n";
+    }
+}
+
+void printExchange(const store::ExchangeRecord& e, bool withPrompt)
+{
+    const auto& u = e.usage;
+    std::cout << "\n--- LLM exchange: " << e.role << ", " << e.provider << "/" << e.model << ", " << e.category;
+    if (e.latencyMs)
+        std::cout << ", " << fixed(*e.latencyMs / 1000.0, 1) << " s";
+    if (u.is_object() && u.value("reported", false))
+        std::cout << ", " << u.value("prompt_tokens", 0) << " + " << u.value("completion_tokens", 0) << " tokens";
+    if (u.is_object() && u.value("attempts", 1) > 1)
+        std::cout << ", " << u.value("attempts", 1) << " attempts";
+    std::cout << " ---\n";
+    if (u.is_object() && !u.value("message", std::string()).empty())
+        std::cout << u.value("message", std::string()) << "\n";
+    if (withPrompt && e.request.is_object()) {
+        if (e.request.contains("system") && e.request["system"].is_string())
+            std::cout << "[system]\n" << e.request["system"].get<std::string>() << "\n";
+        for (const auto& m : e.request.value("messages", nlohmann::json::array()))
+            if (m.is_object() && m.contains("content") && m["content"].is_string())
+                std::cout << "[" << m.value("role", "?") << "]\n" << m["content"].get<std::string>() << "\n";
+        std::cout << "[reply]\n";
+    }
+    std::cout << e.response << (e.response.empty() || e.response.back() == '\n' ? "" : "\n");
+}
+
+// The hypothesis log: what each proposer expected against what was measured.
+void printHypotheses(const store::Store& s, std::int64_t session)
+{
+    std::printf("%4s %-8s %-22s %10s %9s  %-44s %s\n", "iter", "proposer", "verdict", "predicted", "vs base",
+                "measured against the best then", "hypothesis");
+    for (const auto& r : s.listIterations(session)) {
+        if (r.hypothesis.empty() && !r.predictedSpeedup)
+            continue;
+        std::string measured;
+        if (const auto d = s.iteration(session, r.index))
+            for (const auto& dec : d->decisions)
+                measured = dec.reason;
+        const std::string proposer = r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
+        const auto firstLine = r.hypothesis.substr(0, r.hypothesis.find('\n'));
+        std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", r.index, proposer.c_str(),
+                    (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(),
+                    (r.predictedSpeedup ? fixed(*r.predictedSpeedup, 2) + "x" : "-").c_str(),
+                    (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), measured.substr(0, 44).c_str(),
+                    firstLine.substr(0, 80).c_str());
+    }
 }
 
 const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
@@ -81,10 +140,14 @@ const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("--db", *db, "the session store");
     cmd->add_option("--session", *session, "a session id (default: the newest)");
     cmd->add_flag("--sessions", *all, "list the sessions");
+    auto hypotheses = std::make_shared<bool>(false);
+    cmd->add_flag("--hypotheses", *hypotheses, "the hypothesis log: predicted against measured, per iteration");
     return [=]() {
         const auto s = openForReading(*db);
         if (*all)
             printSessions(s);
+        else if (*hypotheses)
+            printHypotheses(s, pickSession(s, *session));
         else
             printIterations(s, pickSession(s, *session));
         return Ok;
@@ -101,6 +164,8 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("--db", *db, "the session store");
     cmd->add_option("--session", *session, "a session id (default: the newest)");
     cmd->add_flag("--json", *json, "everything as JSON");
+    auto prompts = std::make_shared<bool>(false);
+    cmd->add_flag("--prompts", *prompts, "also print the prompts sent to the LLM");
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
@@ -169,8 +234,7 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             std::cout << "decision:   " << store::decisionName(dec.kind) << ": " << dec.reason
                       << (dec.steering.empty() ? "" : " / steer: " + dec.steering) << "\n";
         for (const auto& e : d->exchanges)
-            std::cout << "exchange:   " << e.role << " " << e.provider << "/" << e.model << " (" << e.category << ")\n"
-                      << e.response << "\n";
+            printExchange(e, *prompts);
         if (d->candidate) {
             if (d->parent) {
                 const auto diff = unifiedDiff(d->parent->source, d->candidate->source, "parent/" + d->parent->fileName,

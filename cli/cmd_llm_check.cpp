@@ -2,8 +2,8 @@
 // the key work before a session depends on them. Each kind of failure has its own message and
 // exit code, so a script (or a person) knows what to fix.
 #include "cli/command.h"
+#include "cli/llm_options.h"
 
-#include "core/llm/api_key.h"
 #include "core/llm/chat_client.h"
 #include "core/model/error.h"
 
@@ -123,46 +123,15 @@ const CommandRegistration llmCheck([](CLI::App& app) -> std::function<int()> {
                 "stall, 14 HTTP 401, 15 HTTP 403, 16 HTTP 404, 17 HTTP 429, 18 HTTP 5xx, 19 bad reply, "
                 "130 interrupted.");
     struct Options {
-        std::string provider, baseUrl, model, keyEnv, keyFile, anthropicVersion = "2023-06-01";
-        std::vector<std::string> headers;
+        LlmEndpointOptions endpoint;
         bool stream = false, json = false;
-        double timeout = 60.0, connectTimeout = 10.0;
-        int attempts = 1;
     };
     auto o = std::make_shared<Options>();
-    cmd->add_option("--provider", o->provider, "openai (any OpenAI-compatible server) or anthropic")
-        ->required()
-        ->check(CLI::IsMember({ "openai", "anthropic" }));
-    cmd->add_option("--base-url", o->baseUrl, "e.g. https://api.openai.com/v1, http://localhost:8000/v1")->required();
-    cmd->add_option("--model", o->model, "the model name the server knows")->required();
-    cmd->add_option("--key-env", o->keyEnv, "environment variable holding the API key");
-    cmd->add_option("--key-file", o->keyFile, "file holding the API key (mode 0600)");
-    cmd->add_option("--header", o->headers, "extra request header \"Name: value\" (repeatable)");
+    addLlmEndpointOptions(cmd, o->endpoint, true);
     cmd->add_flag("--stream", o->stream, "ask for a streamed reply (server-sent events)");
-    cmd->add_option("--timeout", o->timeout, "seconds for the whole request")->capture_default_str();
-    cmd->add_option("--connect-timeout", o->connectTimeout, "seconds to connect")->capture_default_str();
-    cmd->add_option("--attempts", o->attempts, "requests in all, retries included")->capture_default_str();
-    cmd->add_option("--anthropic-version", o->anthropicVersion, "anthropic-version header")->capture_default_str();
     cmd->add_flag("--json", o->json, "print the exchange as JSON (the key is never in it)");
     return [o]() {
-        EndpointConfig config;
-        config.provider = *parseProvider(o->provider);
-        config.baseUrl = o->baseUrl;
-        config.model = o->model;
-        config.apiKey = loadApiKey({ o->keyEnv, o->keyFile });
-        config.anthropicVersion = o->anthropicVersion;
-        for (const auto& header : o->headers) {
-            const auto colon = header.find(':');
-            if (colon == std::string::npos || colon == 0)
-                throw Error("cli.bad-header", {}, "--header", "expected \"Name: value\", got \"" + header + "\"");
-            const auto value = header.find_first_not_of(' ', colon + 1);
-            config.extraHeaders.emplace_back(
-                header.substr(0, colon), value == std::string::npos ? std::string() : header.substr(value));
-        }
-        config.timeouts.total = std::chrono::milliseconds(static_cast<long long>(o->timeout * 1000.0));
-        config.timeouts.connect = std::chrono::milliseconds(static_cast<long long>(o->connectTimeout * 1000.0));
-        config.timeouts.stall = std::min(config.timeouts.total, std::chrono::milliseconds(30000));
-        config.retry.maxAttempts = std::max(1, o->attempts);
+        const EndpointConfig config = endpointConfig(o->endpoint);
         auto client = makeChatClient(config);
 
         ChatRequest request;

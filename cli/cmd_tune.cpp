@@ -1,9 +1,12 @@
 // kernelloop-cli tune / evaluate: the loop, headless.
 #include "cli/cli_support.h"
 #include "cli/command.h"
+#include "cli/llm_options.h"
 #include "cli/review_prompt.h"
 #include "cli/tune_output.h"
 
+#include "core/llm/llm_proposer.h"
+#include "core/llm/token_budget.h"
 #include "core/loop/tuning_session.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
@@ -62,7 +65,10 @@ LoopConfig baseConfig(const CommonOptions& o)
     return c;
 }
 
-int runSession(const CommonOptions& o, LoopConfig config, Proposer* proposer, const Candidate* one,
+// Makes the session's proposer once the output exists (an LLM proposer streams into it).
+using ProposerFactory = std::function<std::unique_ptr<Proposer>(TuneOutput& output)>;
+
+int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
                const TunableValues& oneTunables, bool review)
 {
     const auto problem = loadProblem(o.problem);
@@ -78,6 +84,7 @@ int runSession(const CommonOptions& o, LoopConfig config, Proposer* proposer, co
     TuneOutput output(std::cout, o.json, config.stop.maxIterations);
     TuningSession session(problem, store, runner, config);
     session.setObserver(&output);
+    const auto proposer = makeProposer ? makeProposer(output) : nullptr;
     ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
     if (review)
         session.setReviewGate(&prompt);
@@ -113,7 +120,18 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     auto patience = std::make_shared<int>(2);
     auto minGain = std::make_shared<double>(0.05);
     addCommon(cmd, *o);
-    cmd->add_option("--proposer", *proposerName, "who proposes candidates")->check(CLI::IsMember({ "tuner" }));
+    auto llm = std::make_shared<LlmEndpointOptions>();
+    llm->attempts = 3;
+    llm->timeout = 300.0;
+    auto roles = std::make_shared<std::string>("planner-coder");
+    auto temperature = std::make_shared<double>(-1.0);
+    auto maxTokens = std::make_shared<int>(8192);
+    auto prompts = std::make_shared<std::string>();
+    auto tokenBudget = std::make_shared<std::int64_t>(0);
+    auto fixAttempts = std::make_shared<int>(1);
+    cmd->add_option("--proposer", *proposerName, "who proposes candidates: the built-in tuner, or an LLM")
+        ->check(CLI::IsMember({ "tuner", "llm" }))
+        ->capture_default_str();
     cmd->add_option("--strategy", *strategy, "tuner search strategy")
         ->check(CLI::IsMember({ "auto", "exhaustive", "random", "evolutionary" }));
     cmd->add_option("--budget", *budget, "rounds after the baseline")->check(CLI::PositiveNumber);
@@ -123,6 +141,17 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("-k,--candidates", *k, "candidates evaluated per round")->check(CLI::Range(1, 64));
     cmd->add_option("--patience", *patience, "stop after this many rounds under --min-gain (0: never)");
     cmd->add_option("--min-gain", *minGain, "a round gaining less than this fraction counts against patience");
+    auto* llmGroup = cmd->add_option_group("LLM proposer", "with --proposer llm");
+    addLlmEndpointOptions(llmGroup, *llm, false);
+    llmGroup->add_option("--roles", *roles, "planner then coder (debugger after a failure), or one role for small models")
+        ->check(CLI::IsMember({ "planner-coder", "single" }))
+        ->capture_default_str();
+    llmGroup->add_option("--temperature", *temperature, "sampling temperature (default: the server's)");
+    llmGroup->add_option("--max-tokens", *maxTokens, "reply limit per request")->capture_default_str();
+    llmGroup->add_option("--prompts", *prompts, "a folder of prompt templates overriding the built-in ones");
+    llmGroup->add_option("--token-budget", *tokenBudget, "stop proposing after this many tokens (0: no limit)");
+    llmGroup->add_option("--fix-attempts", *fixAttempts, "debugger rounds for a candidate that failed")
+        ->capture_default_str();
     return [=]() {
         auto config = baseConfig(*o);
         config.stop.maxIterations = *budget;
@@ -132,9 +161,32 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
         config.stop.minGain = *minGain;
         config.candidatesPerIteration = *k;
         config.mode = *mode == "review" ? LoopMode::Review : LoopMode::Auto;
-        config.proposerDetail = "tuner:" + *strategy;
-        Tuner tuner({ *parseTunerStrategy(*strategy), o->seed });
-        return runSession(*o, config, &tuner, nullptr, {}, config.mode == LoopMode::Review);
+        ProposerFactory factory;
+        if (*proposerName == "llm") {
+            auto endpoint = endpointConfig(*llm);
+            if (*tokenBudget > 0)
+                endpoint.budget = std::make_shared<TokenBudget>(*tokenBudget);
+            config.proposerDetail = "llm:" + llm->provider + "/" + llm->model;
+            LlmProposerConfig lc;
+            lc.roles = *parseRoles(*roles);
+            if (*temperature >= 0.0)
+                lc.temperature = *temperature;
+            lc.maxTokens = *maxTokens;
+            lc.maxFixAttempts = *fixAttempts;
+            // Checked before the runner starts: a bad template folder fails at once.
+            auto library = prompts->empty() ? PromptLibrary::builtIn() : PromptLibrary::withOverrides(*prompts);
+            factory = [endpoint, lc, library](TuneOutput& output) mutable -> std::unique_ptr<Proposer> {
+                lc.onText = [&output](std::string_view role, int alternative, std::string_view text) {
+                    output.llmText(role, alternative, text);
+                };
+                return std::make_unique<LlmProposer>(makeChatClient(endpoint), library, lc);
+            };
+        } else {
+            config.proposerDetail = "tuner:" + *strategy;
+            const TunerOptions tc { *parseTunerStrategy(*strategy), o->seed };
+            factory = [tc](TuneOutput&) -> std::unique_ptr<Proposer> { return std::make_unique<Tuner>(tc); };
+        }
+        return runSession(*o, config, factory, nullptr, {}, config.mode == LoopMode::Review);
     };
 });
 
@@ -151,7 +203,7 @@ const CommandRegistration evaluate([](CLI::App& app) -> std::function<int()> {
         const auto tunables = candidate.withOverrides(parseSets(*sets));
         auto config = baseConfig(*o);
         config.proposerDetail = "human";
-        return runSession(*o, config, nullptr, &candidate, tunables, false);
+        return runSession(*o, config, {}, &candidate, tunables, false);
     };
 });
 

@@ -47,6 +47,25 @@ void TuneOutput::proposerText(const std::string& text)
     std::cerr << text << std::flush;
 }
 
+void TuneOutput::llmText(std::string_view role, int alternative, std::string_view text)
+{
+    if (m_json)
+        return;
+    std::lock_guard lock(m_textMutex);
+    clearProgress();
+    if (role != m_textRole) {
+        m_textRole = std::string(role);
+        m_textOthersAnnounced = false;
+        std::cerr << "\n--- " << role << " ---\n";
+    }
+    if (alternative == 0) {
+        std::cerr << text << std::flush;
+    } else if (!m_textOthersAnnounced) {
+        m_textOthersAnnounced = true;
+        std::cerr << "\n[more alternatives are streaming; only the first is shown]\n" << std::flush;
+    }
+}
+
 nlohmann::json outcomeJson(const IterationOutcome& o)
 {
     nlohmann::json j = { { "iteration", o.index }, { "round", o.round }, { "proposer", o.proposer },
@@ -60,6 +79,8 @@ nlohmann::json outcomeJson(const IterationOutcome& o)
     opt("gbps", o.gbps);
     opt("pct_of_copy", o.pctOfCopy);
     opt("speedup", o.speedup);
+    opt("speedup_over_best", o.speedupOverBest);
+    opt("predicted_speedup", o.predictedSpeedup);
     j["top_finding"] = o.findings.empty() ? nlohmann::json() : nlohmann::json(o.findings.front().title);
     return j;
 }
@@ -91,6 +112,16 @@ void TuneOutput::iterationFinished(const IterationOutcome& o)
     m_out << line << "\n";
     if (!o.tunables.empty() && o.proposer == "tuner")
         m_out << "     " << tunablesText(o.tunables) << (o.comparison.empty() ? "" : "  vs best: " + o.comparison) << "\n";
+    if (o.proposer == "llm" && !o.hypothesis.empty()) {
+        // The hypothesis log, one line: what the model expected against what was measured.
+        const auto firstLine = o.hypothesis.substr(0, o.hypothesis.find('\n'));
+        m_out << "     plan: " << firstLine.substr(0, 100) << "\n";
+        if (o.predictedSpeedup || o.speedupOverBest)
+            m_out << "     predicted " << (o.predictedSpeedup ? fixed(*o.predictedSpeedup, 2) + "x" : std::string("-"))
+                  << " over the best, measured "
+                  << (o.speedupOverBest ? fixed(*o.speedupOverBest, 2) + "x" : std::string("-"))
+                  << (o.comparison.empty() ? "" : " (" + o.comparison + ")") << "\n";
+    }
     m_out << std::flush;
 }
 
@@ -102,6 +133,7 @@ void TuneOutput::summary(const LoopSummary& s)
                              { "rounds", s.rounds }, { "evaluated", s.evaluated }, { "passed", s.passed },
                              { "wall_seconds", s.wallSeconds }, { "candidates_per_minute", s.candidatesPerMinute },
                              { "cancelled", s.cancelled } };
+        j.update(toJson(s));
         if (s.baseline)
             j["baseline"] = outcomeJson(*s.baseline);
         if (s.best)
@@ -120,6 +152,10 @@ void TuneOutput::summary(const LoopSummary& s)
               << (s.best->tunables.empty() ? "" : "  [" + tunablesText(s.best->tunables) + "]") << "\n";
     m_out << "  " << s.evaluated << " candidates (" << s.passed << " passed) in " << fixed(s.wallSeconds, 1) << " s, "
           << fixed(s.candidatesPerMinute, 1) << " per minute\n";
+    if (s.rounds > 0 && (s.candidatesPerRound > 1 || s.tokens > 0))
+        m_out << "  k=" << s.candidatesPerRound << " per round: pass@k " << fixed(s.passAtK, 2) << ", speedup@k "
+              << fixed(s.speedupAtK, 2) << "x over " << s.rounds << " rounds"
+              << (s.tokens > 0 ? ", " + std::to_string(s.tokens) + " LLM tokens" : std::string()) << "\n";
 }
 
 } // namespace kl::cli

@@ -4,6 +4,8 @@
 #include "core/loop/tuning_session.h"
 
 #include <iosfwd>
+#include <mutex>
+#include <string_view>
 
 namespace kl::cli {
 
@@ -13,6 +15,9 @@ public:
     void phaseChanged(int round, LoopPhase phase, const std::string& detail) override;
     void iterationFinished(const IterationOutcome& outcome) override;
     void proposerText(const std::string& text) override;
+    // An LLM's text as it streams in (any thread): the first alternative is echoed to stderr under
+    // a heading per role; the others only announce themselves. Nothing with --json.
+    void llmText(std::string_view role, int alternative, std::string_view text);
     void summary(const LoopSummary& summary);
 
 private:
@@ -23,6 +28,9 @@ private:
     int m_budget;
     bool m_header = false;
     bool m_progressShown = false;
+    std::mutex m_textMutex;
+    std::string m_textRole; // the role whose text is being echoed
+    bool m_textOthersAnnounced = false;
 };
 
 nlohmann::json outcomeJson(const IterationOutcome& outcome);

@@ -3,6 +3,7 @@
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/loop/evaluation.h"
+#include "core/loop/scaling.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
 #include "core/runnerclient/evaluate_job.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace kl {
@@ -47,6 +49,9 @@ std::vector<store::FindingRecord> findingRecords(const std::vector<Finding>& fin
     return out;
 }
 
+// The stored form of an exchange: the model's text (every choice) as the response, and what the
+// engineer needs to judge the exchange (tokens, attempts, status, timing, finish reason) beside
+// the usage. The raw SSE transcript is not kept: the text, usage and timing say what it said.
 store::ExchangeRecord exchangeRecord(const nlohmann::json& j)
 {
     store::ExchangeRecord e;
@@ -54,12 +59,38 @@ store::ExchangeRecord exchangeRecord(const nlohmann::json& j)
     e.provider = j.value("provider", "");
     e.model = j.value("model", "");
     e.request = store::scrubSecrets(j.value("request", nlohmann::json()));
-    e.response = j.value("response", "");
-    e.usage = j.value("usage", nlohmann::json());
+    const auto choices = j.value("choices", nlohmann::json::array());
+    if (choices.is_array() && !choices.empty()) {
+        for (std::size_t i = 0; i < choices.size(); ++i) {
+            if (choices.size() > 1)
+                e.response += (i ? "\n\n" : "") + std::string("--- choice ") + std::to_string(i + 1) + " ---\n";
+            e.response += choices[i].value("text", "");
+        }
+    } else {
+        e.response = j.value("response", ""); // a failed exchange: the body, for the record
+    }
+    e.usage = j.value("usage", nlohmann::json::object());
+    if (!e.usage.is_object())
+        e.usage = nlohmann::json::object();
+    for (const char* key : { "served_model", "url", "streamed", "attempts", "http_status", "first_token_ms",
+                             "retry_wait_ms", "message", "started_at" })
+        if (j.contains(key))
+            e.usage[key] = j[key];
+    if (choices.is_array() && !choices.empty())
+        e.usage["finish_reason"] = choices[0].value("finish_reason", "");
     if (j.contains("latency_ms") && j["latency_ms"].is_number())
         e.latencyMs = j["latency_ms"].get<double>();
     e.category = j.value("category", "ok");
     return e;
+}
+
+std::int64_t exchangeTokens(const std::vector<nlohmann::json>& exchanges)
+{
+    std::int64_t tokens = 0;
+    for (const auto& x : exchanges)
+        if (x.contains("usage") && x["usage"].is_object())
+            tokens += x["usage"].value("prompt_tokens", std::int64_t(0)) + x["usage"].value("completion_tokens", std::int64_t(0));
+    return tokens;
 }
 
 std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables)
@@ -212,6 +243,7 @@ EvaluatedCandidate TuningSession::evaluate(const Proposal& proposal, int round, 
     o.round = round;
     o.proposer = proposal.proposer;
     o.hypothesis = proposal.hypothesis;
+    o.predictedSpeedup = proposal.predictedSpeedup;
     o.fileName = proposal.candidate.fileName;
     o.sourceHash = contentHash(proposal.candidate.source);
     o.tunables = proposal.tunables;
@@ -372,10 +404,11 @@ void TuningSession::record(IterationOutcome& o, const Proposal& proposal, std::o
         c.proposerDetail = proposal.proposer == "baseline" ? "baseline" : m_config.proposerDetail;
         c.tunables = proposal.tunables;
         c.hypothesis = proposal.hypothesis;
+        c.predictedSpeedup = proposal.predictedSpeedup;
         o.candidateId = m_store.addCandidate(m_sessionId, c);
         m_candidateIds[key] = *o.candidateId;
     }
-    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId);
+    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
     o.index = ref.index;
     if (!o.category.empty()) {
         // The runner's reply as the store reads it; the loop's own verdict and first-size figures on top
@@ -409,8 +442,9 @@ void TuningSession::recordRefusal(IterationOutcome& o, const Proposal& proposal,
     c.proposerDetail = m_config.proposerDetail;
     c.tunables = proposal.tunables;
     c.hypothesis = proposal.hypothesis;
+    c.predictedSpeedup = proposal.predictedSpeedup;
     o.candidateId = m_store.addCandidate(m_sessionId, c);
-    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId);
+    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
     o.index = ref.index;
     if (!proposal.failure.empty()) {
         store::ResultRecord r;
@@ -437,6 +471,7 @@ double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
         const auto c = compareTimings(e.timings, m_best->timings, m_config.noiseGain);
         o.comparison = c.summary();
         o.losesOnSomeSize = c.losesOnSomeSize;
+        o.speedupOverBest = c.speedup;
         if (c.faster && (!winner || c.low > winning.low)) {
             winner = &e;
             winning = c;
@@ -481,15 +516,23 @@ ProposalContext TuningSession::context(int round, int remaining) const
         ctx.baselineMedianUs = m_baseline->medianUs;
     ctx.bestStatic = m_best->statics;
     ctx.bestFindings = m_best->outcome.findings;
+    ctx.bestGbps = m_best->outcome.gbps;
+    ctx.bestPctOfCopy = m_best->outcome.pctOfCopy;
     ctx.hardware.name = m_device.name;
+    ctx.hardware.arch = m_problem.arch;
     ctx.hardware.smCount = m_device.smCount;
     ctx.hardware.l2Bytes = m_device.l2Bytes;
     ctx.hardware.sharedPerSm = m_device.sharedPerSm;
+    ctx.hardware.sharedPerBlockOptIn = m_limits.sharedPerBlockOptin;
+    ctx.hardware.registersPerSm = m_limits.registersPerSm;
+    ctx.hardware.maxWarpsPerSm = m_limits.maxThreadsPerSm / m_limits.warpSize;
+    ctx.hardware.smClockMhz = m_device.smClockMhz;
     ctx.hardware.copyGbps = m_device.copyBandwidthGbps;
     ctx.hardware.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
     ctx.history = m_history;
     ctx.steering = m_steering;
     ctx.remainingBudget = remaining;
+    ctx.examples = m_examples;
     return ctx;
 }
 
@@ -513,8 +556,39 @@ EvaluatedProposal historyEntry(const IterationOutcome& o, std::string rejection 
 }
 } // namespace
 
+nlohmann::json toJson(const LoopSummary& s)
+{
+    nlohmann::json j = { { "stop_reason", s.stopReason },
+                         { "rounds", s.rounds },
+                         { "evaluated", s.evaluated },
+                         { "passed", s.passed },
+                         { "wall_seconds", s.wallSeconds },
+                         { "candidates_per_minute", s.candidatesPerMinute },
+                         { "candidates_per_round", s.candidatesPerRound },
+                         { "tokens", s.tokens },
+                         { "cancelled", s.cancelled } };
+    if (s.passAtK)
+        j["pass_at_k"] = *s.passAtK;
+    if (s.speedupAtK)
+        j["speedup_at_k"] = *s.speedupAtK;
+    if (s.baseline && s.baseline->medianUs)
+        j["baseline_us"] = *s.baseline->medianUs;
+    if (s.best) {
+        j["best_iteration"] = s.best->index;
+        if (s.best->medianUs)
+            j["best_us"] = *s.best->medianUs;
+        if (s.best->speedup)
+            j["best_speedup"] = *s.best->speedup;
+        if (s.best->pctOfCopy)
+            j["best_pct_of_copy"] = *s.best->pctOfCopy;
+    }
+    return j;
+}
+
 LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status, Clock::time_point start)
 {
+    summary.passAtK = m_scaling.passAtK();
+    summary.speedupAtK = m_scaling.speedupAtK();
     summary.sessionId = m_sessionId;
     summary.wallSeconds = msSince(start) / 1000.0;
     if (summary.wallSeconds > 0)
@@ -523,6 +597,7 @@ LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status
     if (m_best)
         summary.best = m_best->outcome;
     summary.cancelled = status == "cancelled";
+    m_store.recordSessionSummary(m_sessionId, toJson(summary));
     m_store.finishSession(m_sessionId, status);
     phase(summary.rounds, LoopPhase::Finished, summary.stopReason);
     return summary;
@@ -533,6 +608,19 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
     const auto start = Clock::now();
     prepare(proposer.kind());
     LoopSummary summary;
+    summary.candidatesPerRound = std::max(1, m_config.candidatesPerIteration);
+    m_scaling = {};
+    m_examples.clear();
+    for (const auto& row : m_store.bestVerifiedCandidates(m_problem.name, { m_sessionId }, 3)) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.2fx over its baseline", row.speedup);
+        std::string summaryText = text;
+        if (row.pctOfCopy) {
+            std::snprintf(text, sizeof text, ", %.0f%% of a same-size copy", *row.pctOfCopy);
+            summaryText += text;
+        }
+        m_examples.push_back({ row.problemName, summaryText + ", verified", row.source, row.speedup });
+    }
 
     Proposal base { m_problem.baseline, m_problem.baseline.defaults(), "baseline", "the problem's baseline", {}, {}, {}, {} };
     auto first = evaluate(base, 0, std::nullopt, cancel);
@@ -569,6 +657,10 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         const auto ctx = context(round, remaining);
         phase(round, LoopPhase::Propose, proposer.kind());
         auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);
+        if (cancel && cancel->load()) { // e.g. while an LLM was still writing
+            summary.stopReason = "cancelled";
+            return finish(summary, "cancelled", start);
+        }
         if (proposals.empty()) {
             progress.proposerExhausted = true;
             summary.stopReason = *stopReason(m_config.stop, progress);
@@ -576,6 +668,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         }
         std::vector<EvaluatedCandidate> batch;
         for (auto& p : proposals) {
+            summary.tokens += exchangeTokens(p.exchanges);
             if (cancel && cancel->load())
                 break;
             IterationOutcome refused;
@@ -630,6 +723,17 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         }
         phase(round, LoopPhase::Decide, {});
         const double gain = decide(batch);
+        {
+            bool anyPassed = false;
+            std::optional<double> best;
+            for (const auto& e : batch)
+                if (e.outcome.category == "passed") {
+                    anyPassed = true;
+                    if (e.outcome.speedupOverBest && (!best || *e.outcome.speedupOverBest > *best))
+                        best = e.outcome.speedupOverBest;
+                }
+            m_scaling.addRound(anyPassed, best);
+        }
         for (const auto& e : batch) {
             m_history.push_back(historyEntry(e.outcome));
             if (m_observer)

@@ -7,6 +7,7 @@
 #include "core/compile/static_report.h"
 #include "core/findings/finding.h"
 #include "core/loop/comparison.h"
+#include "core/loop/scaling.h"
 #include "core/loop/stop_policy.h"
 #include "core/model/problem.h"
 #include "core/propose/proposer.h"
@@ -65,6 +66,8 @@ struct IterationOutcome {
     std::map<std::string, double> speedupBySize;
     std::vector<Finding> findings;
     std::string comparison;         // vs the incumbent, e.g. "1.42x [1.39, 1.45] faster"
+    std::optional<double> speedupOverBest;  // vs the incumbent of its round (passed candidates)
+    std::optional<double> predictedSpeedup; // what the proposer expected over the incumbent
     bool kept = false;              // became the best
     bool fromCache = false;
     bool losesOnSomeSize = false;
@@ -83,7 +86,15 @@ struct LoopSummary {
     std::optional<IterationOutcome> baseline;
     std::optional<IterationOutcome> best;
     bool cancelled = false;
+    // Test-time scaling, over the rounds after the baseline: the share of rounds in which at least
+    // one of the k candidates passed, and the geometric mean of each round's best speedup over its
+    // incumbent (a round with no correct candidate counts as 1: the loop keeps the incumbent).
+    int candidatesPerRound = 1;
+    std::optional<double> passAtK;
+    std::optional<double> speedupAtK;
+    std::int64_t tokens = 0; // LLM tokens over every exchange of the session
 };
+nlohmann::json toJson(const LoopSummary& summary); // what the store keeps as the session's summary
 
 // An outcome with what the decision and the next proposal need.
 struct EvaluatedCandidate {
@@ -164,6 +175,8 @@ private:
     std::optional<IterationOutcome> m_baseline;
     std::vector<EvaluatedProposal> m_history;
     std::vector<std::string> m_steering;
+    ScalingTally m_scaling;
+    std::vector<RetrievedExample> m_examples; // from earlier sessions, for proposers that learn from them
     std::map<std::string, std::int64_t> m_candidateIds; // source hash + tunables → candidate row
     struct Reference;
     std::unique_ptr<Reference> m_reference; // compiled reference and baseline, reused by every job

@@ -31,13 +31,27 @@ struct EvaluatedProposal {
     std::string rejection;          // the engineer's reason, when rejected in review
 };
 
-struct HardwareFacts {
+// The device the session runs on, as measured by the runner (plus the architecture's limits).
+struct MeasuredDevice {
     std::string name;
+    std::string arch; // "sm_90"
     int smCount = 0;
     std::int64_t l2Bytes = 0;
     std::int64_t sharedPerSm = 0;
+    std::int64_t sharedPerBlockOptIn = 0;
+    int registersPerSm = 0;
+    int maxWarpsPerSm = 0;
+    double smClockMhz = 0.0;
     double copyGbps = 0.0;   // measured device-to-device copy
     double peakTflops = 0.0; // lead value for the relevant pipe
+};
+
+// A verified candidate from earlier sessions in the store: external memory for the LLM.
+struct RetrievedExample {
+    std::string problem; // the problem it solved
+    std::string summary; // "1.46x over its baseline, 66.9% of copy, verified"
+    std::string source;
+    double speedup = 0.0;
 };
 
 // Static facts of the best candidate's main kernel, for prompts.
@@ -61,10 +75,13 @@ struct ProposalContext {
     std::optional<double> bestSpeedup;
     StaticSummary bestStatic;
     std::vector<Finding> bestFindings;
-    HardwareFacts hardware;
+    std::optional<double> bestGbps;
+    std::optional<double> bestPctOfCopy;
+    MeasuredDevice hardware;
     std::vector<EvaluatedProposal> history; // oldest first, failures included
     std::vector<std::string> steering;      // the engineer's steering notes, oldest first
     int remainingBudget = 0;                // iterations left
+    std::vector<RetrievedExample> examples; // best verified candidates of similar problems, best first
 };
 
 struct Proposal {

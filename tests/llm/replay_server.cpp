@@ -133,6 +133,10 @@ ReplayServer::ReplayServer(int port)
         throw std::runtime_error(port == 0 ? std::string("the replay server could not bind a loopback port")
                                            : "the replay server could not bind 127.0.0.1:" + std::to_string(port));
     s.thread = std::thread([&s] { s.server.listen_after_bind(); });
+    // Until the loop runs, stop() does nothing and a destructor right after construction would
+    // wait forever (cpp-httplib 0.11 has no wait_until_ready).
+    while (!s.server.is_running())
+        std::this_thread::yield();
 }
 
 ReplayServer::~ReplayServer()

@@ -2,6 +2,7 @@
 // (valid configurations only, no repeats, findings steer the order, exhaustive covers the space).
 #include "core/findings/finding.h"
 #include "core/loop/comparison.h"
+#include "core/loop/scaling.h"
 #include "core/loop/stop_policy.h"
 #include "core/model/hash.h"
 #include "core/model/problem.h"
@@ -10,6 +11,8 @@
 #include "core/tuner/tuner.h"
 
 #include <QTest>
+
+#include <cmath>
 
 #include <random>
 #include <set>
@@ -116,6 +119,19 @@ private Q_SLOTS:
         policy.maxWallSeconds = 5;
         p.wallSeconds = 6;
         QVERIFY(kl::stopReason(policy, p)->find("time") != std::string::npos);
+    }
+
+    void passAndSpeedupAtK()
+    {
+        kl::ScalingTally t;
+        QVERIFY(!t.passAtK() && !t.speedupAtK()); // no rounds, no figure (not 0)
+        t.addRound(true, 1.21);
+        t.addRound(false, std::nullopt); // nothing correct: counts 0 for pass@k, 1x for speedup@k
+        t.addRound(true, 0.9);           // correct but slower than the incumbent
+        t.addRound(true, std::nullopt);  // correct, no timing comparison
+        QCOMPARE(t.rounds(), 4);
+        QCOMPARE(*t.passAtK(), 0.75);
+        QVERIFY(std::abs(*t.speedupAtK() - std::pow(1.21 * 0.9, 0.25)) < 1e-12);
     }
 
     void searchSpaceHonoursConstraints()
