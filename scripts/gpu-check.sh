@@ -210,7 +210,12 @@ say "gpu-llm rc=$?"
 mkdir -p "$OUT/llm"
 [[ -s $OUT/llm/llm-summary.txt ]] || echo "LLM loop: no summary (gpu-llm.sh rc above; see gpu-check-details.tgz llm.log)" >"$OUT/llm/llm-summary.txt"
 
+# The device hands back only a few files per run: the dumps and the LLM loop's files travel in the tarball.
+cp -r "$OUT/findings-dumps" "$OUT/llm" "$WORK/" 2>/dev/null
 tar -C "$WORK" -czf "$OUT/gpu-check-details.tgz" --exclude='*.cubin' . 2>/dev/null
+cp "$OUT/llm/llm-summary.txt" "$WORK/llm-summary.txt" 2>/dev/null
+rm -rf "$OUT/findings-dumps" "$OUT/llm"
+mkdir -p "$OUT/llm" && cp "$WORK/llm-summary.txt" "$OUT/llm/llm-summary.txt" 2>/dev/null
 
 # 3. The table, last.
 python3 bench/gpu/summarize.py "$WORK" "$DATE" "$COMMIT" | tee "$OUT/table.txt"

@@ -67,7 +67,7 @@ private Q_SLOTS:
         QCOMPARE(p.mainSizes[0].values.at("M"), std::int64_t(8192));
         QVERIFY(p.fuzzSizes.size() >= 5);
         QCOMPARE(p.inputs.size(), std::size_t(3));
-        QCOMPARE(p.baseline.tunables.size(), std::size_t(3));
+        QCOMPARE(p.baseline.tunables.size(), std::size_t(4)); // THREADS, VEC, CACHE, TANH
         QCOMPARE(p.tolerance(kl::DType::F16).atol, 1e-2);
         QCOMPARE(p.bytes(p.mainSizes[0]), 2.0 * 8192 * 4096 * 2 + 2.0 * 4096 * 2);
         QCOMPARE(p.contentHash.size(), std::size_t(16));
