@@ -9,8 +9,10 @@ void ScalingTally::addRound(bool anyPassed, std::optional<double> best)
     ++m_rounds;
     if (anyPassed)
         ++m_passedRounds;
-    if (anyPassed && best && *best > 0.0)
+    if (anyPassed && best && *best > 0.0) {
+        ++m_timedRounds;
         m_logSpeedups += std::log(*best);
+    }
 }
 
 std::optional<double> ScalingTally::passAtK() const
@@ -22,9 +24,9 @@ std::optional<double> ScalingTally::passAtK() const
 
 std::optional<double> ScalingTally::speedupAtK() const
 {
-    if (m_rounds == 0)
+    if (m_timedRounds == 0)
         return std::nullopt;
-    return std::exp(m_logSpeedups / m_rounds);
+    return std::exp(m_logSpeedups / m_timedRounds);
 }
 
 } // namespace kl

@@ -1,8 +1,8 @@
 #pragma once
 // Test-time scaling figures of a session (k candidates per round): pass@k, the share of rounds in
-// which at least one candidate passed verification, and speedup@k, the geometric mean over rounds
-// of the best passing candidate's speedup over the round's incumbent. A round without a correct
-// candidate counts 1 in speedup@k (the loop keeps the incumbent), and 0 in pass@k.
+// which at least one candidate passed verification, and speedup@k, the geometric mean, over the
+// rounds that had a correct candidate, of the best one's speedup over the round's incumbent (below
+// 1 when even the best of k was slower). Rounds without a correct candidate count only in pass@k.
 #include <optional>
 
 namespace kl {
@@ -18,6 +18,7 @@ public:
 private:
     int m_rounds = 0;
     int m_passedRounds = 0;
+    int m_timedRounds = 0;
     double m_logSpeedups = 0.0;
 };
 

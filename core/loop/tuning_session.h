@@ -86,9 +86,7 @@ struct LoopSummary {
     std::optional<IterationOutcome> baseline;
     std::optional<IterationOutcome> best;
     bool cancelled = false;
-    // Test-time scaling, over the rounds after the baseline: the share of rounds in which at least
-    // one of the k candidates passed, and the geometric mean of each round's best speedup over its
-    // incumbent (a round with no correct candidate counts as 1: the loop keeps the incumbent).
+    // Test-time scaling over the rounds after the baseline (see ScalingTally): pass@k and speedup@k.
     int candidatesPerRound = 1;
     std::optional<double> passAtK;
     std::optional<double> speedupAtK;

@@ -1,10 +1,13 @@
-// Exported by KernelLoop from session 1, iteration 13 (layernorm_gelu)
+// Exported by KernelLoop from session 1, iteration 26 (layernorm_gelu)
 // Measured on NVIDIA H200 #0
-// Median 49.76 us (p20 49.25, p80 50.37), 2698 GB/s, 66.9% of a same-size device copy, 1.46x the problem's baseline timed in the same job; CUDA events, L2 flushed before every run, SM clock 1980 MHz, NVRTC 13.0.
+// Median 40.00 us (p20 39.39, p80 40.90), 3356 GB/s, 83.4% of a same-size device copy, 1.81x the problem's baseline timed in the same job; CUDA events, L2 flushed before every run, SM clock 1980 MHz, NVRTC 13.0.
 // Verified against the problem's reference at its main, fuzz and padded sizes: passed.
 // The launch rule is in the // @kl lines below; the chosen tunables are fixed here:
 #ifndef CACHE
 #define CACHE 4
+#endif
+#ifndef TANH
+#define TANH 1
 #endif
 #ifndef THREADS
 #define THREADS 128
@@ -22,11 +25,15 @@
 //            of VEC, or whose pointers are misaligned, take the scalar path
 //   CACHE    vectors per thread kept in registers between passes; 0 re-reads the row from
 //            memory in every pass. A row longer than THREADS * VEC * CACHE falls back to re-reading.
+//   TANH     0: tanhf (what the reference uses); 1: the hardware tanh.approx.f32, one instruction
+//            instead of a libdevice sequence. The maths stays fp32; only tanh is approximated, and
+//            the verifier holds the result to the problem's tolerance like any other change.
 #include <cuda_fp16.h>
 
 // @kl tunable THREADS = 128 in 32, 64, 128, 256, 512, 1024
 // @kl tunable VEC = 1 in 1, 2, 4, 8
 // @kl tunable CACHE = 0 in 0, 1, 2, 4, 8
+// @kl tunable TANH = 0 in 0, 1
 // @kl constraint CACHE * VEC <= 32
 // @kl launch layernorm_gelu grid=(M) block=(THREADS) smem=(0) args=(x, gamma, beta, y, M, N, stride_x, stride_y, eps)
 
@@ -39,6 +46,9 @@
 #ifndef CACHE
 #define CACHE 0
 #endif
+#ifndef TANH
+#define TANH 0
+#endif
 
 template <int V>
 struct alignas(2 * V) HalfVec {
@@ -47,7 +57,14 @@ struct alignas(2 * V) HalfVec {
 
 __device__ __forceinline__ float gelu_tanh(float v)
 {
-    return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    const float u = 0.7978845608f * (v + 0.044715f * v * v * v);
+#if TANH
+    float t;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
+#else
+    const float t = tanhf(u);
+#endif
+    return 0.5f * v * (1.0f + t);
 }
 
 // Sum over the block; every thread gets the total. `scratch` holds one float per warp.

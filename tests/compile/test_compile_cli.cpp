@@ -56,7 +56,7 @@ private slots:
         QVERIFY2(r.exitCode == kl::cli::Ok, qPrintable(r.err));
         QVERIFY(r.out.contains(QStringLiteral("registers/thread")));
         QVERIFY(r.out.contains(QStringLiteral("occupancy")));
-        QVERIFY(r.out.contains(QStringLiteral("CACHE=0 THREADS=128 VEC=1")));
+        QVERIFY(r.out.contains(QStringLiteral("CACHE=0 TANH=0 THREADS=128 VEC=1")));
         const auto row = kernelRow(r.out, QStringLiteral("layernorm_gelu"));
         QCOMPARE(row.value(1), QStringLiteral("32")); // registers/thread
         QVERIFY2(r.out.contains(QStringLiteral("100.0 %  warps")), qPrintable(r.out));

@@ -36,7 +36,7 @@ private slots:
         const auto r = analyse(problem, problem.baseline);
         QVERIFY2(r.ok(), r.firstProblem().c_str());
         QCOMPARE(text(r.problem), QStringLiteral("layernorm_gelu"));
-        QCOMPARE(r.tunables, (kl::TunableValues { { "CACHE", 0 }, { "THREADS", 128 }, { "VEC", 1 } }));
+        QCOMPARE(r.tunables, (kl::TunableValues { { "CACHE", 0 }, { "TANH", 0 }, { "THREADS", 128 }, { "VEC", 1 } }));
         QCOMPARE(r.launches.size(), std::size_t(1));
         const auto& l = r.launches[0];
         QCOMPARE(text(l.sizes.label), QStringLiteral("8192x4096"));

@@ -230,7 +230,7 @@ private slots:
     {
         const auto problem = loadProblem(kSourceDir + "/resources/examples/layernorm_gelu/problem.json");
         const auto facts = describeCandidate(problem.baseline);
-        QCOMPARE(facts.tunables.size(), std::size_t(3));
+        QCOMPARE(facts.tunables.size(), std::size_t(4));
         QCOMPARE(facts.tunables.front(), std::string("THREADS = 128 in 32, 64, 128, 256, 512, 1024"));
         QCOMPARE(facts.constraints, std::vector<std::string> { "CACHE * VEC <= 32" });
         QCOMPARE(facts.launches.size(), std::size_t(1));
