@@ -69,9 +69,8 @@ LlmProposer::Attempt LlmProposer::ask(
     control.cancel = cancel;
     if (m_config.onText) {
         const auto roleName = promptRoleName(role);
-        control.onText = [this, roleName](int alternative, std::string_view text) {
-            m_config.onText(roleName, alternative, text);
-        };
+        control.onText = [this, roleName](
+                             int alternative, std::string_view text) { m_config.onText(roleName, alternative, text); };
     }
     auto sent = sendAlternatives(*m_client, request, count, control);
     for (const auto& e : sent.exchanges)
@@ -111,14 +110,14 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
         m_fixed.insert(toFix->sourceHash);
         payload.failure = FailureFacts { toFix->category, toFix->detail, broken.source };
         const int depth = m_fixDepth.count(toFix->sourceHash) ? m_fixDepth.at(toFix->sourceHash) : 0;
-        out = candidatesFrom(ask(PromptRole::Debugger, payload, count, cancel), PromptRole::Debugger, context,
-                             broken, {}, {});
+        out = candidatesFrom(
+            ask(PromptRole::Debugger, payload, count, cancel), PromptRole::Debugger, context, broken, {}, {});
         for (const auto& p : out)
             if (p.failure.empty())
                 m_fixDepth[contentHash(p.candidate.source)] = depth + 1;
     } else if (m_config.roles == LlmProposerConfig::Roles::Single) {
-        out = candidatesFrom(ask(PromptRole::Single, payload, count, cancel), PromptRole::Single, context,
-                             context.best, {}, {});
+        out = candidatesFrom(
+            ask(PromptRole::Single, payload, count, cancel), PromptRole::Single, context, context.best, {}, {});
     } else {
         auto plan = ask(PromptRole::Planner, payload, 1, cancel);
         const auto& exchange = plan.exchanges.front();
@@ -140,7 +139,7 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
             } else {
                 payload.plan = hypothesisText(parsed.hypothesis);
                 out = candidatesFrom(ask(PromptRole::Coder, payload, count, cancel), PromptRole::Coder, context,
-                                     context.best, parsed.hypothesis, std::move(planExchange));
+                    context.best, parsed.hypothesis, std::move(planExchange));
             }
         }
     }
@@ -149,8 +148,7 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
 }
 
 std::vector<Proposal> LlmProposer::candidatesFrom(Attempt attempt, PromptRole role, const ProposalContext& context,
-                                                  const Candidate& current, std::optional<Hypothesis> plan,
-                                                  std::vector<nlohmann::json> leading)
+    const Candidate& current, std::optional<Hypothesis> plan, std::vector<nlohmann::json> leading)
 {
     auto expectations = ReplyExpectations::forProblem(*context.problem, &current);
     if (plan)
@@ -175,7 +173,7 @@ std::vector<Proposal> LlmProposer::candidatesFrom(Attempt attempt, PromptRole ro
             continue;
         m_exhausted = m_exhausted || e.category == ExchangeCategory::BudgetExhausted;
         auto p = failed(std::string(exchangeCategoryName(e.category)),
-                        std::string(promptRoleName(role)) + ": " + e.message, plan ? plan->plan : std::string());
+            std::string(promptRoleName(role)) + ": " + e.message, plan ? plan->plan : std::string());
         takeExchanges(i, p.exchanges);
         out.push_back(std::move(p));
     }

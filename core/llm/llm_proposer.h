@@ -5,8 +5,8 @@
 // exchange travels with the proposal to the store; every reply that is not exactly one usable
 // candidate becomes a proposal with a categorised failure, and the loop goes on.
 #include "core/llm/chat_client.h"
-#include "core/llm/proposal_prompt.h"
 #include "core/llm/prompt_library.h"
+#include "core/llm/proposal_prompt.h"
 #include "core/llm/reply_parser.h"
 #include "core/propose/proposer.h"
 
@@ -48,8 +48,7 @@ private:
     Attempt ask(PromptRole role, const PromptPayload& payload, int count, const std::atomic<bool>* cancel);
     // `current`: the candidate the replies change (entry points, signatures); `plan`: the planner's.
     std::vector<Proposal> candidatesFrom(Attempt attempt, PromptRole role, const ProposalContext& context,
-                                         const Candidate& current, std::optional<Hypothesis> plan,
-                                         std::vector<nlohmann::json> leading);
+        const Candidate& current, std::optional<Hypothesis> plan, std::vector<nlohmann::json> leading);
     const EvaluatedProposal* failureToFix(const ProposalContext& context) const;
 
     std::shared_ptr<ChatClient> m_client;

@@ -86,7 +86,7 @@ bool isFixableFailure(const EvaluatedProposal& it)
 {
     // Not the candidate's fault, or nothing a fix of the source can change.
     static const std::set<std::string> notFixable { "", "passed", "rejected", "steered", "cancelled", "runner-lost",
-                                                    "bad-message", "bad-request", "no-device" };
+        "bad-message", "bad-request", "no-device" };
     if (notFixable.count(it.category) || startsWith(it.category, "proposer.") || startsWith(it.category, "runner."))
         return false;
     return true; // compile.* and what the runner found wrong: wrong-result, nan-output, timeout, crash, ...
@@ -117,8 +117,8 @@ PromptPayload payloadFor(const ProposalContext& c, const PayloadLimits& limits)
     s.primaryStall = c.bestStatic.primaryStall;
 
     auto findings = c.bestFindings;
-    std::stable_sort(findings.begin(), findings.end(),
-        [](const Finding& a, const Finding& b) { return a.priority > b.priority; });
+    std::stable_sort(
+        findings.begin(), findings.end(), [](const Finding& a, const Finding& b) { return a.priority > b.priority; });
     for (std::size_t i = 0; i < findings.size() && i < limits.findings; ++i)
         p.findings.push_back(findingFacts(findings[i]));
 

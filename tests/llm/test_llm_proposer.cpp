@@ -1,7 +1,7 @@
 // From the loop's context to the prompt's payload: what the model is told about past iterations,
 // failures, rejections, steering, findings and examples; and which failures go to the debugger.
-#include "core/llm/proposal_prompt.h"
 #include "core/llm/prompt_library.h"
+#include "core/llm/proposal_prompt.h"
 #include "core/model/problem.h"
 
 #include <QTest>
@@ -37,16 +37,26 @@ private Q_SLOTS:
         QTest::addColumn<bool>("kept");
         QTest::addColumn<QString>("words");
         QTest::addColumn<bool>("fixable");
-        QTest::newRow("baseline") << "baseline" << "passed" << true << "baseline" << false;
-        QTest::newRow("kept") << "llm" << "passed" << true << "faster (kept as the new best)" << false;
-        QTest::newRow("slower") << "llm" << "passed" << false << "correct but not faster than the best" << false;
-        QTest::newRow("compile") << "llm" << "compile.syntax" << false << "compile-error (syntax)" << true;
-        QTest::newRow("wrong") << "llm" << "wrong-result" << false << "verify-failed (wrong-result)" << true;
-        QTest::newRow("timeout") << "llm" << "timeout" << false << "verify-failed (timeout)" << true;
-        QTest::newRow("rejected") << "llm" << "rejected" << false << "rejected by the engineer" << false;
-        QTest::newRow("no code") << "llm" << "proposer.no-code" << false << "proposer-error (no-code)" << false;
-        QTest::newRow("illegal address") << "llm" << "illegal-address" << false << "verify-failed (illegal-address)" << true;
-        QTest::newRow("runner lost") << "llm" << "runner-lost" << false << "verify-failed (runner-lost)" << false;
+        QTest::newRow("baseline") << "baseline"
+                                  << "passed" << true << "baseline" << false;
+        QTest::newRow("kept") << "llm"
+                              << "passed" << true << "faster (kept as the new best)" << false;
+        QTest::newRow("slower") << "llm"
+                                << "passed" << false << "correct but not faster than the best" << false;
+        QTest::newRow("compile") << "llm"
+                                 << "compile.syntax" << false << "compile-error (syntax)" << true;
+        QTest::newRow("wrong") << "llm"
+                               << "wrong-result" << false << "verify-failed (wrong-result)" << true;
+        QTest::newRow("timeout") << "llm"
+                                 << "timeout" << false << "verify-failed (timeout)" << true;
+        QTest::newRow("rejected") << "llm"
+                                  << "rejected" << false << "rejected by the engineer" << false;
+        QTest::newRow("no code") << "llm"
+                                 << "proposer.no-code" << false << "proposer-error (no-code)" << false;
+        QTest::newRow("illegal address") << "llm"
+                                         << "illegal-address" << false << "verify-failed (illegal-address)" << true;
+        QTest::newRow("runner lost") << "llm"
+                                     << "runner-lost" << false << "verify-failed (runner-lost)" << false;
     }
     void outcomesInTheModelsWords()
     {
@@ -79,13 +89,15 @@ private Q_SLOTS:
         c.hardware.name = "NVIDIA H200";
         c.hardware.smCount = 132;
         c.hardware.copyGbps = 4030;
-        kl::Finding low { "tail-effect", kl::Finding::Severity::Info, "tail effect", "", { { "waves", 5.17 } }, {}, {}, 0.1 };
+        kl::Finding low { "tail-effect", kl::Finding::Severity::Info, "tail effect", "", { { "waves", 5.17 } }, {}, {},
+            0.1 };
         kl::Finding high { "bandwidth.under-ceiling", kl::Finding::Severity::Critical, "bandwidth 67% of copy", "",
-                           { { "pct_of_copy", 66.9 } }, { "more bytes in flight" }, {}, 2.5 };
+            { { "pct_of_copy", 66.9 } }, { "more bytes in flight" }, {}, 2.5 };
         c.bestFindings = { low, high };
         for (int i = 1; i <= 12; ++i)
             c.history.push_back(entry(i, "llm", "passed"));
-        c.history.push_back(entry(13, "llm", "wrong-result", std::string(5000, 'e') + " max abs error 3.2 at index 4097"));
+        c.history.push_back(
+            entry(13, "llm", "wrong-result", std::string(5000, 'e') + " max abs error 3.2 at index 4097"));
         auto rejected = entry(14, "llm", "rejected");
         rejected.rejection = "uses atomics on the output";
         c.history.push_back(rejected);
@@ -121,7 +133,7 @@ private Q_SLOTS:
         // And the templates really put them in front of the model.
         const auto prompt = kl::PromptLibrary::builtIn().render(kl::PromptRole::Planner, p);
         for (const char* text : { "uses atomics on the output", "try two rows per block", "bandwidth 67% of copy",
-                                  "verify-failed (wrong-result)", "49.76" })
+                 "verify-failed (wrong-result)", "49.76" })
             QVERIFY2(prompt.user.find(text) != std::string::npos, text);
     }
 };

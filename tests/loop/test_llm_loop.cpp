@@ -8,6 +8,7 @@
 #include "core/model/problem.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
+#include "tests/loop/loop_support.h"
 
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
@@ -19,25 +20,16 @@
 #include <mutex>
 #include <sstream>
 
-using kl::test::Reply;
 using kl::test::ReplayServer;
+using kl::test::Reply;
 using kl::test::SeenRequest;
 
 namespace {
 
 const std::string kPlantedKey = "sk-kl-planted-0123456789abcdefABCDEF";
 
-kl::Problem layernorm()
-{
-    return kl::loadProblem(std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu/problem.json");
-}
-
-kl::RunnerConfig modelRunner()
-{
-    kl::RunnerConfig c;
-    c.path = KL_MODEL_RUNNER;
-    return c;
-}
+kl::Problem layernorm() { return kl::test::layernormProblem(); }
+using kl::test::modelRunner;
 
 kl::LoopConfig loopConfig(int budget, int k)
 {
@@ -149,8 +141,8 @@ private:
     std::vector<std::string> m_roles;
 };
 
-std::shared_ptr<kl::ChatClient> client(const ReplayServer& server, kl::Provider provider,
-                                       std::shared_ptr<kl::TokenBudget> budget = {})
+std::shared_ptr<kl::ChatClient> client(
+    const ReplayServer& server, kl::Provider provider, std::shared_ptr<kl::TokenBudget> budget = {})
 {
     kl::EndpointConfig c;
     c.provider = provider;
@@ -192,8 +184,7 @@ private Q_SLOTS:
         ReplayServer server;
         ScriptedModel model(server,
             { { "planner", { reply("plan_only.md"), reply("plan_only.md"), reply("refusal.md") } },
-              { "coder", { reply("ok_vectorised.md"), brokenReply() } },
-              { "debugger", { fixedReply() } } });
+                { "coder", { reply("ok_vectorised.md"), brokenReply() } }, { "debugger", { fixedReply() } } });
         QTemporaryDir dir;
         const auto db = dir.filePath(QStringLiteral("s.db")).toStdString();
         const auto problem = layernorm();
@@ -224,7 +215,7 @@ private Q_SLOTS:
         // complaint and the broken source.
         QVERIFY(requests[2].body.find("iteration 2") != std::string::npos);
         QVERIFY(requests[4].body.find("compile-error") != std::string::npos
-                || requests[4].body.find("compile.") != std::string::npos);
+            || requests[4].body.find("compile.") != std::string::npos);
         QVERIFY(requests[4].body.find("__syncthreads() // the previous call") != std::string::npos);
 
         auto store = kl::store::Store::open(db);
@@ -272,7 +263,7 @@ private Q_SLOTS:
         ScriptedModel model(server,
             { { "single",
                 { reply("ok_vectorised.md"), reply("several_candidates.md"), reply("no_code.md"),
-                  reply("ok_with_snippet.md") } } });
+                    reply("ok_with_snippet.md") } } });
         QTemporaryDir dir;
         auto store = kl::store::Store::open(dir.filePath(QStringLiteral("s.db")).toStdString());
         kl::RunnerClient runner(modelRunner());
@@ -332,8 +323,9 @@ private Q_SLOTS:
         }
 
         ReplayServer server;
-        ScriptedModel model(server, { { "planner", { reply("plan_only.md"), reply("plan_only.md") } },
-                                      { "coder", { reply("ok_vectorised.md"), reply("ok_with_snippet.md") } } });
+        ScriptedModel model(server,
+            { { "planner", { reply("plan_only.md"), reply("plan_only.md") } },
+                { "coder", { reply("ok_vectorised.md"), reply("ok_with_snippet.md") } } });
         // Enough for the first planner request only: the coder is refused before anything is sent.
         auto budget = std::make_shared<kl::TokenBudget>(1);
         kl::TuningSession session(problem, store, runner, loopConfig(5, 1));

@@ -5,6 +5,7 @@
 #include "core/model/problem.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
+#include "tests/loop/loop_support.h"
 #include "core/tuner/tuner.h"
 
 #include <QTemporaryDir>
@@ -12,17 +13,8 @@
 
 namespace {
 
-kl::Problem layernorm()
-{
-    return kl::loadProblem(std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu/problem.json");
-}
-
-kl::RunnerConfig modelRunner()
-{
-    kl::RunnerConfig c;
-    c.path = KL_MODEL_RUNNER;
-    return c;
-}
+kl::Problem layernorm() { return kl::test::layernormProblem(); }
+using kl::test::modelRunner;
 
 struct Recorder : kl::LoopObserver {
     std::vector<kl::IterationOutcome> outcomes;
