@@ -42,6 +42,14 @@ store::Store openForReading(const std::string& db)
     return store::Store::open(path);
 }
 
+// "baseline" for the problem's baseline (stored as a human-written candidate), else the proposer.
+std::string proposerLabel(const store::IterationRow& r)
+{
+    if (r.proposerDetail == "baseline")
+        return "baseline";
+    return r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
+}
+
 void printSessions(const store::Store& s)
 {
     std::printf("%5s  %-16s  %-20s  %-22s  %-10s %5s %10s %8s\n", "id", "started (UTC)", "problem", "device", "status",
@@ -63,7 +71,7 @@ void printIterations(const store::Store& s, std::int64_t session)
     std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s", "%copy",
                 "speedup", "decision", "top finding");
     for (const auto& r : s.listIterations(session)) {
-        const std::string proposer = r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
+        const std::string proposer = proposerLabel(r);
         const std::string decision = r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : "";
         std::printf("%4d %-8s %-22s %10s %8s %6s %8s %-12s %s\n", r.index, proposer.c_str(),
                     (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(), fixed(r.medianUs, 2).c_str(),
@@ -122,7 +130,7 @@ void printHypotheses(const store::Store& s, std::int64_t session)
         if (const auto d = s.iteration(session, r.index))
             for (const auto& dec : d->decisions)
                 measured = dec.reason;
-        const std::string proposer = r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
+        const std::string proposer = proposerLabel(r);
         const auto firstLine = r.hypothesis.substr(0, r.hypothesis.find('\n'));
         std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", r.index, proposer.c_str(),
                     (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(),
@@ -288,12 +296,16 @@ const CommandRegistration exportKernel([](CLI::App& app) -> std::function<int()>
     auto out = std::make_shared<std::string>();
     cmd->add_option("--db", *db, "the session store");
     cmd->add_option("--session", *session, "a session id (default: the newest)");
-    cmd->add_option("--iteration", *index, "an iteration (default: the best that passed)");
+    cmd->add_option("--iteration", *index, "an iteration (default: the session's best)");
     cmd->add_option("-o,--output", *out, "the .cu file to write (default: standard output)");
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
         int chosen = *index;
+        // The loop's own best (faster beyond the noise at each step) when it recorded one; else
+        // the highest speedup that passed (sessions from before summaries, or cancelled ones).
+        if (const auto record = s.session(id); chosen == 0 && record && record->summary.is_object())
+            chosen = record->summary.value("best_iteration", 0);
         if (chosen == 0) {
             double best = 0.0;
             for (const auto& r : s.listIterations(id))

@@ -251,7 +251,10 @@ private Q_SLOTS:
 
         // The key went out in a header and nowhere else.
         QVERIFY(server.requests().front().header("authorization").find(kPlantedKey) != std::string::npos);
-        for (const auto& file : { db, db + "-wal" })
+        const auto exported = dir.filePath(QStringLiteral("s.klsession")).toStdString();
+        store.exportSession(sessionId, exported);
+        QVERIFY(fileText(exported).find("layernorm_gelu") != std::string::npos); // the search can find things
+        for (const auto& file : { db, db + "-wal", exported })
             QVERIFY2(fileText(file).find(kPlantedKey) == std::string::npos, file.c_str());
     }
 
