@@ -8,6 +8,7 @@
 #include "core/llm/llm_proposer.h"
 #include "core/llm/token_budget.h"
 #include "core/loop/tuning_session.h"
+#include "core/propose/hybrid_proposer.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
 #include "core/runnerclient/runner_client.h"
@@ -129,8 +130,9 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     auto prompts = std::make_shared<std::string>();
     auto tokenBudget = std::make_shared<std::int64_t>(0);
     auto fixAttempts = std::make_shared<int>(1);
-    cmd->add_option("--proposer", *proposerName, "who proposes candidates: the built-in tuner, or an LLM")
-        ->check(CLI::IsMember({ "tuner", "llm" }))
+    auto tunerRounds = std::make_shared<int>(2);
+    cmd->add_option("--proposer", *proposerName, "who proposes: the built-in tuner, an LLM, or both (the LLM writes, the tuner sweeps each new best)")
+        ->check(CLI::IsMember({ "tuner", "llm", "llm+tuner" }))
         ->capture_default_str();
     cmd->add_option("--strategy", *strategy, "tuner search strategy")
         ->check(CLI::IsMember({ "auto", "exhaustive", "random", "evolutionary" }));
@@ -152,6 +154,10 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     llmGroup->add_option("--token-budget", *tokenBudget, "stop proposing after this many tokens (0: no limit)");
     llmGroup->add_option("--fix-attempts", *fixAttempts, "debugger rounds for a candidate that failed")
         ->capture_default_str();
+    llmGroup->add_option("--tuner-rounds", *tunerRounds,
+                         "llm+tuner: tuner rounds over each new best source's tunables before the LLM again")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     return [=]() {
         auto config = baseConfig(*o);
         config.stop.maxIterations = *budget;
@@ -162,11 +168,14 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
         config.candidatesPerIteration = *k;
         config.mode = *mode == "review" ? LoopMode::Review : LoopMode::Auto;
         ProposerFactory factory;
-        if (*proposerName == "llm") {
+        const TunerOptions tc { *parseTunerStrategy(*strategy), o->seed };
+        if (*proposerName != "tuner") {
             auto endpoint = endpointConfig(*llm);
             if (*tokenBudget > 0)
                 endpoint.budget = std::make_shared<TokenBudget>(*tokenBudget);
-            config.proposerDetail = "llm:" + llm->provider + "/" + llm->model;
+            config.proposerDetail = *proposerName + ":" + llm->provider + "/" + llm->model;
+            const bool hybrid = *proposerName == "llm+tuner";
+            const int rounds = *tunerRounds;
             LlmProposerConfig lc;
             lc.roles = *parseRoles(*roles);
             if (*temperature >= 0.0)
@@ -175,15 +184,17 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
             lc.maxFixAttempts = *fixAttempts;
             // Checked before the runner starts: a bad template folder fails at once.
             auto library = prompts->empty() ? PromptLibrary::builtIn() : PromptLibrary::withOverrides(*prompts);
-            factory = [endpoint, lc, library](TuneOutput& output) mutable -> std::unique_ptr<Proposer> {
+            factory = [endpoint, lc, library, hybrid, rounds, tc](TuneOutput& output) mutable -> std::unique_ptr<Proposer> {
                 lc.onText = [&output](std::string_view role, int alternative, std::string_view text) {
                     output.llmText(role, alternative, text);
                 };
-                return std::make_unique<LlmProposer>(makeChatClient(endpoint), library, lc);
+                auto writer = std::make_unique<LlmProposer>(makeChatClient(endpoint), library, lc);
+                if (!hybrid)
+                    return writer;
+                return std::make_unique<HybridProposer>(std::move(writer), std::make_unique<Tuner>(tc), rounds);
             };
         } else {
             config.proposerDetail = "tuner:" + *strategy;
-            const TunerOptions tc { *parseTunerStrategy(*strategy), o->seed };
             factory = [tc](TuneOutput&) -> std::unique_ptr<Proposer> { return std::make_unique<Tuner>(tc); };
         }
         return runSession(*o, config, factory, nullptr, {}, config.mode == LoopMode::Review);

@@ -93,6 +93,23 @@ std::int64_t exchangeTokens(const std::vector<nlohmann::json>& exchanges)
     return tokens;
 }
 
+// What a candidate's record says about who proposed it: the session's detail ("tuner:auto",
+// "llm:openai/gpt-4o") when that proposer ran the session, the matching half of a pair
+// ("llm+tuner:openai/gpt-4o"), else the bare kind.
+std::string proposerDetailFor(const std::string& proposer, const std::string& sessionDetail)
+{
+    if (proposer == "baseline")
+        return "baseline";
+    const auto colon = sessionDetail.find(':');
+    const auto kinds = sessionDetail.substr(0, colon);
+    const auto rest = colon == std::string::npos ? std::string() : sessionDetail.substr(colon);
+    if (kinds == proposer)
+        return sessionDetail;
+    if (proposer == "llm" && kinds.rfind("llm+", 0) == 0)
+        return "llm" + rest;
+    return proposer;
+}
+
 std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables)
 {
     std::string key = sourceHash;
@@ -401,7 +418,7 @@ void TuningSession::record(IterationOutcome& o, const Proposal& proposal, std::o
         c.fileName = proposal.candidate.fileName;
         c.parentId = parentId;
         c.proposer = storedProposer(proposal.proposer);
-        c.proposerDetail = proposal.proposer == "baseline" ? "baseline" : m_config.proposerDetail;
+        c.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
         c.tunables = proposal.tunables;
         c.hypothesis = proposal.hypothesis;
         c.predictedSpeedup = proposal.predictedSpeedup;
@@ -439,7 +456,7 @@ void TuningSession::recordRefusal(IterationOutcome& o, const Proposal& proposal,
     c.source = proposal.candidate.source;
     c.fileName = proposal.candidate.fileName.empty() ? "candidate.cu" : proposal.candidate.fileName;
     c.proposer = storedProposer(proposal.proposer);
-    c.proposerDetail = m_config.proposerDetail;
+    c.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
     c.tunables = proposal.tunables;
     c.hypothesis = proposal.hypothesis;
     c.predictedSpeedup = proposal.predictedSpeedup;

@@ -6,13 +6,16 @@
 #include "core/llm/token_budget.h"
 #include "core/loop/tuning_session.h"
 #include "core/model/problem.h"
+#include "core/propose/hybrid_proposer.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
+#include "core/tuner/tuner.h"
 #include "tests/loop/loop_support.h"
 
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -339,6 +342,53 @@ private Q_SLOTS:
         QCOMPARE(rows.size(), std::size_t(2));
         QCOMPARE(QString::fromStdString(rows[1].category), QStringLiteral("proposer.budget-exhausted"));
         QVERIFY2(summary.rounds < 5, summary.stopReason.c_str());
+    }
+
+    // LLM + tuner: the tuner sweeps the baseline's tunables first, then the model writes; a source
+    // the model wrote that becomes the best is swept next, before the model is asked again.
+    void hybridSweepsEachNewBestSource()
+    {
+        qputenv("KL_MODEL_RUNNER_IMPROVING", "1");
+        const auto restore = qScopeGuard([] { qunsetenv("KL_MODEL_RUNNER_IMPROVING"); });
+        ReplayServer server;
+        ScriptedModel model(server,
+            { { "planner", { reply("plan_only.md"), reply("plan_only.md"), reply("plan_only.md") } },
+                { "coder", { reply("ok_vectorised.md"), kl::test::fixture("scenarios/layernorm_gelu/coder_4.md") } } });
+        QTemporaryDir dir;
+        auto store = kl::store::Store::open(dir.filePath(QStringLiteral("s.db")).toStdString());
+        kl::RunnerClient runner(modelRunner());
+        const auto problem = layernorm();
+        auto config = loopConfig(6, 1);
+        config.proposerDetail = "llm+tuner:openai/replay";
+        kl::TuningSession session(problem, store, runner, config);
+        kl::HybridProposer proposer(
+            std::make_unique<kl::LlmProposer>(client(server, kl::Provider::OpenAi), kl::PromptLibrary::builtIn()),
+            std::make_unique<kl::Tuner>(kl::TunerOptions { kl::TunerStrategy::Random, 3 }), 2);
+        QCOMPARE(QString::fromStdString(proposer.kind()), QStringLiteral("llm+tuner"));
+        const auto summary = session.run(proposer);
+        QCOMPARE(summary.rounds, 6);
+
+        const auto rows = store.listIterations(summary.sessionId);
+        QCOMPARE(rows.size(), std::size_t(7));
+        // The runner double makes every new candidate faster, so each round's candidate wins.
+        std::vector<std::string> who;
+        std::vector<std::string> sources;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            QCOMPARE(int(*rows[i].lastDecision), int(kl::store::DecisionRecord::Kind::AutoKeep));
+            who.push_back(std::string(kl::store::proposerName(*rows[i].proposer)));
+            // Each candidate says who really wrote it, not the session's pair.
+            QCOMPARE(QString::fromStdString(rows[i].proposerDetail),
+                who.back() == "llm" ? QStringLiteral("llm:openai/replay") : QStringLiteral("tuner"));
+            sources.push_back(store.iteration(summary.sessionId, rows[i].index)->candidate->sourceHash);
+        }
+        QCOMPARE(who, (std::vector<std::string> { "tuner", "tuner", "llm", "tuner", "tuner", "llm" }));
+        const auto baseline = store.iteration(summary.sessionId, 1)->candidate->sourceHash;
+        QCOMPARE(sources[0], baseline); // the baseline's tunables swept first
+        QCOMPARE(sources[1], baseline);
+        QVERIFY(sources[2] != baseline); // the model's rewrite won ...
+        QCOMPARE(sources[3], sources[2]); // ... so its own tunables are swept next
+        QCOMPARE(sources[4], sources[2]);
+        QCOMPARE(model.roles().front(), std::string("planner"));
     }
 
     // Cancelling while the model is still streaming: the request is dropped, the session ends as

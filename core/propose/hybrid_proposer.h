@@ -1,0 +1,29 @@
+#pragma once
+// The LLM writes structure, the tuner sweeps what it declared. Whenever the best candidate is a
+// source the tuner has not swept yet (the baseline at the start, then every LLM rewrite that wins),
+// the tuner proposes for a few rounds over its tunables; otherwise the LLM proposes. Either may
+// run dry (a small space, a spent token budget): then the other carries on.
+#include "core/propose/proposer.h"
+
+#include <memory>
+#include <string>
+
+namespace kl {
+
+class HybridProposer : public Proposer {
+public:
+    HybridProposer(std::unique_ptr<Proposer> writer, std::unique_ptr<Proposer> tuner, int tunerRounds);
+
+    std::string kind() const override { return m_writer->kind() + "+" + m_tuner->kind(); }
+    std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
+
+private:
+    std::unique_ptr<Proposer> m_writer;
+    std::unique_ptr<Proposer> m_tuner;
+    int m_tunerRounds;
+    int m_tunerLeft = 0;
+    std::string m_sweptHash; // the best source the tuner was last given rounds for
+    bool m_writerDry = false;
+};
+
+} // namespace kl
