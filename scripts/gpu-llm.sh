@@ -10,7 +10,8 @@
 # command's, or 0 when the step was skipped (the reason is in the summary).
 #
 # Knobs (environment): KL_LLM_BUDGET (4), KL_LLM_K (the CLI's default), KL_LLM_ROLES (the CLI's
-# default), KL_LLM_PROVIDER (openai), KL_LLM_MODEL (replay), KL_LLM_SCENARIO, KL_LLM_TIMEOUT (300 s).
+# default), KL_LLM_PROVIDER (openai), KL_LLM_MODEL (replay), KL_LLM_SCENARIO, KL_LLM_TIMEOUT (300 s),
+# KL_LLM_PROPOSER (llm; llm+tuner lets the tuner sweep each new best source first).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -29,7 +30,7 @@ MODEL=${KL_LLM_MODEL:-replay}
 CLI=$BIN/kernelloop-cli
 SERVER=$BIN/kl-llm-replay
 SESSION_FILE=$DIR/layernorm_gelu-llm-replay.klsession
-HEAD="LLM loop (kl-llm-replay, $PROVIDER protocol, model \"$MODEL\", budget $BUDGET)"
+HEAD="LLM loop (${KL_LLM_PROPOSER:-llm}, kl-llm-replay, $PROVIDER protocol, model \"$MODEL\", budget $BUDGET)"
 
 summary() { echo "$*" | tee -a "$SUMMARY"; }
 skip() {
@@ -89,7 +90,7 @@ esac
 
 # The loop: the baseline, then BUDGET rounds of LLM proposals, every candidate verified and timed.
 DB=$(mktemp -d)/llm-session.db
-args=(tune "$PROBLEM" --proposer llm --provider "$PROVIDER" --base-url "$BASE_URL" --model "$MODEL"
+args=(tune "$PROBLEM" --proposer "${KL_LLM_PROPOSER:-llm}" --provider "$PROVIDER" --base-url "$BASE_URL" --model "$MODEL"
     --budget "$BUDGET" --patience 0 --metrics default --db "$DB" --runner "$BIN/kernelloop-runner"
     --label "H200 LLM loop (replay)" --json)
 [[ -n ${KL_LLM_ROLES:-} ]] && args+=(--roles "$KL_LLM_ROLES")
