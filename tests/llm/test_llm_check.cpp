@@ -61,7 +61,9 @@ class TestLlmCheck : public QObject {
         return QString::fromStdString(m_server->url("/" + scenario + (openAi ? "/v1" : "")));
     }
 
-    Run check(const QStringList& arguments)
+    Run check(const QStringList& arguments) { return cli(QStringList { QStringLiteral("llm-check") } + arguments); }
+
+    Run cli(const QStringList& arguments)
     {
         QProcess p;
         auto environment = QProcessEnvironment::systemEnvironment();
@@ -69,7 +71,7 @@ class TestLlmCheck : public QObject {
         for (const auto& name : { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY" })
             environment.remove(QString::fromLatin1(name));
         p.setProcessEnvironment(environment);
-        p.start(QStringLiteral(KL_CLI_PATH), QStringList { QStringLiteral("llm-check") } + arguments);
+        p.start(QStringLiteral(KL_CLI_PATH), arguments);
         Run run;
         if (!p.waitForFinished(20000)) {
             p.kill();
@@ -233,6 +235,33 @@ private slots:
         QVERIFY(json["http_status"] == 401);
         QVERIFY(json["response"].get<std::string>().find("[redacted]") != std::string::npos);
         QVERIFY(!run.out.contains(kKey));
+    }
+
+    // `tune --proposer llm` checks the endpoint options, the key and the prompt folder before it
+    // starts a runner: each mistake is a categorised bad-input error (exit 2), GPU or not.
+    void tuneChecksItsLlmOptionsFirst()
+    {
+        const QString problem = QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/problem.json");
+        const QStringList tune { QStringLiteral("tune"), problem, QStringLiteral("--proposer"), QStringLiteral("llm") };
+        auto run = cli(tune);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(
+            run.err.contains(QStringLiteral("cli.missing-option")) && run.err.contains(QStringLiteral("--base-url")),
+            qPrintable(run.err));
+
+        const QStringList endpoint { QStringLiteral("--base-url"), base("ok"), QStringLiteral("--model"),
+            QStringLiteral("gpt-4o") };
+        run = cli(
+            tune + endpoint + QStringList { QStringLiteral("--key-env"), QStringLiteral("KL_TEST_NO_SUCH_VARIABLE") });
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QStringLiteral("llm.key-missing")), qPrintable(run.err));
+
+        QTemporaryDir prompts;
+        std::ofstream(prompts.filePath(QStringLiteral("planer.user.md")).toStdString()) << "{{state}}\n";
+        run = cli(tune + endpoint + QStringList { QStringLiteral("--prompts"), prompts.path() });
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QStringLiteral("prompt.unknown-template")), qPrintable(run.err));
+        QCOMPARE(m_server->requestCount("/ok/v1/chat/completions"), 0); // nothing was sent
     }
 
     void keyProblemsAreBadInput()
