@@ -1,5 +1,7 @@
 #include "core/loop/comparison.h"
 
+#include "core/verify/statistics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,13 +13,8 @@ double median(std::vector<double> v)
 {
     if (v.empty())
         return 0.0;
-    const auto mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
-    if (v.size() % 2)
-        return v[mid];
-    const double upper = v[mid];
-    const double lower = *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid));
-    return 0.5 * (lower + upper);
+    std::sort(v.begin(), v.end());
+    return verify::quantile(v, 0.5);
 }
 
 double geometricMean(const std::vector<double>& values)
@@ -49,10 +46,7 @@ std::vector<double> resample(const std::vector<double>& v, std::mt19937_64& rng)
 double percentile(std::vector<double> v, double p)
 {
     std::sort(v.begin(), v.end());
-    const double at = p * double(v.size() - 1);
-    const auto i = std::size_t(at);
-    const double f = at - double(i);
-    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+    return verify::quantile(v, p);
 }
 
 } // namespace
