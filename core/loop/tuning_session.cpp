@@ -4,6 +4,7 @@
 #include "core/findings/telemetry.h"
 #include "core/loop/evaluation.h"
 #include "core/loop/scaling.h"
+#include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
 #include "core/runnerclient/evaluate_job.h"
@@ -18,97 +19,9 @@
 
 namespace kl {
 
-
-
 namespace {
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-store::CandidateRecord::Proposer storedProposer(const std::string& kind)
-{
-    if (kind == "llm")
-        return store::CandidateRecord::Proposer::Llm;
-    if (kind == "tuner")
-        return store::CandidateRecord::Proposer::Tuner;
-    return store::CandidateRecord::Proposer::Human; // human, baseline
-}
-
-std::vector<store::FindingRecord> findingRecords(const std::vector<Finding>& findings)
-{
-    std::vector<store::FindingRecord> out;
-    for (const auto& f : findings) {
-        store::FindingRecord r;
-        r.ruleId = f.id;
-        r.severity = std::string(severityName(f.severity));
-        r.message = f.title;
-        r.evidence = nlohmann::json(f.evidence);
-        r.evidence["explanation"] = f.explanation;
-        r.directions = f.directions;
-        out.push_back(std::move(r));
-    }
-    return out;
-}
-
-// The stored form of an exchange: the model's text (every choice) as the response, and what the
-// engineer needs to judge the exchange (tokens, attempts, status, timing, finish reason) beside
-// the usage. The raw SSE transcript is not kept: the text, usage and timing say what it said.
-store::ExchangeRecord exchangeRecord(const nlohmann::json& j)
-{
-    store::ExchangeRecord e;
-    e.role = j.value("role", "propose");
-    e.provider = j.value("provider", "");
-    e.model = j.value("model", "");
-    e.request = store::scrubSecrets(j.value("request", nlohmann::json()));
-    const auto choices = j.value("choices", nlohmann::json::array());
-    if (choices.is_array() && !choices.empty()) {
-        for (std::size_t i = 0; i < choices.size(); ++i) {
-            if (choices.size() > 1)
-                e.response += (i ? "\n\n" : "") + std::string("--- choice ") + std::to_string(i + 1) + " ---\n";
-            e.response += choices[i].value("text", "");
-        }
-    } else {
-        e.response = j.value("response", ""); // a failed exchange: the body, for the record
-    }
-    e.usage = j.value("usage", nlohmann::json::object());
-    if (!e.usage.is_object())
-        e.usage = nlohmann::json::object();
-    for (const char* key : { "served_model", "url", "streamed", "attempts", "http_status", "first_token_ms",
-                             "retry_wait_ms", "message", "started_at" })
-        if (j.contains(key))
-            e.usage[key] = j[key];
-    if (choices.is_array() && !choices.empty())
-        e.usage["finish_reason"] = choices[0].value("finish_reason", "");
-    if (j.contains("latency_ms") && j["latency_ms"].is_number())
-        e.latencyMs = j["latency_ms"].get<double>();
-    e.category = j.value("category", "ok");
-    return e;
-}
-
-std::int64_t exchangeTokens(const std::vector<nlohmann::json>& exchanges)
-{
-    std::int64_t tokens = 0;
-    for (const auto& x : exchanges)
-        if (x.contains("usage") && x["usage"].is_object())
-            tokens += x["usage"].value("prompt_tokens", std::int64_t(0)) + x["usage"].value("completion_tokens", std::int64_t(0));
-    return tokens;
-}
-
-// What a candidate's record says about who proposed it: the session's detail ("tuner:auto",
-// "llm:openai/gpt-4o") when that proposer ran the session, the matching half of a pair
-// ("llm+tuner:openai/gpt-4o"), else the bare kind.
-std::string proposerDetailFor(const std::string& proposer, const std::string& sessionDetail)
-{
-    if (proposer == "baseline")
-        return "baseline";
-    const auto colon = sessionDetail.find(':');
-    const auto kinds = sessionDetail.substr(0, colon);
-    const auto rest = colon == std::string::npos ? std::string() : sessionDetail.substr(colon);
-    if (kinds == proposer)
-        return sessionDetail;
-    if (proposer == "llm" && kinds.rfind("llm+", 0) == 0)
-        return "llm" + rest;
-    return proposer;
-}
 
 std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables)
 {
