@@ -89,7 +89,7 @@ const EvaluatedProposal* LlmProposer::failureToFix(const ProposalContext& contex
         if (it.category == "passed")
             return nullptr;
         const auto depth = m_fixDepth.find(it.sourceHash);
-        if (candidate == nullptr && isFixableFailure(it) && m_proposed.count(it.sourceHash) != 0
+        if (candidate == nullptr && it.proposer == "llm" && isFixableFailure(it) && m_proposed.count(it.sourceHash) != 0
             && m_fixed.count(it.sourceHash) == 0
             && (depth == m_fixDepth.end() ? 0 : depth->second) < m_config.maxFixAttempts)
             candidate = &it;
@@ -127,6 +127,10 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
         if (!exchange.ok()) {
             m_exhausted = exchange.category == ExchangeCategory::BudgetExhausted;
             auto p = failed(std::string(exchangeCategoryName(exchange.category)), "planner: " + exchange.message);
+            p.exchanges = std::move(planExchange);
+            out.push_back(std::move(p));
+        } else if (exchange.choices.empty()) {
+            auto p = failed("no-plan", "planner: the reply had no content");
             p.exchanges = std::move(planExchange);
             out.push_back(std::move(p));
         } else {
