@@ -129,11 +129,9 @@ void TuneOutput::summary(const LoopSummary& s)
 {
     clearProgress();
     if (m_json) {
-        nlohmann::json j = { { "summary", true }, { "session", s.sessionId }, { "stop_reason", s.stopReason },
-                             { "rounds", s.rounds }, { "evaluated", s.evaluated }, { "passed", s.passed },
-                             { "wall_seconds", s.wallSeconds }, { "candidates_per_minute", s.candidatesPerMinute },
-                             { "cancelled", s.cancelled } };
-        j.update(toJson(s));
+        auto j = toJson(s); // the session's stored summary, with what a reader of the stream needs besides
+        j["summary"] = true;
+        j["session"] = s.sessionId;
         if (s.baseline)
             j["baseline"] = outcomeJson(*s.baseline);
         if (s.best)

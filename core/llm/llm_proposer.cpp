@@ -78,6 +78,13 @@ LlmProposer::Attempt LlmProposer::ask(
     return { std::move(sent.exchanges), std::move(sent.choices) };
 }
 
+Proposal LlmProposer::endpointFailure(const Exchange& e, PromptRole role, const std::string& plan)
+{
+    m_exhausted = m_exhausted || e.category == ExchangeCategory::BudgetExhausted; // nothing more can be asked
+    return failed(
+        std::string(exchangeCategoryName(e.category)), std::string(promptRoleName(role)) + ": " + e.message, plan);
+}
+
 const EvaluatedProposal* LlmProposer::failureToFix(const ProposalContext& context) const
 {
     // Only the previous round counts: if any of its candidates passed, plan afresh from the best.
@@ -125,8 +132,7 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
         if (exchange.category == ExchangeCategory::Cancelled)
             return {};
         if (!exchange.ok()) {
-            m_exhausted = exchange.category == ExchangeCategory::BudgetExhausted;
-            auto p = failed(std::string(exchangeCategoryName(exchange.category)), "planner: " + exchange.message);
+            auto p = endpointFailure(exchange, PromptRole::Planner, {});
             p.exchanges = std::move(planExchange);
             out.push_back(std::move(p));
         } else if (exchange.choices.empty()) {
@@ -175,9 +181,7 @@ std::vector<Proposal> LlmProposer::candidatesFrom(Attempt attempt, PromptRole ro
             return {};
         if (e.ok())
             continue;
-        m_exhausted = m_exhausted || e.category == ExchangeCategory::BudgetExhausted;
-        auto p = failed(std::string(exchangeCategoryName(e.category)),
-            std::string(promptRoleName(role)) + ": " + e.message, plan ? plan->plan : std::string());
+        auto p = endpointFailure(e, role, plan ? plan->plan : std::string());
         takeExchanges(i, p.exchanges);
         out.push_back(std::move(p));
     }

@@ -50,6 +50,8 @@ private:
     std::vector<Proposal> candidatesFrom(Attempt attempt, PromptRole role, const ProposalContext& context,
         const Candidate& current, std::optional<Hypothesis> plan, std::vector<nlohmann::json> leading);
     const EvaluatedProposal* failureToFix(const ProposalContext& context) const;
+    // An exchange that ended without a reply (network, HTTP, budget) as a proposal the loop records.
+    Proposal endpointFailure(const Exchange& exchange, PromptRole role, const std::string& plan);
 
     std::shared_ptr<ChatClient> m_client;
     PromptLibrary m_prompts;

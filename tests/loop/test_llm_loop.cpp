@@ -34,16 +34,7 @@ const std::string kPlantedKey = "sk-kl-planted-0123456789abcdefABCDEF";
 kl::Problem layernorm() { return kl::test::layernormProblem(); }
 using kl::test::modelRunner;
 
-kl::LoopConfig loopConfig(int budget, int k)
-{
-    kl::LoopConfig c;
-    c.stop.maxIterations = budget;
-    c.stop.patience = 0;
-    c.candidatesPerIteration = k;
-    c.evaluate.profile = kl::protocol::MetricSet::None;
-    c.proposerDetail = "llm:replay";
-    return c;
-}
+kl::LoopConfig loopConfig(int budget, int k) { return kl::test::loopConfig(budget, k, "llm:replay"); }
 
 std::string reply(const std::string& name) { return kl::test::fixture("replies/" + name); }
 

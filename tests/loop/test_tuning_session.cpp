@@ -46,16 +46,7 @@ struct ScriptedReview : kl::ReviewGate {
     }
 };
 
-kl::LoopConfig config(int budget, int k)
-{
-    kl::LoopConfig c;
-    c.stop.maxIterations = budget;
-    c.stop.patience = 0;
-    c.candidatesPerIteration = k;
-    c.evaluate.profile = kl::protocol::MetricSet::None;
-    c.proposerDetail = "tuner:evolutionary";
-    return c;
-}
+kl::LoopConfig config(int budget, int k) { return kl::test::loopConfig(budget, k, "tuner:evolutionary"); }
 
 } // namespace
 
