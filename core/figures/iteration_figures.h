@@ -1,0 +1,52 @@
+#pragma once
+// The figures of one stored iteration as the workbench's charts draw them: per timed main size the
+// latency (median, p20, p80), the baseline timed in the same job, bandwidth and % of the same-size
+// copy, achieved occupancy and the warp stall reasons; per iteration the main kernel's registers and
+// theoretical occupancy. Read from stored results; never mixes figures of two sizes.
+#include "core/store/records.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kl::store {
+class Store;
+}
+
+namespace kl::figures {
+
+struct SizeFigures {
+    std::string size; // the timed case's label: "8192x4096"
+    std::optional<double> medianUs, p20Us, p80Us;
+    std::optional<double> baselineUs; // the problem's baseline, timed in the same job
+    std::optional<double> gbps, pctOfCopy, speedup;
+    std::optional<double> achievedOccupancy; // % of peak warps (CUPTI)
+    // Cycles per issued instruction in each stall reason, in stallReasons() order, "selected"
+    // left out; empty when the iteration was profiled without the stall metric set.
+    std::vector<std::pair<std::string, double>> stalls;
+};
+
+struct IterationFigures {
+    int index = 0;
+    std::string status; // "ok" | "failed" | "error"; empty without a result
+    std::string category; // "passed", "wrong-result", "compile.syntax", ... or the iteration's state
+    bool passed = false;
+    std::optional<store::CandidateRecord::Proposer> proposer;
+    std::vector<SizeFigures> sizes; // in timing order; empty when the iteration was not timed
+    std::optional<int> registers; // per thread, of the main kernel
+    std::optional<double> theoreticalOccupancy; // 0..1
+    std::string occupancyLimiter;
+
+    const SizeFigures* atSize(const std::string& size) const; // nullptr when not timed at it
+};
+
+IterationFigures figuresOf(const store::IterationDetail& detail);
+
+// Every committed iteration of a session, in index order.
+std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_t sessionId);
+
+// The sizes timed in any iteration, in first-seen order.
+std::vector<std::string> timedSizes(const std::vector<IterationFigures>& figures);
+
+} // namespace kl::figures

@@ -1,0 +1,112 @@
+#include "widgets/history_panel.h"
+
+#include "widgets/iteration_table_model.h"
+#include "widgets/proposal_tree_model.h"
+
+#include <QHeaderView>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace kl::gui {
+
+HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
+    : QWidget(parent)
+    , m_selection(selection)
+    , m_tableModel(new IterationTableModel(this))
+    , m_sorted(new QSortFilterProxyModel(this))
+    , m_treeModel(new ProposalTreeModel(this))
+    , m_tabs(new QTabWidget(this))
+    , m_table(new QTableView(this))
+    , m_tree(new QTreeView(this))
+{
+    m_sorted->setSourceModel(m_tableModel);
+    m_sorted->setSortRole(IterationTableModel::SortRole);
+    m_table->setModel(m_sorted);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(IterationTableModel::IterationColumn, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setIconSize(QSize(14, 14));
+
+    m_tree->setModel(m_treeModel);
+    m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tree->setUniformRowHeights(true);
+    m_tree->setIconSize(QSize(14, 14));
+    m_tree->header()->setStretchLastSection(true);
+
+    m_tabs->setDocumentMode(true);
+    //: history tab: the iterations in order
+    m_tabs->addTab(m_table, tr("Iterations"));
+    //: history tab: proposals arranged by the candidate each was derived from
+    m_tabs->addTab(m_tree, tr("Proposal tree"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { chooseFrom(current); });
+    connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) { chooseFrom(current); });
+    follow(selection, this, this);
+}
+
+void HistoryPanel::chooseFrom(const QModelIndex& index)
+{
+    if (m_following || !index.isValid())
+        return;
+    m_selection->select(index.data(IterationTableModel::IterationRole).toInt());
+}
+
+void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session)
+{
+    // A refreshed value of the same session (figures read) keeps the models' rows.
+    if (session && session->session.id == m_shownSession && session->rows.size() == m_shownRows)
+        return;
+    m_shownSession = session ? session->session.id : 0;
+    m_shownRows = session ? session->rows.size() : 0;
+    m_following = true;
+    m_tableModel->setSession(session);
+    m_treeModel->setSession(session);
+    m_following = false;
+    if (!session)
+        return;
+    m_tree->expandAll();
+    for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
+        m_table->resizeColumnToContents(column);
+        m_tree->resizeColumnToContents(column);
+    }
+}
+
+void HistoryPanel::showIteration(const std::shared_ptr<const IterationFocus>& focus)
+{
+    m_following = true;
+    if (!focus) {
+        m_table->clearSelection();
+        m_tree->clearSelection();
+    } else {
+        const int row = m_tableModel->rowOf(focus->index());
+        if (row >= 0) {
+            const QModelIndex index = m_sorted->mapFromSource(m_tableModel->index(row, 0));
+            m_table->selectionModel()->setCurrentIndex(
+                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_table->scrollTo(index);
+        }
+        const QModelIndex node = m_treeModel->indexOf(focus->index());
+        if (node.isValid()) {
+            m_tree->selectionModel()->setCurrentIndex(
+                node, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_tree->scrollTo(node);
+        }
+    }
+    m_following = false;
+}
+
+} // namespace kl::gui

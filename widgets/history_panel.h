@@ -1,0 +1,48 @@
+#pragma once
+// A session's iterations as a table (the `history` columns) and as a proposal tree by parent.
+// Both follow the selection and select what the engineer clicks.
+#include "widgets/iteration_selection.h"
+
+#include <QWidget>
+
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+class QTabWidget;
+class QTreeView;
+
+namespace kl::gui {
+
+class IterationTableModel;
+class ProposalTreeModel;
+
+class HistoryPanel : public QWidget, public IterationViewer {
+    Q_OBJECT
+public:
+    explicit HistoryPanel(IterationSelection* selection, QWidget* parent = nullptr);
+
+    void showSession(const std::shared_ptr<const SessionView>& session) override;
+    void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
+
+    IterationTableModel* tableModel() const { return m_tableModel; }
+    ProposalTreeModel* treeModel() const { return m_treeModel; }
+    QTableView* table() const { return m_table; }
+    QTreeView* tree() const { return m_tree; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+private:
+    void chooseFrom(const QModelIndex& index);
+
+    IterationSelection* m_selection;
+    IterationTableModel* m_tableModel;
+    QSortFilterProxyModel* m_sorted;
+    ProposalTreeModel* m_treeModel;
+    QTabWidget* m_tabs;
+    QTableView* m_table;
+    QTreeView* m_tree;
+    bool m_following = false;
+    std::int64_t m_shownSession = 0;
+    std::size_t m_shownRows = 0;
+};
+
+} // namespace kl::gui

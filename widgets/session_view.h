@@ -1,0 +1,50 @@
+#pragma once
+// What the review panels show about one stored session, as immutable values: the session, its
+// iteration rows (what `history` lists), who each candidate came from, and the chart figures.
+// The app builds it from a read-only store; widgets only read it.
+#include "core/figures/iteration_figures.h"
+#include "core/store/records.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace kl::gui {
+
+struct SessionView {
+    store::SessionRecord session;
+    std::vector<store::IterationRow> rows; // index order
+    // candidate id → its parent candidate (none for the baseline)
+    std::map<std::int64_t, std::optional<std::int64_t>> parentOf;
+    // Per-iteration chart figures (index order); empty while they are being read.
+    std::vector<figures::IterationFigures> figures;
+    std::vector<std::string> sizes; // timed main sizes, in first-seen order
+    std::map<std::int64_t, int> firstIterationOf; // candidate id → first iteration that evaluated it
+
+    // Fills firstIterationOf from rows (call after filling rows).
+    void indexCandidates();
+
+    const store::IterationRow* row(int index) const;
+    // The first iteration that evaluated a candidate (0 when none did).
+    int iterationOf(std::int64_t candidateId) const;
+    // The iteration of this iteration's parent candidate (0: the baseline has none).
+    int parentIteration(int index) const;
+    // The session's baseline iteration: the first one whose proposer detail is "baseline", else 1.
+    int baselineIteration() const;
+    const figures::IterationFigures* figuresOf(int index) const;
+};
+
+// One selected iteration and what its panels compare it with. `compared` is the iteration the
+// diff and the deltas are taken against (its parent unless the engineer chose another);
+// `baseline` the session's baseline iteration. Either may be null.
+struct IterationFocus {
+    std::shared_ptr<const SessionView> session;
+    std::shared_ptr<const store::IterationDetail> detail;
+    std::shared_ptr<const store::IterationDetail> compared;
+    std::shared_ptr<const store::IterationDetail> baseline;
+    bool comparedIsParent = true;
+    int index() const { return detail ? detail->row.index : 0; }
+};
+
+} // namespace kl::gui
