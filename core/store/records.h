@@ -48,8 +48,13 @@ struct SessionRecord {
     nlohmann::json config = nlohmann::json::object(); // budget, target, stop rules: what replays it
     std::int64_t startedMs = 0;
     std::optional<std::int64_t> endedMs;
-    std::string status = "running"; // running | finished | cancelled | failed
+    // running | finished | cancelled | failed | interrupted (its process died while it was running:
+    // endedMs is then the end of its last iteration)
+    std::string status = "running";
     nlohmann::json summary; // what the loop concluded (recordSessionSummary); null until written
+    // out: the process that created the session, so that a killed one can be told from a running one
+    std::optional<std::int64_t> ownerPid;
+    std::string ownerHost;
 };
 
 struct SessionRow {
@@ -79,6 +84,21 @@ struct CandidateRecord {
 std::string_view proposerName(CandidateRecord::Proposer proposer); // "llm", "tuner", "human"
 std::optional<CandidateRecord::Proposer> parseProposer(std::string_view name);
 
+// The timing of one main size. Every figure is this size's own; speedup is against the baseline
+// timed at this size in the same job.
+struct SizeResult {
+    std::string label; // "8192x4096", as the problem names the size
+    std::map<std::string, std::int64_t> values; // {"M": 8192, "N": 4096}; empty where the problem does not say
+    std::optional<double> medianUs;
+    std::optional<double> p20Us;
+    std::optional<double> p80Us;
+    std::optional<double> cv;
+    std::optional<double> gbps;
+    std::optional<double> pctOfCopy;
+    std::optional<double> speedup;
+    friend bool operator==(const SizeResult&, const SizeResult&) = default;
+};
+
 // One evaluation of a candidate: the runner's reply (docs/runner-protocol.md) or a failure before
 // it (compile error, proposer error). The summary columns are what listings show; the JSON keeps
 // everything else, timing samples included.
@@ -87,13 +107,16 @@ struct ResultRecord {
     std::string status; // "ok" | "failed" | "error"
     std::string category; // "passed", "wrong-result", "compile.syntax", ...
     std::string detail;
+    // The headline figures are the first main size's (sizes[0] names it), all of the same size;
+    // each size's own are in `sizes`.
     std::optional<double> medianUs;
     std::optional<double> p20Us;
     std::optional<double> p80Us;
     std::optional<double> cv;
     std::optional<double> gbps;
     std::optional<double> pctOfCopy;
-    std::optional<double> speedup; // against the problem's baseline
+    // Against the problem's baseline: the geometric mean over the main sizes (with one size, its own).
+    std::optional<double> speedup;
     std::optional<double> smClockMhz;
     std::string toolkit; // "13.0"
     nlohmann::json verification; // null when not verified
@@ -102,6 +125,9 @@ struct ResultRecord {
     nlohmann::json compile; // the static report (registers, shared memory, spills, occupancy)
     nlohmann::json profile;
     std::map<std::string, double> metrics; // flat names → values, from the profile
+    // One per timed main size, in the problem's order. Written empty, the store derives them from
+    // timing.cases (and takes the values from the session's problem by label).
+    std::vector<SizeResult> sizes;
     bool fromCache = false;
     std::int64_t recordedMs = 0;
 };

@@ -1,7 +1,6 @@
 #include "core/store/runner_result.h"
 
-#include <algorithm>
-#include <cmath>
+#include "core/store/size_results.h"
 
 namespace kl::store {
 
@@ -34,20 +33,6 @@ nlohmann::json valueOf(const nlohmann::json& object, const char* key)
     return nullptr;
 }
 
-// The geometric mean of the cases that have the figure; none if any case lacks it or it is not positive.
-std::optional<double> geometricMean(const std::vector<std::optional<double>>& values)
-{
-    if (values.empty())
-        return std::nullopt;
-    double logSum = 0.0;
-    for (const auto& value : values) {
-        if (!value || *value <= 0.0)
-            return values.size() == 1 ? values.front() : std::nullopt;
-        logSum += std::log(*value);
-    }
-    return std::exp(logSum / static_cast<double>(values.size()));
-}
-
 } // namespace
 
 ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::string& toolkit)
@@ -65,25 +50,21 @@ ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::strin
     if (!result.smClockMhz)
         result.smClockMhz = numberAt(reply, { "device", "sm_clock_mhz" });
 
-    std::vector<std::optional<double>> median, p20, p80, gbps, pct, speedup;
-    if (result.timing.is_object() && result.timing.contains("cases") && result.timing["cases"].is_array()) {
-        for (const auto& timedCase : result.timing["cases"]) {
-            median.push_back(numberAt(timedCase, { "candidate", "median_us" }));
-            p20.push_back(numberAt(timedCase, { "candidate", "p20_us" }));
-            p80.push_back(numberAt(timedCase, { "candidate", "p80_us" }));
-            gbps.push_back(numberAt(timedCase, { "gbps" }));
-            pct.push_back(numberAt(timedCase, { "pct_of_copy" }));
-            speedup.push_back(numberAt(timedCase, { "speedup_vs_baseline" }));
-            if (const auto cv = numberAt(timedCase, { "candidate", "cv" }))
-                result.cv = std::max(result.cv.value_or(0.0), *cv);
-        }
+    // The headline figures all come from one size, the first; only the speedup is averaged.
+    result.sizes = sizeResultsFromTiming(result.timing);
+    if (!result.sizes.empty()) {
+        const auto& first = result.sizes.front();
+        result.medianUs = first.medianUs;
+        result.p20Us = first.p20Us;
+        result.p80Us = first.p80Us;
+        result.cv = first.cv;
+        result.gbps = first.gbps;
+        result.pctOfCopy = first.pctOfCopy;
+        std::vector<std::optional<double>> speedups;
+        for (const auto& size : result.sizes)
+            speedups.push_back(size.speedup);
+        result.speedup = result.sizes.size() == 1 ? first.speedup : geometricMean(speedups);
     }
-    result.medianUs = geometricMean(median);
-    result.p20Us = geometricMean(p20);
-    result.p80Us = geometricMean(p80);
-    result.gbps = geometricMean(gbps);
-    result.pctOfCopy = geometricMean(pct);
-    result.speedup = geometricMean(speedup);
 
     if (result.profile.is_object() && result.profile.contains("kernels") && result.profile["kernels"].is_array()) {
         for (const auto& kernel : result.profile["kernels"]) {

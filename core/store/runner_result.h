@@ -6,10 +6,11 @@
 namespace kl::store {
 
 // status, category, detail, verification, timing, device, profile and the SM clock come across
-// as they are. The summary columns come from the timed cases: with one case, its figures; with
-// several main sizes, the geometric mean over the cases of median, p20, p80, GB/s, % of copy and
-// speedup, and the largest cv. Metrics are flattened from profile.kernels[] as
-// "KERNEL/CASE/METRIC". The toolkit is device.runtime_toolkit unless `toolkit` is given.
+// as they are. `sizes` holds each timed case's own figures; the headline median, p20, p80, cv,
+// GB/s and % of copy are the first case's (never a mix of sizes), the speedup the geometric mean
+// over the cases. Metrics are flattened from profile.kernels[] as "KERNEL/CASE/METRIC". The
+// toolkit is device.runtime_toolkit unless `toolkit` is given. Size values (M, N, ...) are filled
+// by the store from the session's problem when the result is recorded.
 ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::string& toolkit = {});
 
 } // namespace kl::store

@@ -1,5 +1,6 @@
 #include "core/store/schema.h"
 
+#include "core/store/size_results.h"
 #include "core/store/sqlite.h"
 
 #include <functional>
@@ -292,10 +293,37 @@ CREATE INDEX results_verified ON results(speedup, iteration_id) WHERE status = '
 )sql");
 }
 
+// v3 → v4: who owns a running session (NULL for older rows: their owner is unknown, so they are
+// never declared interrupted), and each main size's timing as rows, taken from the stored timing
+// JSON; the headline columns of a multi-size result become its first size's.
+void migrate3to4(Database& db)
+{
+    db.exec(R"sql(
+ALTER TABLE sessions ADD COLUMN owner_pid INTEGER;
+ALTER TABLE sessions ADD COLUMN owner_host TEXT;
+ALTER TABLE sessions ADD COLUMN owner_start TEXT;
+CREATE TABLE size_results (
+    result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    label TEXT NOT NULL,
+    values_json TEXT,
+    median_us REAL,
+    p20_us REAL,
+    p80_us REAL,
+    cv REAL,
+    gbps REAL,
+    pct_of_copy REAL,
+    speedup REAL,
+    PRIMARY KEY (result_id, position)
+) WITHOUT ROWID;
+)sql");
+    backfillSizeResults(db);
+}
+
 // migrations[v - 1] takes a file from version v to v + 1.
 const std::vector<std::function<void(Database&)>>& migrations()
 {
-    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3 };
+    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4 };
     return steps;
 }
 

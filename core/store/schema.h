@@ -10,7 +10,7 @@ namespace kl::store {
 
 class Database;
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 constexpr int kApplicationId = 0x4b4c4f50; // "KLOP"
 
 // Version 1: the first release. Candidates carry their source inline, results keep metrics as
@@ -19,9 +19,11 @@ extern const std::string_view kSchemaV1;
 // Version 2: sources stored once by hash, metrics as rows, percentiles and speedup columns,
 // finding order and directions, replacement candidates, LLM exchanges, the cache.
 extern const std::string_view kSchemaV2;
-// Version 3 (current) is version 2 plus three nullable columns added by ALTER TABLE
+// Version 3 is version 2 plus three nullable columns added by ALTER TABLE
 // (candidates.predicted_speedup, iterations.round, sessions.summary_json) and the partial index
 // results_verified.
+// Version 4 (current) adds the session's owning process (sessions.owner_pid, owner_host,
+// owner_start) and the table size_results (each main size's own timing figures).
 
 // Brings the database to kSchemaVersion: creates it when empty, migrates it when older.
 // Throws kl::Error "store.newer-version" (written by a newer KernelLoop), "store.not-kernelloop"

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <cmath>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -54,6 +55,10 @@ const std::vector<TableCopy>& tables()
             "SELECT m.* FROM metrics m JOIN results r ON r.id = m.result_id JOIN iterations i ON i.id = r.iteration_id "
             "WHERE i.session_id = ?1",
             Rows::Kept, { { "result_id", "results" } } },
+        { "size_results",
+            "SELECT z.* FROM size_results z JOIN results r ON r.id = z.result_id JOIN iterations i ON i.id = "
+            "r.iteration_id WHERE i.session_id = ?1",
+            Rows::Kept, { { "result_id", "results" } } },
         { "findings",
             "SELECT f.* FROM findings f JOIN results r ON r.id = f.result_id JOIN iterations i ON i.id = "
             "r.iteration_id "
@@ -79,10 +84,11 @@ using IdMap = std::unordered_map<std::int64_t, std::int64_t>;
 
 class Copier {
 public:
-    Copier(Database& from, Database& to, std::string category)
+    Copier(Database& from, Database& to, std::string category, std::string valueCategory)
         : m_from(from)
         , m_to(to)
         , m_category(std::move(category))
+        , m_valueCategory(std::move(valueCategory))
     {
     }
 
@@ -99,7 +105,9 @@ public:
             int parameter = 0; // 0: not inserted (a renumbered id)
             const IdMap* ids = nullptr;
             bool json = false;
+            Kind kind = Kind::Any;
         };
+        const auto kinds = columnKinds(spec.table);
         std::vector<Column> plan(static_cast<std::size_t>(columns));
         std::string names;
         std::string values;
@@ -114,6 +122,8 @@ public:
             }
             column.parameter = ++parameters;
             column.json = column.name.size() > 5 && column.name.ends_with("_json");
+            if (auto it = kinds.find(column.name); it != kinds.end())
+                column.kind = it->second;
             for (const auto& reference : spec.references) {
                 if (reference.column == column.name)
                     column.ids = &m_ids[std::string(reference.table)];
@@ -144,6 +154,7 @@ public:
                 }
                 if (column.json && !select.isNull(c) && !nlohmann::json::accept(select.text(c)))
                     bad(where, column.name + " is not valid JSON");
+                checkValue(column.kind, column.name, row, c, where);
                 sqlite3_bind_value(insert.handle(), column.parameter, sqlite3_column_value(row, c));
             }
             try {
@@ -162,6 +173,50 @@ public:
     std::int64_t newId(const std::string& table, std::int64_t oldId) { return m_ids[table].at(oldId); }
 
 private:
+    enum class Kind { Any, Integer, Real };
+
+    // The declared kind of each of the target table's number columns.
+    std::map<std::string, Kind> columnKinds(std::string_view table)
+    {
+        std::map<std::string, Kind> kinds;
+        Statement info = m_to.prepare("PRAGMA table_info(" + std::string(table) + ")");
+        while (info.step()) {
+            const auto type = info.text(2);
+            if (type == "INTEGER")
+                kinds[info.text(1)] = Kind::Integer;
+            else if (type == "REAL")
+                kinds[info.text(1)] = Kind::Real;
+        }
+        return kinds;
+    }
+
+    // SQLite keeps whatever a file holds: text in a number column, or an infinity, would read back
+    // as 0 (a 1970 date, "0.00 us"). Such a row is refused, naming its field.
+    void checkValue(Kind kind, const std::string& column, sqlite3_stmt* row, int c, const std::string& where)
+    {
+        if (kind == Kind::Any)
+            return;
+        const int type = sqlite3_column_type(row, c);
+        if (type == SQLITE_NULL)
+            return;
+        const bool whole = type == SQLITE_INTEGER;
+        const bool number = whole || (type == SQLITE_FLOAT && std::isfinite(sqlite3_column_double(row, c)));
+        std::string problem;
+        if (kind == Kind::Integer && !whole)
+            problem = "is not a whole number";
+        else if (kind == Kind::Real && !number)
+            problem = "is not a finite number";
+        else if (whole && column.ends_with("_ms") && sqlite3_column_int64(row, c) < 0)
+            problem = "is a time before 1970";
+        if (problem.empty())
+            return;
+        const auto* text = sqlite3_column_text(row, c);
+        std::string shown = text ? reinterpret_cast<const char*>(text) : "";
+        if (shown.size() > 40)
+            shown = shown.substr(0, 40) + "...";
+        throw Error(m_valueCategory, m_from.file(), where + " " + column, column + " (\"" + shown + "\") " + problem);
+    }
+
     // Shared rows are trusted by their hash alone, so an imported one must really have it.
     void checkContentHash(std::string_view table, const Statement& row, const std::string& where)
     {
@@ -185,14 +240,16 @@ private:
     Database& m_from;
     Database& m_to;
     std::string m_category;
+    std::string m_valueCategory;
     std::map<std::string, IdMap> m_ids;
 };
 
 } // namespace
 
-std::int64_t copySession(Database& from, std::int64_t sessionId, Database& to, const std::string& badRowCategory)
+std::int64_t copySession(Database& from, std::int64_t sessionId, Database& to, const std::string& badRowCategory,
+    const std::string& badValueCategory)
 {
-    Copier copier(from, to, badRowCategory);
+    Copier copier(from, to, badRowCategory, badValueCategory);
     for (const auto& table : tables())
         copier.copy(table, sessionId);
     return copier.newId("sessions", sessionId);

@@ -41,6 +41,23 @@ namespace {
         message = std::string(what) + ": " + message;
     throw Error(sqliteCategory(code), file, {}, message);
 }
+// file:PATH?immutable=1 with PATH percent-encoded (a '?' or '#' in a name is not a URI part).
+std::string immutableUri(const std::filesystem::path& path)
+{
+    static const char* hex = "0123456789ABCDEF";
+    std::string uri = "file:";
+    for (unsigned char c : std::filesystem::absolute(path).string()) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '-'
+            || c == '_' || c == '.' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        }
+    }
+    return uri + "?immutable=1";
+}
 } // namespace
 
 // --- Statement ---
@@ -184,11 +201,15 @@ Database::Database(const std::filesystem::path& path, Mode mode)
     case Mode::ReadOnly:
         flags |= SQLITE_OPEN_READONLY;
         break;
+    case Mode::ReadOnlyImmutable:
+        flags |= SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+        break;
     case Mode::Memory:
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY;
         break;
     }
-    int rc = sqlite3_open_v2(m_file.c_str(), &m_db, flags, nullptr);
+    const std::string name = mode == Mode::ReadOnlyImmutable ? immutableUri(path) : m_file;
+    int rc = sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
         std::string message = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
         sqlite3_close_v2(m_db);

@@ -65,7 +65,9 @@ private:
 
 class Database {
 public:
-    enum class Mode { ReadWrite, ReadOnly, Memory };
+    // ReadOnlyImmutable: read-only and promised that nobody changes the file meanwhile (no locks, no
+    // -shm), for files in folders this process cannot write.
+    enum class Mode { ReadWrite, ReadOnly, ReadOnlyImmutable, Memory };
     // Opens (creating when ReadWrite) the file; ":memory:" ignores `path` with Mode::Memory.
     Database(const std::filesystem::path& path, Mode mode);
     Database(Database&&) noexcept;
@@ -86,6 +88,8 @@ public:
     bool inTransaction() const;
 
     const std::string& file() const { return m_file; }
+    // The name errors give (an in-memory copy names the file it was copied from).
+    void setFileName(std::string name) { m_file = std::move(name); }
     sqlite3* handle() const { return m_db; }
     [[noreturn]] void fail(int code, std::string_view what) const;
 

@@ -2,7 +2,10 @@
 
 #include "core/model/hash.h"
 #include "core/store/schema.h"
+#include "core/store/session_owner.h"
 #include "core/store/store_impl.h"
+
+#include <unistd.h>
 
 namespace kl::store {
 
@@ -39,40 +42,120 @@ TunableValues tunablesFromJson(const nlohmann::json& tunables)
 }
 
 namespace {
-Database::Mode modeFor(const Store::Options& options)
+bool writableByUs(const std::filesystem::path& file)
 {
-    return options.readOnly ? Database::Mode::ReadOnly : Database::Mode::ReadWrite;
+    const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    return ::access(file.c_str(), W_OK) == 0 && ::access(folder.c_str(), W_OK) == 0;
+}
+} // namespace
+
+Database readOnlyConnection(const std::filesystem::path& file)
+{
+    auto open = [&](Database::Mode mode) {
+        Database db(file, mode);
+        db.pragmaInteger("application_id"); // the first read: a WAL file's -shm is needed here
+        return db;
+    };
+    try {
+        return open(Database::Mode::ReadOnly);
+    } catch (const Error& error) {
+        // A WAL file in a folder we cannot write has no -shm to share: read it as immutable
+        // (nobody can be writing it there: its folder is read-only to us, and so to our sessions).
+        const auto& category = error.category();
+        if (writableByUs(file) || !std::filesystem::is_regular_file(file)
+            || (category != "store.open-failed" && category != "store.read-only" && category != "store.io"))
+            throw;
+        return open(Database::Mode::ReadOnlyImmutable);
+    }
 }
 
+namespace {
 std::int64_t orNow(std::int64_t ms) { return ms ? ms : nowMs(); }
+
+// A read-only connection that reads the file as it is; see Options::readOnly.
+Database openForReading(const std::filesystem::path& file)
+{
+    Database db = readOnlyConnection(file);
+    if (schemaVersionOf(db, "the store") == kSchemaVersion)
+        return db;
+    // An older (or empty) file: migrate a copy in memory, never the file.
+    Database copy({}, Database::Mode::Memory);
+    copy.loadFrom(db);
+    copy.setFileName(file.string());
+    prepareSchema(copy, "the store");
+    return copy;
+}
+
+Database openDatabase(const std::filesystem::path& file, const Store::Options& options)
+{
+    try {
+        if (options.readOnly)
+            return openForReading(file);
+        return Database(file, Database::Mode::ReadWrite);
+    } catch (const Error& error) {
+        if (error.category() == "store.not-a-database")
+            throw Error(error.category(), file.string(), {}, "not a KernelLoop store: " + error.message());
+        throw;
+    }
+}
+
+ProcessIdentity ownerOf(const Statement& row, int column)
+{
+    ProcessIdentity owner;
+    owner.pid = row.optionalInteger(column).value_or(0);
+    owner.host = row.text(column + 1);
+    owner.start = row.text(column + 2);
+    return owner;
+}
 } // namespace
 
 Store::Impl::Impl(const std::filesystem::path& file, Options opts)
-    : db(file, modeFor(opts))
+    : db(openDatabase(file, opts))
     , path(file)
     , options(opts)
 {
     try {
-        // Read before writing anything: another application's file must stay untouched.
-        const int version = schemaVersionOf(db, "the store");
-        if (options.readOnly) {
-            if (version != kSchemaVersion)
-                throw Error("store.read-only", path.string(), {},
-                    "the store needs migrating to schema version " + std::to_string(kSchemaVersion)
-                        + "; open it writable once");
-        } else {
+        if (!options.readOnly) {
+            // Read before writing anything: another application's file must stay untouched.
+            schemaVersionOf(db, "the store");
             db.exec("PRAGMA journal_mode = WAL");
             db.exec(options.durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
         }
         db.exec("PRAGMA foreign_keys = ON");
         db.exec("PRAGMA cell_size_check = ON"); // report damaged pages as corruption, early
-        if (!options.readOnly)
+        if (!options.readOnly) {
             prepareSchema(db, "the store");
+            markInterrupted();
+        }
     } catch (const Error& error) {
         if (error.category() == "store.not-a-database")
             throw Error(error.category(), path.string(), {}, "not a KernelLoop store: " + error.message());
         throw;
     }
+}
+
+void Store::Impl::markInterrupted()
+{
+    std::vector<std::int64_t> gone;
+    {
+        auto select = db.prepare("SELECT id, owner_pid, owner_host, owner_start FROM sessions WHERE status = 'running' "
+                                 "AND owner_pid IS NOT NULL");
+        while (select.step()) {
+            if (ownerState(ownerOf(select, 1)) == OwnerState::Gone)
+                gone.push_back(select.integer(0));
+        }
+    }
+    if (gone.empty())
+        return;
+    Transaction transaction(db);
+    auto update = db.prepare("UPDATE sessions SET status = 'interrupted', ended_ms = COALESCE((SELECT MAX(i.ended_ms) "
+                             "FROM iterations i WHERE i.session_id = sessions.id), started_ms) "
+                             "WHERE id = ?1 AND status = 'running'");
+    for (const auto id : gone) {
+        update.bind(1, id).run();
+        update.reset();
+    }
+    transaction.commit();
 }
 
 Store::Store(std::unique_ptr<Impl> impl)
@@ -124,12 +207,15 @@ std::int64_t Store::createSession(const SessionRecord& session)
             "no problem with this hash in the store; add it first");
     auto insert = m_impl->db.cached(
         "INSERT INTO sessions (problem_hash, label, device, device_json, proposer, mode, config_json, started_ms, "
-        "ended_ms, status, summary_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        "ended_ms, status, summary_json, owner_pid, owner_host, owner_start) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     insert.bind(1, session.problemHash).bind(2, session.label).bind(3, session.device);
     bindJson(insert, 4, session.deviceInfo);
     insert.bind(5, session.proposer).bind(6, session.mode).bind(7, jsonText(session.config));
     insert.bind(8, orNow(session.startedMs)).bind(9, session.endedMs).bind(10, session.status);
     bindJson(insert, 11, session.summary);
+    const auto owner = thisProcess();
+    insert.bind(12, owner.pid).bind(13, owner.host).bind(14, owner.start);
     insert.run();
     return m_impl->db.lastInsertId();
 }
@@ -154,7 +240,10 @@ void Store::recordSessionSummary(std::int64_t sessionId, const nlohmann::json& s
 
 namespace {
 const std::string kSessionColumns = "s.id, s.problem_hash, p.name, s.label, s.device, s.device_json, s.proposer, "
-                                    "s.mode, s.config_json, s.started_ms, s.ended_ms, s.status, s.summary_json";
+                                    "s.mode, s.config_json, s.started_ms, s.ended_ms, s.status, s.summary_json, "
+                                    "s.owner_pid, s.owner_host, s.owner_start, "
+                                    "(SELECT MAX(i.ended_ms) FROM iterations i WHERE i.session_id = s.id)";
+constexpr int kSessionColumnCount = 17;
 
 SessionRecord readSession(const Statement& row, const std::string& file)
 {
@@ -172,6 +261,14 @@ SessionRecord readSession(const Statement& row, const std::string& file)
     session.endedMs = row.optionalInteger(10);
     session.status = row.text(11);
     session.summary = readJson(row, 12, file);
+    const auto owner = ownerOf(row, 13);
+    session.ownerPid = row.optionalInteger(13);
+    session.ownerHost = owner.host;
+    // What a writable open would record, told at once (a read-only store writes nothing).
+    if (session.status == "running" && ownerState(owner) == OwnerState::Gone) {
+        session.status = "interrupted";
+        session.endedMs = row.optionalInteger(16).value_or(session.startedMs);
+    }
     return session;
 }
 } // namespace
@@ -199,9 +296,9 @@ std::vector<SessionRow> Store::listSessions() const
     while (select.step()) {
         SessionRow row;
         row.session = readSession(select, m_impl->path.string());
-        row.iterations = static_cast<int>(select.integer(13));
-        row.bestSpeedup = select.optionalReal(14);
-        row.bestMedianUs = select.optionalReal(15);
+        row.iterations = static_cast<int>(select.integer(kSessionColumnCount));
+        row.bestSpeedup = select.optionalReal(kSessionColumnCount + 1);
+        row.bestMedianUs = select.optionalReal(kSessionColumnCount + 2);
         rows.push_back(std::move(row));
     }
     return rows;

@@ -18,6 +18,7 @@
 #include "core/store/records.h"
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,10 +30,15 @@ class Store {
 public:
     struct Options {
         bool durable = true; // synchronous=FULL; false: NORMAL (survives a killed process, not a power cut)
-        bool readOnly = false; // for browsing; the file must exist and be at the current schema
+        // For browsing (history, show, export, the GUI): SQLITE_OPEN_READONLY, never a write, not
+        // even a journal-mode switch, so the file's bytes and mtime stay as they are. The file must
+        // exist. In a folder or on a file this process cannot write, it is opened immutable. A file
+        // of an older schema is read through a migrated copy in memory; the file is not changed.
+        bool readOnly = false;
     };
 
-    // Opens the store at `path`, creating it if missing and migrating it if older.
+    // Opens the store at `path`, creating it if missing and migrating it if older. A writable
+    // open also marks the running sessions whose process is gone (killed) as "interrupted".
     // Throws "store.open-failed" (no such folder, no permission), "store.not-a-database",
     // "store.corrupt", "store.not-kernelloop", "store.newer-version", "store.migration-failed",
     // "store.busy".
@@ -56,6 +62,8 @@ public:
     // Replaces the session's summary (null clears it). Throws "store.unknown-session".
     void recordSessionSummary(std::int64_t sessionId, const nlohmann::json& summary);
     std::optional<SessionRecord> session(std::int64_t sessionId) const;
+    // A session whose status says "running" but whose process on this host is gone reads as
+    // "interrupted", ended at its last iteration, even from a read-only store.
     std::vector<SessionRow> listSessions() const; // newest first
 
     // Candidates belong to a session; a parent must be a candidate of the same session
@@ -85,6 +93,10 @@ public:
     // Reading history: committed iterations only.
     std::vector<IterationRow> listIterations(std::int64_t sessionId) const;
     std::optional<IterationDetail> iteration(std::int64_t sessionId, int index) const;
+    // Each main size's own figures for one iteration (empty without a timed result), and for every
+    // iteration of a session at once (by iteration index), for tables and charts.
+    std::vector<SizeResult> sizeResults(std::int64_t sessionId, int index) const;
+    std::map<int, std::vector<SizeResult>> sizeResults(std::int64_t sessionId) const;
 
     // Examples for a proposer: the best verified candidate of each earlier session (result status
     // "ok", category "passed", speedup > 1; ties: the earlier iteration), sessions of problems named
@@ -98,12 +110,25 @@ public:
     void cacheStore(const std::string& key, std::int64_t resultId);
 
     // One session to one self-contained SQLite file (written to a temporary name, then renamed,
-    // so a failed export leaves nothing). Throws "store.unknown-session", "store.export-failed".
-    void exportSession(std::int64_t sessionId, const std::filesystem::path& file) const;
+    // so a failed export leaves nothing). Throws "store.unknown-session", "store.export-failed",
+    // "store.export-onto-source" (the file is this store, or its -wal/-shm/-journal, by filesystem
+    // identity), "store.export-not-a-file" (a device, FIFO, folder, ...), "store.export-exists"
+    // (an existing file, unless options.overwrite).
+    struct ExportOptions {
+        bool overwrite = false; // replace an existing regular file (never the store itself)
+    };
+    void exportSession(std::int64_t sessionId, const std::filesystem::path& file, ExportOptions options) const;
+    void exportSession(std::int64_t sessionId, const std::filesystem::path& file) const
+    {
+        exportSession(sessionId, file, ExportOptions {});
+    }
     // Imports the single session of an exported file (older schema versions are migrated in
     // memory; the file is not changed) and returns its new id. All or nothing. Throws
     // "store.import-not-a-database", "store.import-not-kernelloop", "store.import-newer-version",
-    // "store.import-corrupt", "store.import-malformed".
+    // "store.import-corrupt", "store.import-malformed", "store.import-bad-value" (a field that is not
+    // of its column's kind: text or NaN where a number belongs; `where` names table, row and column).
+    // A fault of this store itself (read-only, disk full, damaged) keeps its own category and names
+    // this store, not the import file.
     std::int64_t importSession(const std::filesystem::path& file);
 
     // What SQLite's integrity and foreign-key checks find wrong; empty when the file is sound.

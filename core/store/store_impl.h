@@ -26,6 +26,8 @@ struct Store::Impl {
     Options options;
     std::map<std::pair<std::int64_t, int>, PendingIteration> pending;
 
+    // Running sessions whose owning process is gone become "interrupted" (writable opens only).
+    void markInterrupted();
     void requireSession(std::int64_t sessionId);
     void requireCandidateOf(std::int64_t sessionId, std::int64_t candidateId);
     PendingIteration& pendingOf(const IterationRef& iteration);
@@ -33,8 +35,14 @@ struct Store::Impl {
 
     void insertDecision(std::int64_t iterationId, const DecisionRecord& decision);
     std::optional<ResultRecord> readResult(const std::string& where, std::int64_t key);
+    // The result's sizes (derived from its timing when it has none), with values from the session's problem.
+    std::vector<SizeResult> namedSizes(std::int64_t sessionId, const ResultRecord& result);
     std::optional<CandidateRecord> readCandidate(std::int64_t candidateId);
 };
+
+// A read-only connection to an existing file, immutable where the folder or file is not writable
+// by this process (a WAL file there has no -shm to share). Throws as Database's constructor.
+Database readOnlyConnection(const std::filesystem::path& file);
 
 // JSON columns: SQL NULL for a null value; a stored text that is not JSON is a corrupt file.
 std::string jsonText(const nlohmann::json& value);

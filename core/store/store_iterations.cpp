@@ -1,4 +1,5 @@
 // Recording iterations: collected in memory, written in one transaction by finishIteration.
+#include "core/store/size_results.h"
 #include "core/store/store.h"
 #include "core/store/store_impl.h"
 
@@ -113,6 +114,20 @@ void Store::Impl::insertDecision(std::int64_t iterationId, const DecisionRecord&
     insert.run();
 }
 
+std::vector<SizeResult> Store::Impl::namedSizes(std::int64_t sessionId, const ResultRecord& result)
+{
+    auto sizes = result.sizes.empty() ? sizeResultsFromTiming(result.timing) : result.sizes;
+    const bool unnamed
+        = std::any_of(sizes.begin(), sizes.end(), [](const SizeResult& size) { return size.values.empty(); });
+    if (!unnamed)
+        return sizes;
+    auto select = db.cached("SELECT p.json FROM sessions s JOIN problems p ON p.hash = s.problem_hash WHERE s.id = ?1");
+    select.bind(1, sessionId);
+    if (select.step())
+        nameSizes(sizes, nlohmann::json::parse(select.text(0), nullptr, false));
+    return sizes;
+}
+
 namespace {
 std::int64_t insertResult(Database& db, std::int64_t iterationId, const ResultRecord& result)
 {
@@ -199,6 +214,7 @@ CommittedIteration Store::finishIteration(const IterationRef& iteration, const s
     }
     if (pending.result) {
         committed.resultId = insertResult(db, committed.id, *pending.result);
+        insertSizeResults(db, *committed.resultId, m_impl->namedSizes(iteration.sessionId, *pending.result));
         insertFindings(db, *committed.resultId, pending.findings);
     }
     for (const auto& decision : pending.decisions)

@@ -1,4 +1,5 @@
 // Reading history: listing rows for tables and charts, and one iteration in full.
+#include "core/store/size_results.h"
 #include "core/store/store.h"
 #include "core/store/store_impl.h"
 
@@ -150,7 +151,34 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     metrics.bind(1, result.id);
     while (metrics.step())
         result.metrics[metrics.text(0)] = metrics.real(1);
+    result.sizes = readSizeResults(db, result.id);
     return result;
+}
+
+std::vector<SizeResult> Store::sizeResults(std::int64_t sessionId, int index) const
+{
+    auto select = m_impl->db.cached(
+        "SELECT r.id FROM iterations i JOIN results r ON r.iteration_id = i.id WHERE i.session_id = ?1 AND i.idx = ?2");
+    select.bind(1, sessionId).bind(2, index);
+    if (!select.step())
+        return {};
+    const auto resultId = select.integer(0);
+    select.reset();
+    return readSizeResults(m_impl->db, resultId);
+}
+
+std::map<int, std::vector<SizeResult>> Store::sizeResults(std::int64_t sessionId) const
+{
+    // One query over the primary key of size_results, in (iteration, position) order.
+    auto select = m_impl->db.cached(
+        "SELECT i.idx, z.label, z.values_json, z.median_us, z.p20_us, z.p80_us, z.cv, z.gbps, z.pct_of_copy, z.speedup "
+        "FROM iterations i JOIN results r ON r.iteration_id = i.id JOIN size_results z ON z.result_id = r.id "
+        "WHERE i.session_id = ?1 ORDER BY i.idx, z.position");
+    select.bind(1, sessionId);
+    std::map<int, std::vector<SizeResult>> byIteration;
+    while (select.step())
+        byIteration[static_cast<int>(select.integer(0))].push_back(readSizeRow(select, 1, m_impl->path.string()));
+    return byIteration;
 }
 
 std::optional<IterationDetail> Store::iteration(std::int64_t sessionId, int index) const

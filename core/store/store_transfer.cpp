@@ -11,9 +11,35 @@
 
 namespace kl::store {
 
-void Store::exportSession(std::int64_t sessionId, const std::filesystem::path& file) const
+namespace {
+// The export must never replace the store it reads (or a file beside it that SQLite owns), nor
+// anything that is not a plain file, nor an existing file the engineer did not offer.
+void checkExportTarget(const std::filesystem::path& store, const std::filesystem::path& file, bool overwrite)
+{
+    std::error_code error;
+    const auto status = std::filesystem::status(file, error);
+    if (error || !std::filesystem::exists(status))
+        return; // nothing there yet (a missing folder fails when the file is written)
+    for (const char* suffix : { "", "-wal", "-shm", "-journal" }) {
+        auto companion = store;
+        companion += suffix;
+        if (std::filesystem::equivalent(file, companion, error) && !error)
+            throw Error("store.export-onto-source", file.string(), {},
+                std::string("the export file is the store being read")
+                    + (*suffix ? std::string(" (its ") + (suffix + 1) + " file)" : "") + "; export to another file");
+    }
+    if (!std::filesystem::is_regular_file(status))
+        throw Error("store.export-not-a-file", file.string(), {},
+            "not a regular file (a folder, device, FIFO or socket); export to a plain file");
+    if (!overwrite)
+        throw Error("store.export-exists", file.string(), {}, "the file exists; pass --force to replace it");
+}
+} // namespace
+
+void Store::exportSession(std::int64_t sessionId, const std::filesystem::path& file, ExportOptions options) const
 {
     m_impl->requireSession(sessionId);
+    checkExportTarget(m_impl->path, file, options.overwrite);
     // Written beside the destination and renamed over it at the end: a reader never sees half a file.
     auto partial = file;
     partial += ".part-" + std::to_string(::getpid());
@@ -27,7 +53,7 @@ void Store::exportSession(std::int64_t sessionId, const std::filesystem::path& f
             out.exec("PRAGMA foreign_keys = ON");
             Transaction snapshot(m_impl->db, Transaction::Kind::Read);
             Transaction write(out);
-            copySession(m_impl->db, sessionId, out, "store.export-failed");
+            copySession(m_impl->db, sessionId, out, "store.export-failed", "store.export-failed");
             write.commit();
             snapshot.commit();
         }
@@ -71,9 +97,10 @@ std::int64_t Store::importSession(const std::filesystem::path& file)
     std::int64_t sourceSession = 0;
     try {
         {
-            Database source(file, Database::Mode::ReadOnly);
+            Database source = readOnlyConnection(file);
             copy.loadFrom(source);
         }
+        copy.setFileName(file.string()); // a bad row names the import file
         const int version = schemaVersionOf(copy, "the import file");
         if (version == 0)
             throw Error("store.import-malformed", file.string(), {}, "the import file holds no session");
@@ -100,15 +127,22 @@ std::int64_t Store::importSession(const std::filesystem::path& file)
         throw Error(mapped.category(), file.string(), mapped.where(), mapped.message());
     }
 
-    Transaction transaction(m_impl->db);
+    // From here a fault is the store's own (read-only, disk full, damaged, busy) unless it names the
+    // import file (its copy in memory): a bad row of the file.
     std::int64_t sessionId = 0;
     try {
-        sessionId = copySession(copy, sourceSession, m_impl->db, "store.import-malformed");
+        Transaction transaction(m_impl->db);
+        sessionId = copySession(copy, sourceSession, m_impl->db, "store.import-malformed", "store.import-bad-value");
+        transaction.commit();
     } catch (const Error& error) {
+        if (error.file() == m_impl->db.file() && error.file() != copy.file()) {
+            const auto& target = m_impl->path.string();
+            throw Error(error.category(), target, error.where(),
+                "the store (not the import file) failed while importing: " + error.message());
+        }
         Error mapped = asImportError(error);
         throw Error(mapped.category(), file.string(), mapped.where(), mapped.message());
     }
-    transaction.commit();
     return sessionId;
 }
 

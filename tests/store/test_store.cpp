@@ -41,14 +41,14 @@ private slots:
         const auto path = freshPath();
         {
             auto store = Store::open(path);
-            QCOMPARE(Store::schemaVersion(), 3);
+            QCOMPARE(Store::schemaVersion(), 4);
             QVERIFY(store.checkIntegrity().empty());
         }
         RawDb raw(path);
         KL_COMPARE_TEXT(raw.text("PRAGMA journal_mode"), "wal");
-        QCOMPARE(raw.integer("PRAGMA user_version"), 3);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 4);
         QCOMPARE(raw.integer("PRAGMA application_id"), 0x4b4c4f50);
-        QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 11);
+        QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 12);
         QCOMPARE(
             raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'results_verified'"), 1);
     }
@@ -559,11 +559,26 @@ private slots:
         KL_COMPARE_TEXT(result.detail, "all cases passed");
         KL_COMPARE_TEXT(result.toolkit, "13.0");
         QCOMPARE(*result.smClockMhz, 1755.0); // the clock while timing, not at describe time
-        QCOMPARE(*result.medianUs, 36.0); // geometric mean of 48 and 27
-        QCOMPARE(*result.speedup, 3.0); // of 2 and 4.5
-        QCOMPARE(*result.pctOfCopy, 60.0); // of 72 and 50
-        QCOMPARE(*result.cv, 0.03); // the worst case
-        QVERIFY(std::abs(*result.gbps - std::sqrt(2700.0 * 2400.0)) < 1e-9);
+        // The headline figures are all the first size's: never a median of one size beside
+        // percentiles of another (or of none).
+        QCOMPARE(*result.medianUs, 48.0);
+        QCOMPARE(*result.p20Us, 47.0);
+        QCOMPARE(*result.p80Us, 49.0);
+        QCOMPARE(*result.cv, 0.01);
+        QCOMPARE(*result.gbps, 2700.0);
+        QCOMPARE(*result.pctOfCopy, 72.0);
+        QCOMPARE(*result.speedup, 3.0); // the geometric mean of 2 and 4.5
+        // Each size's own figures.
+        QCOMPARE(result.sizes.size(), std::size_t(2));
+        KL_COMPARE_TEXT(result.sizes[1].label, "4096x4096");
+        QCOMPARE(*result.sizes[1].medianUs, 27.0);
+        QCOMPARE(*result.sizes[1].p20Us, 26.5);
+        QCOMPARE(*result.sizes[1].p80Us, 27.5);
+        QCOMPARE(*result.sizes[1].cv, 0.03);
+        QCOMPARE(*result.sizes[1].gbps, 2400.0);
+        QCOMPARE(*result.sizes[1].pctOfCopy, 50.0);
+        QCOMPARE(*result.sizes[1].speedup, 4.5);
+        QCOMPARE(*result.sizes[0].speedup, 2.0);
         QCOMPARE(result.metrics.size(), std::size_t(2));
         QCOMPARE(result.metrics.at("ln_gelu/8192x4096/dram__throughput.avg.pct_of_peak_sustained_elapsed"), 41.5);
         QCOMPARE(result.timing["cases"][0]["candidate"]["samples_us"][0].get<double>(), 48.0);

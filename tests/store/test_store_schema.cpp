@@ -200,7 +200,7 @@ private slots:
         QCOMPARE(store.listIterations(7).size(), std::size_t(4));
 
         RawDb raw(path);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 3);
+        QCOMPARE(raw.integer("PRAGMA user_version"), kSchemaVersion);
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM sources"), 3); // two from version 1, one new
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'v1_%'"), 0);
     }
@@ -227,7 +227,7 @@ private slots:
         Store::open(path); // migrates
         {
             RawDb raw(path);
-            QCOMPARE(raw.integer("PRAGMA user_version"), 3);
+            QCOMPARE(raw.integer("PRAGMA user_version"), kSchemaVersion);
             KL_COMPARE_TEXT(kl::store::testing::dumpRows(raw, columns), before);
             QCOMPARE(raw.integer("SELECT COUNT(*) FROM candidates WHERE predicted_speedup IS NOT NULL"), 0);
             QCOMPARE(raw.integer("SELECT COUNT(*) FROM iterations WHERE round IS NOT NULL"), 0);
@@ -303,7 +303,7 @@ private slots:
         }
         QVERIFY(message.find("newer KernelLoop") != std::string::npos);
         RawDb raw(path);
-        QCOMPARE(raw.integer("PRAGMA user_version"), 4);
+        QCOMPARE(raw.integer("PRAGMA user_version"), kSchemaVersion + 1);
         KL_COMPARE_TEXT(raw.text("PRAGMA journal_mode"), "delete"); // not even switched to WAL
     }
 

@@ -351,7 +351,8 @@ private slots:
             QVERIFY(existing.open(QIODevice::WriteOnly));
             existing.write("old contents");
         }
-        store.exportSession(recorded.session, file);
+        KL_COMPARE_TEXT(fx::errorCategory([&] { store.exportSession(recorded.session, file); }), "store.export-exists");
+        store.exportSession(recorded.session, file, { .overwrite = true });
         auto check = Store::open(freshPath());
         QVERIFY(check.importSession(file) > 0);
 

@@ -1,0 +1,38 @@
+#pragma once
+// Per-size timing (table size_results): derived from a result's timing JSON, named by the
+// problem's main sizes, written and read beside the result row. Internal to core/store.
+#include "core/store/records.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl::store {
+
+class Database;
+class Statement;
+
+// One SizeResult per timing.cases[] entry, in order; figures that are not finite numbers are left out.
+std::vector<SizeResult> sizeResultsFromTiming(const nlohmann::json& timing);
+
+// The problem file's main sizes, by label ("8192x4096" or the label the file gives): symbol → value.
+std::map<std::string, std::map<std::string, std::int64_t>> mainSizeValues(const nlohmann::json& problem);
+
+// Fills the values of sizes that have none from the problem's main size of the same label.
+void nameSizes(std::vector<SizeResult>& sizes, const nlohmann::json& problem);
+
+// The geometric mean; none when empty or when any value is missing or not positive.
+std::optional<double> geometricMean(const std::vector<std::optional<double>>& values);
+
+void insertSizeResults(Database& db, std::int64_t resultId, const std::vector<SizeResult>& sizes);
+std::vector<SizeResult> readSizeResults(Database& db, std::int64_t resultId);
+// One row's columns label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup from `first` on.
+SizeResult readSizeRow(const Statement& row, int first, const std::string& file);
+
+// Schema v3 → v4: size rows for every stored result with timing cases, and the headline columns
+// of multi-size results made one size's (v3 rows mixed the first size's median with percentiles
+// averaged over sizes).
+void backfillSizeResults(Database& db);
+
+} // namespace kl::store
