@@ -3,7 +3,12 @@
 #include "cli/command.h"
 #include "cli/review_prompt.h"
 
+#include "core/figures/iteration_figures.h"
 #include "core/model/error.h"
+#include "core/review/candidate_changes.h"
+#include "core/review/kernel_export.h"
+#include "core/review/size_figures.h"
+#include "core/review/source_diff.h"
 #include "core/store/store.h"
 
 #include <ctime>
@@ -34,12 +39,47 @@ std::int64_t pickSession(const store::Store& s, std::int64_t option)
     return sessions.front().session.id;
 }
 
+// Viewing never writes: a read-only open leaves the file's bytes and mtime as they were.
 store::Store openForReading(const std::string& db)
 {
     const auto path = storePath(db);
     if (!std::filesystem::exists(path))
         throw Error("store.open-failed", path.string(), {}, "no such store (run tune first, or pass --db)");
-    return store::Store::open(path);
+    return store::Store::open(path, { .readOnly = true });
+}
+
+// Checked when parsed (CLI11 prints the message and the command exits 2): an empty --db is not
+// "the default store" (it would quietly read $KERNELLOOP_DB), and session ids count from 1 (0 and
+// -1 are not "the newest").
+CLI::Validator storeFile()
+{
+    return CLI::Validator(
+        [](std::string& value) {
+            return value.empty()
+                ? std::string("[cli.bad-db] --db needs a file name; leave --db out for the default store")
+                : std::string();
+        },
+        "FILE");
+}
+
+CLI::Validator sessionId()
+{
+    return CLI::Validator(
+        [](std::string& value) {
+            std::int64_t id = 0;
+            try {
+                std::size_t used = 0;
+                id = std::stoll(value, &used);
+                if (used != value.size())
+                    id = 0;
+            } catch (const std::exception&) {
+                id = 0;
+            }
+            return id >= 1 ? std::string()
+                           : "[cli.bad-session] \"" + value
+                    + "\" is not a session id (a whole number from 1; leave --session out for the newest)";
+        },
+        "ID");
 }
 
 // "baseline" for the problem's baseline (stored as a human-written candidate), else the proposer.
@@ -53,12 +93,12 @@ std::string proposerLabel(const store::IterationRow& r)
 void printSessions(const store::Store& s)
 {
     std::printf("%5s  %-16s  %-20s  %-22s  %-10s %5s %10s %8s\n", "id", "started (UTC)", "problem", "device", "status",
-                "iters", "best us", "speedup");
+        "iters", "best us", "speedup");
     for (const auto& row : s.listSessions())
         std::printf("%5lld  %-16s  %-20s  %-22s  %-10s %5d %10s %8s\n", static_cast<long long>(row.session.id),
-                    when(row.session.startedMs).c_str(), row.session.problemName.substr(0, 20).c_str(),
-                    row.session.device.substr(0, 22).c_str(), row.session.status.c_str(), row.iterations,
-                    fixed(row.bestMedianUs, 2).c_str(), (row.bestSpeedup ? fixed(*row.bestSpeedup, 2) + "x" : "-").c_str());
+            when(row.session.startedMs).c_str(), row.session.problemName.substr(0, 20).c_str(),
+            row.session.device.substr(0, 22).c_str(), row.session.status.c_str(), row.iterations,
+            fixed(row.bestMedianUs, 2).c_str(), (row.bestSpeedup ? fixed(*row.bestSpeedup, 2) + "x" : "-").c_str());
 }
 
 void printIterations(const store::Store& s, std::int64_t session)
@@ -68,17 +108,29 @@ void printIterations(const store::Store& s, std::int64_t session)
         throw Error("store.unknown-session", s.path().string(), {}, "no session " + std::to_string(session));
     std::cout << "session " << session << ": " << sessionRecord->problemName << " on " << sessionRecord->device << ", "
               << sessionRecord->proposer << ", " << sessionRecord->status << "\n";
-    std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s", "%copy",
-                "speedup", "decision", "top finding");
+    // With several main sizes the row's figures are the first size's and its speedup the geometric
+    // mean; each size follows on its own line.
+    const auto figures = figures::readFigures(s, session);
+    const auto sizes = figures::timedSizes(figures);
+    std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s",
+        "%copy", sizes.size() > 1 ? "geomean" : "speedup", "decision", "top finding");
     for (const auto& r : s.listIterations(session)) {
         const std::string proposer = proposerLabel(r);
         const std::string decision = r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : "";
         std::printf("%4d %-8s %-22s %10s %8s %6s %8s %-12s %s\n", r.index, proposer.c_str(),
-                    (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(), fixed(r.medianUs, 2).c_str(),
-                    fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
-                    (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
-                    r.topFindingMessage.substr(0, 90).c_str());
+            (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(), fixed(r.medianUs, 2).c_str(),
+            fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
+            (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
+            r.topFindingMessage.substr(0, 90).c_str());
+        if (sizes.size() > 1)
+            for (const auto& f : figures)
+                if (f.index == r.index)
+                    for (const auto& size : f.sizes)
+                        std::cout << "       " << review::sizeFiguresText(size) << "\n";
     }
+    if (sizes.size() > 1)
+        std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
+                  << "), its speedup the geometric mean over the sizes\n";
     const auto& summary = sessionRecord->summary;
     if (summary.is_object() && summary.contains("stop_reason")) {
         std::cout << "stopped: " << summary.value("stop_reason", "") << "; " << summary.value("evaluated", 0)
@@ -122,7 +174,7 @@ void printExchange(const store::ExchangeRecord& e, bool withPrompt)
 void printHypotheses(const store::Store& s, std::int64_t session)
 {
     std::printf("%4s %-8s %-22s %10s %9s  %-44s %s\n", "iter", "proposer", "verdict", "predicted", "vs base",
-                "measured against the best then", "hypothesis");
+        "measured against the best then", "hypothesis");
     for (const auto& r : s.listIterations(session)) {
         if (r.hypothesis.empty() && !r.predictedSpeedup)
             continue;
@@ -133,10 +185,10 @@ void printHypotheses(const store::Store& s, std::int64_t session)
         const std::string proposer = proposerLabel(r);
         const auto firstLine = r.hypothesis.substr(0, r.hypothesis.find('\n'));
         std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", r.index, proposer.c_str(),
-                    (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(),
-                    (r.predictedSpeedup ? fixed(*r.predictedSpeedup, 2) + "x" : "-").c_str(),
-                    (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), measured.substr(0, 44).c_str(),
-                    firstLine.substr(0, 80).c_str());
+            (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(),
+            (r.predictedSpeedup ? fixed(*r.predictedSpeedup, 2) + "x" : "-").c_str(),
+            (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), measured.substr(0, 44).c_str(),
+            firstLine.substr(0, 80).c_str());
     }
 }
 
@@ -145,8 +197,8 @@ const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
     auto db = std::make_shared<std::string>();
     auto session = std::make_shared<std::int64_t>(0);
     auto all = std::make_shared<bool>(false);
-    cmd->add_option("--db", *db, "the session store");
-    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    cmd->add_option("--db", *db, "the session store")->check(storeFile());
+    cmd->add_option("--session", *session, "a session id (default: the newest)")->check(sessionId());
     cmd->add_flag("--sessions", *all, "list the sessions");
     auto hypotheses = std::make_shared<bool>(false);
     cmd->add_flag("--hypotheses", *hypotheses, "the hypothesis log: predicted against measured, per iteration");
@@ -169,41 +221,43 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
     auto index = std::make_shared<int>(0);
     auto json = std::make_shared<bool>(false);
     cmd->add_option("ITERATION", *index, "the iteration index")->required();
-    cmd->add_option("--db", *db, "the session store");
-    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    cmd->add_option("--db", *db, "the session store")->check(storeFile());
+    cmd->add_option("--session", *session, "a session id (default: the newest)")->check(sessionId());
     cmd->add_flag("--json", *json, "everything as JSON");
     auto prompts = std::make_shared<bool>(false);
     cmd->add_flag("--prompts", *prompts, "also print the prompts sent to the LLM");
+    auto sideBySide = std::make_shared<bool>(false);
+    cmd->add_flag("--side-by-side", *sideBySide, "the diff to its parent in two columns");
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
         const auto d = s.iteration(id, *index);
         if (!d)
             throw Error("store.no-such-iteration", s.path().string(), {},
-                        "session " + std::to_string(id) + " has no iteration " + std::to_string(*index));
+                "session " + std::to_string(id) + " has no iteration " + std::to_string(*index));
         if (*json) {
             nlohmann::json j = { { "session", id }, { "iteration", *index }, { "state", d->row.state } };
             if (d->candidate)
                 j["candidate"] = { { "source", d->candidate->source }, { "tunables", d->candidate->tunables },
-                                   { "hypothesis", d->candidate->hypothesis },
-                                   { "proposer", store::proposerName(d->candidate->proposer) } };
+                    { "hypothesis", d->candidate->hypothesis },
+                    { "proposer", store::proposerName(d->candidate->proposer) } };
             if (d->result)
                 j["result"] = { { "status", d->result->status }, { "category", d->result->category },
-                                { "detail", d->result->detail }, { "verification", d->result->verification },
-                                { "timing", d->result->timing }, { "profile", d->result->profile },
-                                { "compile", d->result->compile }, { "device", d->result->device } };
+                    { "detail", d->result->detail }, { "verification", d->result->verification },
+                    { "timing", d->result->timing }, { "profile", d->result->profile },
+                    { "compile", d->result->compile }, { "device", d->result->device } };
             j["findings"] = nlohmann::json::array();
             for (const auto& f : d->findings)
                 j["findings"].push_back({ { "id", f.ruleId }, { "severity", f.severity }, { "message", f.message },
-                                          { "evidence", f.evidence }, { "directions", f.directions } });
+                    { "evidence", f.evidence }, { "directions", f.directions } });
             j["decisions"] = nlohmann::json::array();
             for (const auto& dec : d->decisions)
                 j["decisions"].push_back({ { "kind", store::decisionName(dec.kind) }, { "reason", dec.reason },
-                                           { "steering", dec.steering } });
+                    { "steering", dec.steering } });
             j["exchanges"] = nlohmann::json::array();
             for (const auto& e : d->exchanges)
                 j["exchanges"].push_back({ { "role", e.role }, { "provider", e.provider }, { "model", e.model },
-                                           { "response", e.response }, { "usage", e.usage }, { "category", e.category } });
+                    { "response", e.response }, { "usage", e.usage }, { "category", e.category } });
             std::cout << j.dump(2) << "\n";
             return Ok;
         }
@@ -219,14 +273,24 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
         }
         if (d->result) {
             const auto& r = *d->result;
-            std::cout << "result:     " << r.status << " / " << r.category << (r.fromCache ? " (from cache)" : "") << "\n";
+            std::cout << "result:     " << r.status << " / " << r.category << (r.fromCache ? " (from cache)" : "")
+                      << "\n";
             if (!r.detail.empty())
                 std::cout << "detail:     " << r.detail << "\n";
-            if (r.medianUs)
-                std::cout << "timing:     median " << fixed(r.medianUs, 2) << " us [p20 " << fixed(r.p20Us, 2) << ", p80 "
-                          << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0) << " GB/s, "
-                          << fixed(r.pctOfCopy, 1) << "% of copy, " << fixed(r.speedup, 2) << "x vs baseline, SM clock "
-                          << fixed(r.smClockMhz, 0) << " MHz\n";
+            const auto sizes = figures::figuresOf(*d).sizes;
+            if (sizes.size() > 1) {
+                // One line per main size: a median and percentiles of two sizes never share a line.
+                for (const auto& size : sizes)
+                    std::cout << "timing:     " << review::sizeFiguresText(size) << "\n";
+                std::cout << "speedup:    " << review::aggregateSpeedupText(r.speedup, sizes.size())
+                          << " vs baseline, cv " << fixed(r.cv, 3) << " (largest), SM clock " << fixed(r.smClockMhz, 0)
+                          << " MHz\n";
+            } else if (r.medianUs) {
+                std::cout << "timing:     median " << fixed(r.medianUs, 2) << " us [p20 " << fixed(r.p20Us, 2)
+                          << ", p80 " << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0)
+                          << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, " << fixed(r.speedup, 2)
+                          << "x vs baseline, SM clock " << fixed(r.smClockMhz, 0) << " MHz\n";
+            }
             if (r.compile.is_object() && r.compile.contains("telemetry"))
                 std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";
             for (const auto& [name, value] : r.metrics)
@@ -245,9 +309,20 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             printExchange(e, *prompts);
         if (d->candidate) {
             if (d->parent) {
-                const auto diff = unifiedDiff(d->parent->source, d->candidate->source, "parent/" + d->parent->fileName,
-                                              "this/" + d->candidate->fileName);
-                std::cout << "\n" << (diff.empty() ? "(same source as its parent; tunables differ)\n" : diff);
+                const auto& before = *d->parent;
+                const auto& after = *d->candidate;
+                std::cout << "\nchanges against its parent (" << before.fileName << "):\n";
+                const auto changes
+                    = review::candidateChanges(before.source, before.tunables, after.source, after.tunables);
+                std::cout << (changes.empty() ? "(no tunable or declaration changes)\n"
+                                              : review::changesHeaderText(changes));
+                const auto diff = review::diffSources(before.source, after.source);
+                if (diff.same())
+                    std::cout << "(same source as its parent)\n";
+                else if (*sideBySide)
+                    std::cout << review::sideBySideText(diff);
+                else
+                    std::cout << review::unifiedDiffText(diff, "parent/" + before.fileName, "this/" + after.fileName);
             } else {
                 std::cout << "\n" << d->candidate->source;
             }
@@ -262,12 +337,14 @@ const CommandRegistration exportCmd([](CLI::App& app) -> std::function<int()> {
     auto session = std::make_shared<std::int64_t>(0);
     auto file = std::make_shared<std::string>();
     cmd->add_option("FILE", *file, "the file to write")->required();
-    cmd->add_option("--db", *db, "the session store");
-    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    auto force = std::make_shared<bool>(false);
+    cmd->add_flag("--force", *force, "replace an existing file (never the store itself)");
+    cmd->add_option("--db", *db, "the session store")->check(storeFile());
+    cmd->add_option("--session", *session, "a session id (default: the newest)")->check(sessionId());
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
-        s.exportSession(id, *file);
+        s.exportSession(id, *file, { .overwrite = *force });
         std::cout << "exported session " << id << " to " << *file << "\n";
         return Ok;
     };
@@ -278,7 +355,7 @@ const CommandRegistration importCmd([](CLI::App& app) -> std::function<int()> {
     auto db = std::make_shared<std::string>();
     auto file = std::make_shared<std::string>();
     cmd->add_option("FILE", *file, "an exported session")->required()->check(CLI::ExistingFile);
-    cmd->add_option("--db", *db, "the session store");
+    cmd->add_option("--db", *db, "the session store")->check(storeFile());
     return [=]() {
         auto s = store::Store::open(storePath(*db));
         const auto id = s.importSession(*file);
@@ -288,59 +365,27 @@ const CommandRegistration importCmd([](CLI::App& app) -> std::function<int()> {
 });
 
 const CommandRegistration exportKernel([](CLI::App& app) -> std::function<int()> {
-    auto* cmd = app.add_subcommand("export-kernel",
-                                   "Write the best (or any) candidate as a standalone .cu with how it was measured");
+    auto* cmd = app.add_subcommand(
+        "export-kernel", "Write the best (or any) candidate as a standalone .cu with how it was measured");
     auto db = std::make_shared<std::string>();
     auto session = std::make_shared<std::int64_t>(0);
     auto index = std::make_shared<int>(0);
     auto out = std::make_shared<std::string>();
-    cmd->add_option("--db", *db, "the session store");
-    cmd->add_option("--session", *session, "a session id (default: the newest)");
+    cmd->add_option("--db", *db, "the session store")->check(storeFile());
+    cmd->add_option("--session", *session, "a session id (default: the newest)")->check(sessionId());
     cmd->add_option("--iteration", *index, "an iteration (default: the session's best)");
     cmd->add_option("-o,--output", *out, "the .cu file to write (default: standard output)");
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
-        int chosen = *index;
-        // The loop's own best (faster beyond the noise at each step) when it recorded one; else
-        // the highest speedup that passed (sessions from before summaries, or cancelled ones).
-        if (const auto record = s.session(id); chosen == 0 && record && record->summary.is_object())
-            chosen = record->summary.value("best_iteration", 0);
-        if (chosen == 0) {
-            double best = 0.0;
-            for (const auto& r : s.listIterations(id))
-                if (r.category == "passed" && r.speedup && *r.speedup > best) {
-                    best = *r.speedup;
-                    chosen = r.index;
-                }
-            if (chosen == 0)
-                throw Error("cli.no-best", s.path().string(), {}, "session " + std::to_string(id) + " has no passing candidate");
-        }
-        const auto d = s.iteration(id, chosen);
-        if (!d || !d->candidate)
-            throw Error("store.no-such-iteration", s.path().string(), {}, "no candidate at iteration " + std::to_string(chosen));
-        const auto record = s.session(id);
+        const auto exported = review::exportKernel(s, id, *index);
+        const int chosen = exported.iteration;
         std::ostringstream text;
-        text << "// Exported by KernelLoop from session " << id << ", iteration " << chosen << " ("
-             << (record ? record->problemName : std::string()) << ")\n";
-        if (record)
-            text << "// Measured on " << record->device << "\n";
-        if (d->result && d->result->medianUs)
-            text << "// Median " << fixed(d->result->medianUs, 2) << " us (p20 " << fixed(d->result->p20Us, 2) << ", p80 "
-                 << fixed(d->result->p80Us, 2) << "), " << fixed(d->result->gbps, 0) << " GB/s, "
-                 << fixed(d->result->pctOfCopy, 1) << "% of a same-size device copy, " << fixed(d->result->speedup, 2)
-                 << "x the problem's baseline timed in the same job; CUDA events, L2 flushed before every run, SM clock "
-                 << fixed(d->result->smClockMhz, 0) << " MHz, NVRTC " << d->result->toolkit << ".\n";
-        if (d->result)
-            text << "// Verified against the problem's reference at its main, fuzz and padded sizes: " << d->result->category
-                 << ".\n";
-        text << "// The launch rule is in the // @kl lines below; the chosen tunables are fixed here:\n";
-        for (const auto& [k, v] : d->candidate->tunables)
-            text << "#ifndef " << k << "\n#define " << k << " " << v << "\n#endif\n";
-        text << "\n" << d->candidate->source;
+        text << exported.text;
         if (out->empty()) {
             std::cout << text.str();
         } else {
+            store::checkExportTarget(s.path(), *out, true); // never the store itself, a FIFO or a device
             std::ofstream f(*out);
             f << text.str();
             if (!f)

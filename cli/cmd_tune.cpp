@@ -8,9 +8,9 @@
 #include "core/llm/llm_proposer.h"
 #include "core/llm/token_budget.h"
 #include "core/loop/tuning_session.h"
-#include "core/propose/hybrid_proposer.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
+#include "core/propose/hybrid_proposer.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
 #include "core/tuner/tuner.h"
@@ -42,12 +42,15 @@ struct CommonOptions {
 void addCommon(CLI::App* cmd, CommonOptions& o)
 {
     cmd->add_option("PROBLEM", o.problem, "the problem file (problem.json)")->required();
-    cmd->add_option("--db", o.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
+    cmd->add_option(
+        "--db", o.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
     cmd->add_option("--runner", o.runner, "the runner executable (default: beside this one)");
     cmd->add_option("--device", o.device, "GPU index")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--metrics", o.metrics, "CUPTI metric set")->check(CLI::IsMember({ "none", "default", "sol", "stalls" }));
+    cmd->add_option("--metrics", o.metrics, "CUPTI metric set")
+        ->check(CLI::IsMember({ "none", "default", "sol", "stalls" }));
     cmd->add_option("--trials", o.trials, "verification trials with fresh inputs")->check(CLI::Range(1, 20));
-    cmd->add_option("--job-timeout", o.jobTimeoutSeconds, "seconds before a hung candidate is killed")->check(CLI::PositiveNumber);
+    cmd->add_option("--job-timeout", o.jobTimeoutSeconds, "seconds before a hung candidate is killed")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", o.seed, "seed for inputs and the tuner");
     cmd->add_option("--label", o.label, "a name for the session");
     cmd->add_flag("--json", o.json, "JSON lines instead of the table");
@@ -70,7 +73,7 @@ LoopConfig baseConfig(const CommonOptions& o)
 using ProposerFactory = std::function<std::unique_ptr<Proposer>(TuneOutput& output)>;
 
 int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
-               const TunableValues& oneTunables, bool review)
+    const TunableValues& oneTunables, bool review)
 {
     const auto problem = loadProblem(o.problem);
     auto store = store::Store::open(storePath(o.db));
@@ -90,8 +93,8 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
     if (review)
         session.setReviewGate(&prompt);
     try {
-        const auto summary = one ? session.evaluateOne(*one, oneTunables, &g_interrupted)
-                                 : session.run(*proposer, &g_interrupted);
+        const auto summary
+            = one ? session.evaluateOne(*one, oneTunables, &g_interrupted) : session.run(*proposer, &g_interrupted);
         output.summary(summary);
         if (summary.cancelled)
             return Interrupted;
@@ -122,8 +125,8 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     auto minGain = std::make_shared<double>(0.05);
     addCommon(cmd, *o);
     auto llm = std::make_shared<LlmEndpointOptions>();
-    llm->attempts = 3;
-    llm->timeout = 300.0;
+    llm->attempts = "3";
+    llm->timeout = "300";
     auto roles = std::make_shared<std::string>("planner-coder");
     auto temperature = std::make_shared<double>(-1.0);
     auto maxTokens = std::make_shared<int>(8192);
@@ -131,7 +134,8 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     auto tokenBudget = std::make_shared<std::int64_t>(0);
     auto fixAttempts = std::make_shared<int>(1);
     auto tunerRounds = std::make_shared<int>(2);
-    cmd->add_option("--proposer", *proposerName, "who proposes: the built-in tuner, an LLM, or both (the LLM writes, the tuner sweeps each new best)")
+    cmd->add_option("--proposer", *proposerName,
+           "who proposes: the built-in tuner, an LLM, or both (the LLM writes, the tuner sweeps each new best)")
         ->check(CLI::IsMember({ "tuner", "llm", "llm+tuner" }))
         ->capture_default_str();
     cmd->add_option("--strategy", *strategy, "tuner search strategy")
@@ -139,13 +143,15 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("--budget", *budget, "rounds after the baseline")->check(CLI::PositiveNumber);
     cmd->add_option("--time", *time, "wall-time budget, e.g. 10m");
     cmd->add_option("--target", *target, "stop at this speedup over the baseline");
-    cmd->add_option("--mode", *mode, "auto, or review: every proposal waits for you")->check(CLI::IsMember({ "auto", "review" }));
+    cmd->add_option("--mode", *mode, "auto, or review: every proposal waits for you")
+        ->check(CLI::IsMember({ "auto", "review" }));
     cmd->add_option("-k,--candidates", *k, "candidates evaluated per round")->check(CLI::Range(1, 64));
     cmd->add_option("--patience", *patience, "stop after this many rounds under --min-gain (0: never)");
     cmd->add_option("--min-gain", *minGain, "a round gaining less than this fraction counts against patience");
     auto* llmGroup = cmd->add_option_group("LLM proposer", "with --proposer llm");
     addLlmEndpointOptions(llmGroup, *llm, false);
-    llmGroup->add_option("--roles", *roles, "planner then coder (debugger after a failure), or one role for small models")
+    llmGroup
+        ->add_option("--roles", *roles, "planner then coder (debugger after a failure), or one role for small models")
         ->check(CLI::IsMember({ "planner-coder", "single" }))
         ->capture_default_str();
     llmGroup->add_option("--temperature", *temperature, "sampling temperature (default: the server's)");
@@ -154,8 +160,9 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     llmGroup->add_option("--token-budget", *tokenBudget, "stop proposing after this many tokens (0: no limit)");
     llmGroup->add_option("--fix-attempts", *fixAttempts, "debugger rounds for a candidate that failed")
         ->capture_default_str();
-    llmGroup->add_option("--tuner-rounds", *tunerRounds,
-                         "llm+tuner: tuner rounds over each new best source's tunables before the LLM again")
+    llmGroup
+        ->add_option("--tuner-rounds", *tunerRounds,
+            "llm+tuner: tuner rounds over each new best source's tunables before the LLM again")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     return [=]() {
@@ -184,7 +191,8 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
             lc.maxFixAttempts = *fixAttempts;
             // Checked before the runner starts: a bad template folder fails at once.
             auto library = prompts->empty() ? PromptLibrary::builtIn() : PromptLibrary::withOverrides(*prompts);
-            factory = [endpoint, lc, library, hybrid, rounds, tc](TuneOutput& output) mutable -> std::unique_ptr<Proposer> {
+            factory
+                = [endpoint, lc, library, hybrid, rounds, tc](TuneOutput& output) mutable -> std::unique_ptr<Proposer> {
                 lc.onText = [&output](std::string_view role, int alternative, std::string_view text) {
                     output.llmText(role, alternative, text);
                 };

@@ -2,38 +2,12 @@
 
 #include "cli/cli_support.h"
 #include "core/model/error.h"
-
-#include <dtl/dtl.hpp>
+#include "core/review/candidate_changes.h"
+#include "core/review/source_diff.h"
 
 #include <iostream>
-#include <sstream>
 
 namespace kl::cli {
-
-namespace {
-std::vector<std::string> lines(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);)
-        out.push_back(l);
-    return out;
-}
-} // namespace
-
-std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& beforeName,
-                        const std::string& afterName)
-{
-    if (before == after)
-        return {};
-    dtl::Diff<std::string> diff(lines(before), lines(after));
-    diff.compose();
-    diff.composeUnifiedHunks();
-    std::ostringstream out;
-    out << "--- " << beforeName << "\n+++ " << afterName << "\n";
-    diff.printUnifiedFormat(out);
-    return out.str();
-}
 
 ReviewPrompt::ReviewPrompt(std::istream& in, std::ostream& out, std::atomic<bool>* cancel)
     : m_in(in)
@@ -49,8 +23,11 @@ ReviewDecision ReviewPrompt::review(const Proposal& p, const ProposalContext& ct
         m_out << "hypothesis: " << p.hypothesis << "\n";
     if (!p.tunables.empty())
         m_out << "tunables:   " << tunablesText(p.tunables) << "  (best: " << tunablesText(ctx.bestTunables) << ")\n";
-    const auto diff = unifiedDiff(ctx.best.source, p.candidate.source, "best/" + ctx.best.fileName,
-                                  "proposal/" + p.candidate.fileName);
+    auto changes = review::candidateChanges(ctx.best.source, ctx.bestTunables, p.candidate.source, p.tunables);
+    changes.tunables.clear(); // shown above beside the best's
+    m_out << review::changesHeaderText(changes);
+    const auto diff = review::unifiedDiff(
+        ctx.best.source, p.candidate.source, "best/" + ctx.best.fileName, "proposal/" + p.candidate.fileName);
     if (!diff.empty())
         m_out << diff;
     while (true) {

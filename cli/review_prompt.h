@@ -20,8 +20,4 @@ private:
     std::atomic<bool>* m_cancel;
 };
 
-// A unified diff of two sources (dtl), for `show` and review.
-std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& beforeName,
-                        const std::string& afterName);
-
 } // namespace kl::cli

@@ -1,0 +1,89 @@
+#include "core/review/kernel_export.h"
+
+#include "core/model/error.h"
+#include "core/review/size_figures.h"
+#include "core/store/store.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kl::review {
+
+namespace {
+std::string number(const std::optional<double>& v, int decimals) { return figureText(v, decimals); }
+} // namespace
+
+std::optional<int> bestIteration(const store::Store& store, std::int64_t session)
+{
+    if (const auto record = store.session(session); record && record->summary.is_object()
+        && record->summary.contains("best_iteration") && record->summary["best_iteration"].is_number_integer()) {
+        if (const int best = record->summary["best_iteration"].get<int>(); best > 0)
+            return best;
+    }
+    std::optional<int> chosen;
+    double best = 0.0;
+    for (const auto& r : store.listIterations(session))
+        if (r.category == "passed" && r.speedup && *r.speedup > best) {
+            best = *r.speedup;
+            chosen = r.index;
+        }
+    return chosen;
+}
+
+std::string exportedKernelText(
+    std::int64_t sessionId, const store::SessionRecord* session, const store::IterationDetail& d)
+{
+    std::ostringstream text;
+    text << "// Exported by KernelLoop from session " << sessionId << ", iteration " << d.row.index << " ("
+         << (session ? session->problemName : std::string()) << ")\n";
+    if (session)
+        text << "// Measured on " << session->device << "\n";
+    if (d.result && d.result->medianUs) {
+        const auto& r = *d.result;
+        const auto sizes = figures::figuresOf(d).sizes;
+        if (sizes.size() > 1) {
+            // Each main size on its own line: a median and percentiles of two sizes never share one.
+            text << "// Per main size, against the problem's baseline timed in the same job:\n";
+            for (const auto& f : sizes)
+                text << "//   " << sizeFiguresText(f) << "\n";
+            text << "// Speedup " << aggregateSpeedupText(r.speedup, sizes.size()) << ";";
+        } else {
+            text << "// Median " << number(r.medianUs, 2) << " us (p20 " << number(r.p20Us, 2) << ", p80 "
+                 << number(r.p80Us, 2) << "), " << number(r.gbps, 0) << " GB/s, " << number(r.pctOfCopy, 1)
+                 << "% of a same-size device copy, " << number(r.speedup, 2)
+                 << "x the problem's baseline timed in the same job;";
+        }
+        text << " CUDA events, L2 flushed before every run, SM clock " << number(r.smClockMhz, 0) << " MHz, NVRTC "
+             << r.toolkit << ".\n";
+    }
+    if (d.result)
+        text << "// Verified against the problem's reference at its main, fuzz and padded sizes: " << d.result->category
+             << ".\n";
+    text << "// The launch rule is in the // @kl lines below; the chosen tunables are fixed here:\n";
+    if (d.candidate) {
+        for (const auto& [k, v] : d.candidate->tunables)
+            text << "#ifndef " << k << "\n#define " << k << " " << v << "\n#endif\n";
+        text << "\n" << d.candidate->source;
+    }
+    return text.str();
+}
+
+ExportedKernel exportKernel(const store::Store& store, std::int64_t session, int iteration)
+{
+    int chosen = iteration;
+    if (chosen == 0) {
+        const auto best = bestIteration(store, session);
+        if (!best)
+            throw Error("session.no-best", store.path().string(), {},
+                "session " + std::to_string(session) + " has no passing candidate");
+        chosen = *best;
+    }
+    const auto d = store.iteration(session, chosen);
+    if (!d || !d->candidate)
+        throw Error("store.no-such-iteration", store.path().string(), {},
+            "no candidate at iteration " + std::to_string(chosen));
+    const auto record = store.session(session);
+    return { session, chosen, exportedKernelText(session, record ? &*record : nullptr, *d) };
+}
+
+} // namespace kl::review

@@ -1,0 +1,37 @@
+#include "core/review/size_figures.h"
+
+#include <cstdio>
+
+namespace kl::review {
+
+std::string figureText(const std::optional<double>& v, int decimals)
+{
+    if (!v)
+        return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
+    return buf;
+}
+
+namespace {
+std::string number(const std::optional<double>& v, int decimals) { return figureText(v, decimals); }
+} // namespace
+
+std::string sizeFiguresText(const figures::SizeFigures& f)
+{
+    return (f.size.empty() ? std::string("(unnamed size)") : f.size) + ": median " + number(f.medianUs, 2) + " us (p20 "
+        + number(f.p20Us, 2) + ", p80 " + number(f.p80Us, 2) + "), " + number(f.gbps, 0) + " GB/s, "
+        + number(f.pctOfCopy, 1) + "% of copy, " + (f.speedup ? number(f.speedup, 2) + "x" : std::string("-"));
+}
+
+std::string aggregateSpeedupText(const std::optional<double>& speedup, std::size_t sizes)
+{
+    if (!speedup)
+        return "-";
+    auto text = number(speedup, 2) + "x";
+    if (sizes > 1)
+        text += " (geometric mean over " + std::to_string(sizes) + " main sizes)";
+    return text;
+}
+
+} // namespace kl::review

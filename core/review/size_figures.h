@@ -1,0 +1,20 @@
+#pragma once
+// How a main size's figures read in text (show, history, the exported kernel's header), so that
+// no line mixes the figures of two sizes and an aggregate says that it is one.
+#include "core/figures/iteration_figures.h"
+
+#include <optional>
+#include <string>
+
+namespace kl::review {
+
+// A figure with `decimals` places, "-" when absent.
+std::string figureText(const std::optional<double>& value, int decimals);
+
+// "M=4096,N=1024: median 72.13 us (p20 71.90, p80 72.40), 1599 GB/s, 37.4% of copy, 1.23x"
+std::string sizeFiguresText(const figures::SizeFigures& figures);
+
+// "1.23x (geometric mean over 2 main sizes)", or "1.23x" for one size; "-" when absent.
+std::string aggregateSpeedupText(const std::optional<double>& speedup, std::size_t sizes);
+
+} // namespace kl::review
