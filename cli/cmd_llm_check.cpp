@@ -95,6 +95,11 @@ Diagnosis diagnose(const Exchange& e, const EndpointConfig& config)
         return { BadReply,
             "the server refused the request (HTTP " + std::to_string(e.httpStatus) + "): is it really an "
                 + std::string(providerName(config.provider)) + " endpoint?" + detail };
+    case ExchangeCategory::EmptyReply:
+        return { BadReply,
+            "the server answered without any text (content null or empty): is the model a chat model, and does "
+            "it spend its tokens elsewhere?"
+                + detail };
     case ExchangeCategory::BadJson:
     case ExchangeCategory::Truncated:
     case ExchangeCategory::ConnectionReset:
@@ -152,7 +157,8 @@ const CommandRegistration llmCheck([](CLI::App& app) -> std::function<int()> {
         if (o->json) {
             auto json = e.toJson();
             json["exit_code"] = diagnosis.exitCode;
-            std::cout << json.dump(2) << "\n";
+            // Exchanges hold valid UTF-8; replacing is the last guard should a field slip through.
+            std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         }
         if (!e.ok()) {
             std::cerr << "llm-check: " << exchangeCategoryName(e.category) << ": " << diagnosis.text << "\n";

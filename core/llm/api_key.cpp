@@ -20,6 +20,16 @@ std::string trimmed(const std::string& s)
     return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
+// A key goes into a request header: a CR or LF in it would add headers of its own.
+std::string checkedKey(std::string key, const std::string& file, const std::string& where)
+{
+    for (const char c : key)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            throw Error("llm.key-bad-characters", file, where,
+                "the key contains a control character (a line break, tab or NUL); a key is one line of text");
+    return key;
+}
+
 std::string octalMode(unsigned mode)
 {
     char text[8];
@@ -47,7 +57,7 @@ std::string keyFromFile(const std::filesystem::path& path)
     auto key = trimmed(text.str());
     if (key.empty())
         throw Error("llm.key-file-empty", file, {}, "the key file is empty");
-    return key;
+    return checkedKey(std::move(key), file, {});
 }
 
 } // namespace
@@ -66,7 +76,7 @@ std::string loadApiKey(const KeySource& source)
     if (key.empty())
         throw Error("llm.key-missing", {}, source.environmentVariable,
             "the environment variable " + source.environmentVariable + " is not set or empty");
-    return key;
+    return checkedKey(std::move(key), {}, source.environmentVariable);
 }
 
 } // namespace kl

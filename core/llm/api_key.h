@@ -16,7 +16,8 @@ struct KeySource {
 // The key, with surrounding white space removed; "" for an empty source (local servers need no
 // key). Throws kl::Error: "llm.key-missing" (variable unset or empty), "llm.key-file-unreadable",
 // "llm.key-file-permissions" (group or others may read or write it), "llm.key-file-empty",
-// "llm.key-ambiguous" (both a variable and a file given).
+// "llm.key-ambiguous" (both a variable and a file given), "llm.key-bad-characters" (a control
+// character inside the key: it would inject request headers).
 std::string loadApiKey(const KeySource& source);
 
 } // namespace kl

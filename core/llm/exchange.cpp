@@ -9,7 +9,7 @@ namespace kl {
 
 namespace {
 
-constexpr std::array<std::pair<ExchangeCategory, std::string_view>, 19> kNames { {
+constexpr std::array<std::pair<ExchangeCategory, std::string_view>, 20> kNames { {
     { ExchangeCategory::Ok, "ok" },
     { ExchangeCategory::Dns, "dns" },
     { ExchangeCategory::ConnectionRefused, "connection-refused" },
@@ -29,6 +29,7 @@ constexpr std::array<std::pair<ExchangeCategory, std::string_view>, 19> kNames {
     { ExchangeCategory::BadUrl, "bad-url" },
     { ExchangeCategory::Cancelled, "cancelled" },
     { ExchangeCategory::BudgetExhausted, "budget-exhausted" },
+    { ExchangeCategory::EmptyReply, "empty-reply" },
 } };
 
 } // namespace
@@ -47,6 +48,48 @@ std::optional<ExchangeCategory> parseExchangeCategory(std::string_view name)
         if (text == name)
             return value;
     return std::nullopt;
+}
+
+std::string validUtf8(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    for (std::size_t i = 0; i < text.size();) {
+        const unsigned char c = byte(i);
+        std::size_t length = 0;
+        unsigned low = 0x80, high = 0xbf; // the allowed range of the second byte
+        if (c < 0x80)
+            length = 1;
+        else if (c >= 0xc2 && c <= 0xdf)
+            length = 2;
+        else if (c >= 0xe0 && c <= 0xef) {
+            length = 3;
+            if (c == 0xe0)
+                low = 0xa0; // no overlong forms
+            if (c == 0xed)
+                high = 0x9f; // no surrogates
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            length = 4;
+            if (c == 0xf0)
+                low = 0x90;
+            if (c == 0xf4)
+                high = 0x8f; // nothing past U+10FFFF
+        }
+        bool ok = length > 0 && i + length <= text.size();
+        for (std::size_t k = 1; ok && k < length; ++k) {
+            const unsigned b = byte(i + k);
+            ok = k == 1 ? (b >= low && b <= high) : (b >= 0x80 && b <= 0xbf);
+        }
+        if (ok) {
+            out.append(text.substr(i, length));
+            i += length;
+        } else {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        }
+    }
+    return out;
 }
 
 const std::string& Exchange::text() const

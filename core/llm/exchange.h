@@ -33,10 +33,15 @@ enum class ExchangeCategory {
     BadUrl, // the base URL cannot be used (malformed, unsupported scheme)
     Cancelled,
     BudgetExhausted, // the token budget is spent: nothing was sent
+    EmptyReply, // a complete 2xx reply without any text (content null or empty in every choice)
 };
 
 std::string_view exchangeCategoryName(ExchangeCategory category); // "ok", "dns", "http-401", ...
 std::optional<ExchangeCategory> parseExchangeCategory(std::string_view name);
+
+// `text` with every byte sequence that is not UTF-8 replaced by U+FFFD: servers send such bytes,
+// and JSON (stored exchanges, --json) holds only UTF-8.
+std::string validUtf8(std::string_view text);
 
 struct Usage {
     std::int64_t promptTokens = 0;

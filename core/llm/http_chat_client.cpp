@@ -2,6 +2,7 @@
 
 #include "core/llm/token_budget.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <thread>
@@ -87,6 +88,14 @@ bool waitFor(std::chrono::milliseconds delay, const std::atomic<bool>* cancel)
     return !(cancel && cancel->load());
 }
 
+bool hasText(const std::vector<ChatChoice>& choices)
+{
+    return std::any_of(choices.begin(), choices.end(), [](const ChatChoice& c) { return !c.text.empty(); });
+}
+
+// A CR or LF in a header would let its value add request headers of its own.
+bool hasLineBreak(const std::string& text) { return text.find_first_of("\r\n", 0) != std::string::npos; }
+
 } // namespace
 
 ChatChoice& DecodedReply::choice(int index)
@@ -127,6 +136,7 @@ HttpChatClient::HttpChatClient(EndpointConfig config)
     , m_random(std::random_device {}())
 {
     m_redactor.addSecret(m_config.apiKey);
+    m_redactor.addUrlCredentials(m_config.baseUrl);
     for (const auto& [name, value] : m_config.extraHeaders)
         if (SecretRedactor::isSecretHeader(name))
             m_redactor.addSecret(value);
@@ -167,6 +177,14 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
         exchange.requestHeaders.push_back(name + ": "
             + (SecretRedactor::isSecretHeader(name) ? std::string(SecretRedactor::kMark) : m_redactor.redact(value)));
 
+    for (const auto& [name, value] : protocolHeaders())
+        if (hasLineBreak(name) || hasLineBreak(value)) {
+            exchange.category = ExchangeCategory::BadUrl;
+            exchange.message = "the request header " + m_redactor.redact(name)
+                + " contains a line break (it would add headers of its own); nothing was sent";
+            exchange.latencyMs = millisSince(started);
+            return exchange;
+        }
     const int maxAttempts = std::max(1, m_config.retry.maxAttempts);
     for (int attemptNumber = 1;; ++attemptNumber) {
         if (m_config.budget && m_config.budget->exhausted()) {
@@ -186,16 +204,16 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
             + " failed: " + std::string(exchangeCategoryName(attempt.category)) + ": " + exchange.message);
         if (!RetryPolicy::isRetryable(attempt.category) || attempt.streamedText || attemptNumber >= maxAttempts)
             break;
-        std::chrono::milliseconds delay;
-        if (attempt.retryAfter) {
-            delay = std::min(*attempt.retryAfter, m_config.retry.maxRetryAfter);
-        } else {
+        RetryPolicy::Wait wait;
+        {
             std::lock_guard lock(m_randomMutex);
-            delay = m_config.retry.backoff(attemptNumber + 1, m_random);
+            wait = m_config.retry.waitBefore(attemptNumber + 1, attempt.retryAfter, m_random);
         }
-        log("retrying in " + std::to_string(delay.count()) + " ms" + (attempt.retryAfter ? " (Retry-After)" : ""));
+        log("retrying in " + std::to_string(wait.delay.count()) + " ms"
+            + (attempt.retryAfter ? " (" + retryAfterText(*attempt.retryAfter, m_config.retry.maxRetryAfter) + ")"
+                                  : std::string()));
         const auto waitStart = Clock::now();
-        const bool waited = waitFor(delay, control.cancel);
+        const bool waited = waitFor(wait.delay, control.cancel);
         exchange.retryWaitMs += millisSince(waitStart);
         if (!waited) {
             exchange.category = ExchangeCategory::Cancelled;
@@ -268,15 +286,21 @@ void HttpChatClient::runAttempt(
     });
 
     exchange.httpStatus = outcome.status;
-    exchange.response = m_redactor.redact(std::string_view(body).substr(0, kStoredResponseBytes));
+    exchange.response = m_redactor.redact(validUtf8(std::string_view(body).substr(0, kStoredResponseBytes)));
     if (body.size() > kStoredResponseBytes)
         exchange.response += "\n[" + std::to_string(body.size() - kStoredResponseBytes) + " more bytes not kept]";
     exchange.firstTokenMs = firstTextMs;
 
+    // What the server said goes to terminals, JSON and the store: valid UTF-8, and never the key
+    // (a server may echo it back in a reply as well as in an error).
     auto finishReply = [&] {
         exchange.choices = reply.choices;
+        for (auto& choice : exchange.choices) {
+            choice.text = m_redactor.redact(validUtf8(choice.text));
+            choice.finishReason = validUtf8(choice.finishReason);
+        }
         if (!reply.servedModel.empty())
-            exchange.servedModel = reply.servedModel;
+            exchange.servedModel = m_redactor.redact(validUtf8(reply.servedModel));
         if (reply.usage.reported) {
             exchange.usage.promptTokens += reply.usage.promptTokens;
             exchange.usage.completionTokens += reply.usage.completionTokens;
@@ -310,9 +334,12 @@ void HttpChatClient::runAttempt(
                 + (location != outcome.headers.end() ? " to " + location->second : std::string())
                 + ", use that URL as the base URL";
         }
-        if (outcome.status == 429 || outcome.status == 503)
-            if (const auto it = outcome.headers.find("retry-after"); it != outcome.headers.end())
+        if (outcome.status == 429 || outcome.status >= 500)
+            if (const auto it = outcome.headers.find("retry-after"); it != outcome.headers.end()) {
                 attempt.retryAfter = parseRetryAfter(it->second, std::time(nullptr));
+                if (attempt.retryAfter)
+                    attempt.message += " (" + retryAfterText(*attempt.retryAfter, m_config.retry.maxRetryAfter) + ")";
+            }
         return;
     }
     if (isEventStream) {
@@ -326,6 +353,10 @@ void HttpChatClient::runAttempt(
                 + (cut ? " (its last event was cut off)" : "");
         }
         finishReply();
+        if (attempt.category == ExchangeCategory::Ok && !hasText(exchange.choices)) {
+            attempt.category = ExchangeCategory::EmptyReply;
+            attempt.message = "the stream ended without any text";
+        }
         return;
     }
     try {
@@ -339,6 +370,13 @@ void HttpChatClient::runAttempt(
         attempt.message = std::string("the reply is not the expected JSON: ") + e.what();
     }
     finishReply();
+    if (attempt.category == ExchangeCategory::Ok && !hasText(exchange.choices)) {
+        attempt.category = ExchangeCategory::EmptyReply;
+        attempt.message = "the reply has no text (its content is null or empty)"
+            + (exchange.choices.empty() || exchange.choices.front().finishReason.empty()
+                    ? std::string()
+                    : "; finish reason " + exchange.choices.front().finishReason);
+    }
     // The whole reply arrived at once: hand it to the caller as one piece, as a stream would have.
     if (attempt.category == ExchangeCategory::Ok && control.onText)
         for (std::size_t i = 0; i < reply.choices.size(); ++i)

@@ -33,6 +33,25 @@ void SecretRedactor::addSecret(std::string secret)
     std::sort(m_secrets.begin(), m_secrets.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
 }
 
+void SecretRedactor::addUrlCredentials(const std::string& url)
+{
+    const auto scheme = url.find("://");
+    if (scheme == std::string::npos)
+        return;
+    const auto hostStart = scheme + 3;
+    const auto hostEnd = url.find_first_of("/?#", hostStart);
+    const auto authority
+        = url.substr(hostStart, hostEnd == std::string::npos ? std::string::npos : hostEnd - hostStart);
+    const auto at = authority.rfind('@');
+    if (at == std::string::npos)
+        return;
+    const auto userinfo = authority.substr(0, at);
+    const auto colon = userinfo.find(':');
+    addSecret(userinfo.substr(0, colon));
+    if (colon != std::string::npos)
+        addSecret(userinfo.substr(colon + 1));
+}
+
 std::string SecretRedactor::redact(std::string_view text) const
 {
     // Credentials this redactor may not know: a header line or a JSON field carrying one, and
@@ -43,6 +62,8 @@ std::string SecretRedactor::redact(std::string_view text) const
     static const std::regex bearer(R"((bearer\s+)[A-Za-z0-9._~+/=-]{4,})", std::regex::icase);
     std::string out = std::regex_replace(std::string(text), headerLine, "$1[redacted]");
     out = std::regex_replace(out, bearer, "$1[redacted]");
+    static const std::regex userinfo(R"(((?:https?|ftp)://)[^/@\s"'?#]+@)", std::regex::icase);
+    out = std::regex_replace(out, userinfo, "$1[redacted]@");
     for (const auto& secret : m_secrets)
         replaceAll(out, secret, kMark);
     return out;

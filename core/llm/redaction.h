@@ -2,7 +2,7 @@
 // Keeps secrets out of everything the LLM clients write: logs, error messages, stored
 // exchanges. Servers sometimes echo the Authorization header back in an error body, so known
 // secrets are replaced wherever they occur, and so is anything that looks like a credential
-// header or a bearer token.
+// header, a bearer token or the userinfo of a URL.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +15,8 @@ public:
 
     // Secrets shorter than 4 characters are ignored: replacing them would shred ordinary text.
     void addSecret(std::string secret);
+    // The user name and password in a URL's userinfo ("https://user:key@host/v1"), if any.
+    void addUrlCredentials(const std::string& url);
     std::string redact(std::string_view text) const;
 
     // True for header names whose values are credentials (Authorization, x-api-key, api-key,

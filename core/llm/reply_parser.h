@@ -16,7 +16,7 @@ enum class ReplyCategory {
     Ok,
     NoCode, // no candidate block at all
     SeveralCandidates, // more than one block that could be the candidate
-    WrongEntryPoint, // launches a kernel the source lacks, or other kernels than before unplanned
+    WrongEntryPoint, // a launch names a kernel the source does not define (renaming one is fine)
     ChangedSignature, // a kernel's parameters no longer match its launch or the problem's buffers
     Truncated, // an unclosed code block, or cut off at the token limit
     Refusal, // the model declined
@@ -37,7 +37,7 @@ struct ReplyExpectations {
     const Candidate* current = nullptr; // the candidate being improved (entry points, signatures)
     std::set<std::string> buffers; // the problem's tensors: passed as pointers
     std::set<std::string> scalars; // the problem's scalars: passed by value
-    std::string plan; // the planner's plan: may announce new kernel names
+    std::string plan; // the planner's plan (kept with the reply; kernel names need no announcing)
     std::size_t maxReplyBytes = 256u << 10;
 
     static ReplyExpectations forProblem(const Problem& problem, const Candidate* current);

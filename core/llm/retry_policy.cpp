@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace kl {
@@ -33,6 +35,33 @@ std::chrono::milliseconds RetryPolicy::backoff(int nextAttempt, std::mt19937_64&
     return std::chrono::milliseconds(static_cast<long long>(full * jitter(random)));
 }
 
+RetryPolicy::Wait RetryPolicy::waitBefore(
+    int nextAttempt, std::optional<std::chrono::milliseconds> retryAfter, std::mt19937_64& random) const
+{
+    Wait wait;
+    if (retryAfter) {
+        wait.fromRetryAfter = true;
+        wait.capped = *retryAfter > maxRetryAfter;
+        wait.delay = std::min(*retryAfter, maxRetryAfter);
+    } else {
+        wait.delay = backoff(nextAttempt, random);
+    }
+    return wait;
+}
+
+std::string retryAfterText(std::chrono::milliseconds asked, std::chrono::milliseconds cap)
+{
+    const auto seconds = [](std::chrono::milliseconds ms) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g s", static_cast<double>(ms.count()) / 1000.0);
+        return std::string(text);
+    };
+    std::string text = "Retry-After " + seconds(asked);
+    if (asked > cap)
+        text += ", capped at " + seconds(cap);
+    return text;
+}
+
 std::optional<std::chrono::milliseconds> parseRetryAfter(std::string_view value, std::time_t now)
 {
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
@@ -44,14 +73,19 @@ std::optional<std::chrono::milliseconds> parseRetryAfter(std::string_view value,
     // Some servers send fractional seconds ("1.5"); accept them.
     double seconds = 0.0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-    if (error == std::errc() && end == value.data() + value.size())
-        return seconds < 0 ? std::nullopt
-                           : std::optional(std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0)));
+    constexpr double kLongest = 1e9; // seconds (about 31 years): far enough, and no overflow in ms
+    if (error == std::errc() && end == value.data() + value.size()) {
+        if (!std::isfinite(seconds) || seconds < 0)
+            return std::nullopt;
+        return std::chrono::milliseconds(static_cast<long long>(std::min(seconds, kLongest) * 1000.0));
+    }
     const std::string text(value);
     const std::time_t when = curl_getdate(text.c_str(), nullptr);
     if (when == -1)
         return std::nullopt;
-    return std::chrono::milliseconds(std::max<long long>(0, static_cast<long long>(when - now)) * 1000);
+    const long long ahead = std::clamp<long long>(
+        static_cast<long long>(when) - static_cast<long long>(now), 0, static_cast<long long>(kLongest));
+    return std::chrono::milliseconds(ahead * 1000);
 }
 
 } // namespace kl

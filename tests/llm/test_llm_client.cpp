@@ -464,7 +464,7 @@ private slots:
         QVERIFY2(e.retryWaitMs >= 950 && e.retryWaitMs < 2000, qPrintable(QString::number(e.retryWaitMs)));
         QVERIFY(e.latencyMs >= 1000);
         QCOMPARE(m_server->requestCount(openAiPath("ratelimit")), 2);
-        QVERIFY(logText().find("(Retry-After)") != std::string::npos);
+        QVERIFY2(logText().find("(Retry-After 1 s)") != std::string::npos, logText().c_str());
     }
 
     void retryAfterAsHttpDateOn503()

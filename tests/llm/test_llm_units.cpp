@@ -93,6 +93,57 @@ private slots:
         QVERIFY(!parseRetryAfter("-4", now));
     }
 
+    // A server may ask for anything: 99999 s, a date years ahead, "inf". The wait is cut to a
+    // minute by default, and the cut is said.
+    void retryAfterIsCapped()
+    {
+        const std::time_t now = 1445412480;
+        QCOMPARE(parseRetryAfter("99999", now).value().count(), 99999000LL);
+        QCOMPARE(parseRetryAfter("Wed, 21 Oct 2025 07:28:00 GMT", now).value().count(), 315619200000LL); // 10 years
+        QCOMPARE(parseRetryAfter("1e300", now).value().count(), 1000000000000LL); // no overflow
+        QVERIFY(!parseRetryAfter("inf", now));
+        QVERIFY(!parseRetryAfter("nan", now));
+        QVERIFY(!parseRetryAfter("1e400", now));
+        RetryPolicy policy;
+        QCOMPARE(policy.maxRetryAfter.count(), 60000LL);
+        std::mt19937_64 random(1);
+        const auto wait = policy.waitBefore(2, parseRetryAfter("99999", now), random);
+        QCOMPARE(wait.delay.count(), 60000LL);
+        QVERIFY(wait.capped && wait.fromRetryAfter);
+        QVERIFY(!policy.waitBefore(2, std::chrono::milliseconds(3000), random).capped);
+        QCOMPARE(retryAfterText(std::chrono::milliseconds(99999000), policy.maxRetryAfter),
+            std::string("Retry-After 99999 s, capped at 60 s"));
+        QCOMPARE(retryAfterText(std::chrono::milliseconds(3000), policy.maxRetryAfter), std::string("Retry-After 3 s"));
+    }
+
+    void invalidUtf8IsReplaced()
+    {
+        QCOMPARE(validUtf8("plain \xC3\xA9 \xE2\x86\x92 ok"), std::string("plain \xC3\xA9 \xE2\x86\x92 ok"));
+        QCOMPARE(validUtf8("a\xFF"
+                           "b"),
+            std::string("a\xEF\xBF\xBD"
+                        "b"));
+        QCOMPARE(validUtf8("\xC3"), std::string("\xEF\xBF\xBD")); // cut in the middle
+        QCOMPARE(validUtf8("\xED\xA0\x80"), std::string("\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD")); // a surrogate
+        QCOMPARE(validUtf8("\xC0\xAF"), std::string("\xEF\xBF\xBD\xEF\xBF\xBD")); // overlong
+        QCOMPARE(validUtf8("\xF0\x9F\x98\x80"), std::string("\xF0\x9F\x98\x80"));
+        nlohmann::json j = validUtf8("bad \x80\x81 bytes");
+        QVERIFY(!j.dump().empty()); // would throw type_error 316 on the raw bytes
+    }
+
+    void urlCredentialsAreRedacted()
+    {
+        SecretRedactor r;
+        r.addUrlCredentials("https://alice:sk-userinfo-123456@llm.example.com/v1");
+        const auto text = r.redact("POST https://alice:sk-userinfo-123456@llm.example.com/v1/chat/completions; key "
+                                   "sk-userinfo-123456 echoed");
+        QVERIFY2(text.find("sk-userinfo-123456") == std::string::npos, text.c_str());
+        QVERIFY2(text.find("https://[redacted]@llm.example.com/v1") != std::string::npos, text.c_str());
+        // Without being told: any userinfo in a URL.
+        const auto other = SecretRedactor().redact("see http://sk-only-user-999@host:8000/v1");
+        QCOMPARE(other, std::string("see http://[redacted]@host:8000/v1"));
+    }
+
     void backoffGrowsExponentiallyWithJitterAndACap()
     {
         RetryPolicy policy;
@@ -210,7 +261,7 @@ private slots:
     void categoryNamesAreStableAndDistinct()
     {
         std::set<std::string_view> names;
-        for (int i = 0; i <= static_cast<int>(ExchangeCategory::BudgetExhausted); ++i) {
+        for (int i = 0; i <= static_cast<int>(ExchangeCategory::EmptyReply); ++i) {
             const auto c = static_cast<ExchangeCategory>(i);
             const auto name = exchangeCategoryName(c);
             QVERIFY(names.insert(name).second);
