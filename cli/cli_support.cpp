@@ -1,10 +1,13 @@
 #include "cli/cli_support.h"
 
 #include "core/model/error.h"
+#include "core/model/names.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <regex>
 #include <unistd.h>
 
 namespace kl::cli {
@@ -38,7 +41,7 @@ fs::path runnerPath(const std::string& option)
     const auto self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         for (const auto& candidate : { self.parent_path() / "kernelloop-runner",
-                                       self.parent_path().parent_path() / "runner" / "kernelloop-runner" })
+                 self.parent_path().parent_path() / "runner" / "kernelloop-runner" })
             if (fs::exists(candidate))
                 return candidate;
     }
@@ -47,26 +50,48 @@ fs::path runnerPath(const std::string& option)
 
 TunableValues parseSets(const std::vector<std::string>& sets)
 {
-    static const std::regex form(R"(([A-Za-z_][A-Za-z0-9_]*)=(-?\d+))");
     TunableValues values;
     for (const auto& s : sets) {
-        std::smatch m;
-        if (!std::regex_match(s, m, form))
-            throw Error("cli.bad-set", {}, "--set " + s, "expected NAME=INTEGER, such as THREADS=256");
-        values[m[1]] = std::stoll(m[2]);
+        const auto where = "--set " + (s.size() > 60 ? s.substr(0, 60) + "..." : s);
+        const auto eq = s.find('=');
+        const std::string name = s.substr(0, eq);
+        const std::string value = eq == std::string::npos ? std::string() : s.substr(eq + 1);
+        if (eq == std::string::npos || !isIdentifier(name) || value.empty())
+            throw Error("cli.bad-set", {}, where, "expected NAME=INTEGER, such as THREADS=256");
+        std::int64_t number = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+        if (ec == std::errc::result_out_of_range
+            || (ec == std::errc() && end == value.data() + value.size()
+                && (number > kMaxTunableMagnitude || number < -kMaxTunableMagnitude)))
+            throw Error("cli.bad-set", {}, where, value + " is out of range: a tunable's value lies within ±2^53");
+        if (ec != std::errc() || end != value.data() + value.size())
+            throw Error("cli.bad-set", {}, where, "expected NAME=INTEGER, such as THREADS=256");
+        values[name] = number;
     }
     return values;
 }
 
 double parseDuration(const std::string& text)
 {
-    static const std::regex form(R"((\d+(?:\.\d+)?)\s*(s|m|h|min)?)");
-    std::smatch m;
-    if (!std::regex_match(text, m, form))
-        throw Error("cli.bad-duration", {}, "--time " + text, "expected a duration such as 90s, 10m or 1h");
-    const double v = std::stod(m[1]);
-    const std::string unit = m[2];
-    return unit == "h" ? v * 3600 : (unit == "m" || unit == "min") ? v * 60 : v;
+    const auto bad = [&text] {
+        return Error("cli.bad-duration", {}, "--time " + (text.size() > 60 ? text.substr(0, 60) + "..." : text),
+            "expected a duration such as 90s, 10m or 1h");
+    };
+    std::size_t digits = 0;
+    while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.'))
+        ++digits;
+    const std::string number = text.substr(0, digits);
+    std::string unit = text.substr(digits);
+    unit.erase(0, unit.find_first_not_of(' '));
+    if (number.empty() || number.front() == '.' || number.back() == '.'
+        || std::count(number.begin(), number.end(), '.') > 1
+        || !(unit.empty() || unit == "s" || unit == "m" || unit == "h" || unit == "min"))
+        throw bad();
+    const double v = std::strtod(number.c_str(), nullptr);
+    const double seconds = unit == "h" ? v * 3600 : (unit == "m" || unit == "min") ? v * 60 : v;
+    if (!std::isfinite(seconds) || seconds > 1e9)
+        throw Error("cli.bad-duration", {}, "--time", "a duration of at most 10^9 seconds");
+    return seconds;
 }
 
 std::string fixed(double value, int decimals)

@@ -15,7 +15,8 @@ std::filesystem::path storePath(const std::string& option);
 // --runner, else $KERNELLOOP_RUNNER, else kernelloop-runner beside this executable or in the
 // build tree's runner/ folder.
 std::filesystem::path runnerPath(const std::string& option);
-// "NAME=VALUE" pairs; throws kl::Error("cli.bad-set") naming the bad one.
+// "NAME=VALUE" pairs; throws kl::Error("cli.bad-set") naming the bad one (not NAME=INTEGER, or a
+// value beyond ±2^53).
 TunableValues parseSets(const std::vector<std::string>& sets);
 // "90s", "10m", "1h", "300" (seconds); throws kl::Error("cli.bad-duration").
 double parseDuration(const std::string& text);

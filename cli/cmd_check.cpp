@@ -26,8 +26,26 @@ struct CheckOptions {
     std::string arch;
     std::vector<std::string> sets;
     bool json = false;
+    bool candidateGiven = false; // "--candidate ''" is a mistake, not "the baseline"
+    bool archGiven = false;
 };
 
+// The reference is verified at every size set, padded too where rows are padded: its launch
+// expressions must hold there, as the candidate's must.
+void planReferenceEverywhere(const Problem& problem)
+{
+    bool padded = false;
+    for (const auto* list : { &problem.inputs, &problem.outputs })
+        for (const auto& t : *list)
+            padded = padded || !t.rowPadding.empty();
+    const auto tunables = problem.reference.defaults();
+    for (const auto* list : { &problem.mainSizes, &problem.fuzzSizes })
+        for (const auto& sizes : *list) {
+            planLaunches(problem, problem.reference, sizes, tunables);
+            if (padded)
+                planLaunches(problem, problem.reference, sizes, tunables, true);
+        }
+}
 
 std::string bytes(std::int64_t n) { return std::to_string(n) + " B"; }
 
@@ -130,10 +148,16 @@ void printReport(std::ostream& out, const StaticReport& r)
 
 int runCheck(const CheckOptions& o)
 {
+    if (o.candidateGiven && o.candidate.empty())
+        throw Error("cli.bad-option", {}, "--candidate", "an empty file name; leave --candidate out for the baseline");
+    if (o.archGiven && o.arch.empty())
+        throw Error(
+            "cli.bad-option", {}, "--arch", "an empty architecture; give one such as sm_90, or leave --arch out");
     const auto problem = loadProblem(o.problem);
-    const auto candidate = o.candidate.empty() ? problem.baseline : loadCandidate(o.candidate);
+    planReferenceEverywhere(problem);
+    const auto candidate = o.candidateGiven ? loadCandidate(o.candidate) : problem.baseline;
     CompileOptions options;
-    options.arch = o.arch.empty() ? problem.arch : o.arch;
+    options.arch = o.archGiven ? o.arch : problem.arch;
     options.includeDir = problem.dir;
     const auto device = DeviceLimits::forArch(options.arch);
     const auto report = analyseCandidate(problem, candidate, parseSets(o.sets), options, device);
@@ -161,11 +185,14 @@ const CommandRegistration registration([](CLI::App& app) -> std::function<int()>
     auto options = std::make_shared<CheckOptions>();
     auto* sub = app.add_subcommand("check", "Compile a candidate (no GPU needed) and print its static report");
     sub->add_option("problem", options->problem, "the problem file (JSON)")->required();
-    sub->add_option("--candidate", options->candidate, "a candidate source (default: the problem's baseline)");
-    sub->add_option("--arch", options->arch, "target architecture, e.g. sm_90 (default: the problem's)");
+    auto* candidate
+        = sub->add_option("--candidate", options->candidate, "a candidate source (default: the problem's baseline)");
+    auto* arch = sub->add_option("--arch", options->arch, "target architecture, e.g. sm_90 (default: the problem's)");
     sub->add_option("--set", options->sets, "a tunable's value, NAME=VALUE (repeatable)");
     sub->add_flag("--json", options->json, "print the report as JSON");
-    return [options] {
+    return [options, candidate, arch] {
+        options->candidateGiven = candidate->count() > 0;
+        options->archGiven = arch->count() > 0;
         if (!options->json)
             return runCheck(*options);
         try {

@@ -4,6 +4,7 @@
 #include "core/compile/compiler.h"
 
 #include "core/compile/include_policy.h"
+#include "core/compile/launch_args.h"
 #include "core/model/launch_plan.h"
 
 #include <nvrtc.h>
@@ -288,6 +289,10 @@ private:
             if (found != resources.end())
                 k = *found;
             k.name = kernel;
+            if (auto parameters = ptxEntryParameters(m_result.ptx, k.loweredName)) {
+                k.parameters = std::move(*parameters);
+                k.parametersKnown = true;
+            }
             if (k.stackFrameBytes > kMaxLocalBytesPerThread)
                 m_result.diagnostics.push_back(error(m_file, line,
                     "kernel " + kernel + " needs " + std::to_string(k.stackFrameBytes)

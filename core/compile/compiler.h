@@ -37,6 +37,12 @@ struct CompilerDiagnostic {
     int ptxLine = 0; // for ptxas errors: the line in the generated PTX (mapped to `line` through -lineinfo)
 };
 
+// One parameter of a kernel as its PTX .entry declares it.
+struct KernelParameter {
+    std::string ptxType; // ".u64", ".f32", ".b8" (an aggregate: bytes = its array length)
+    int bytes = 0;
+};
+
 // What ptxas said about one kernel.
 struct KernelResources {
     std::string name; // as in the source (unmangled)
@@ -50,6 +56,8 @@ struct KernelResources {
     std::int64_t spillLoadBytes = 0;
     std::int64_t cumulativeStackBytes = 0;
     std::string arch; // "sm_90", the target ptxas compiled this entry for
+    std::vector<KernelParameter> parameters; // from the PTX, in order
+    bool parametersKnown = false; // false when the PTX did not show the entry's parameter list
 };
 
 struct CompileOptions {

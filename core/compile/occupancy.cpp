@@ -4,12 +4,12 @@
 #include "core/compile/occupancy.h"
 
 #include "core/model/error.h"
+#include "core/model/names.h"
 
 #include <cuda_occupancy.h>
 
 #include <algorithm>
 #include <array>
-#include <regex>
 
 namespace kl {
 
@@ -42,9 +42,18 @@ std::string blocksText(int threads, int registers, std::int64_t shared)
 
 DeviceLimits DeviceLimits::forArch(const std::string& arch)
 {
-    static const std::regex form(R"((?:sm|compute)_(\d+)[af]?)");
-    std::smatch m;
-    const int number = std::regex_match(arch, m, form) ? std::stoi(m[1]) : -1;
+    // (sm|compute)_DIGITS[a|f], read by hand: a long --arch must not reach stoi or a recursive regex.
+    int number = -1;
+    const std::size_t underscore = arch.find('_');
+    const std::string prefix = arch.substr(0, underscore);
+    if (underscore != std::string::npos && (prefix == "sm" || prefix == "compute") && arch.size() <= 16) {
+        std::string digits = arch.substr(underscore + 1);
+        if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
+            digits.pop_back();
+        if (!digits.empty() && digits.size() <= 4
+            && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            number = std::stoi(digits);
+    }
     constexpr std::int64_t KiB = 1024, MiB = 1024 * 1024;
     switch (number) {
     case 75:
@@ -61,7 +70,8 @@ DeviceLimits DeviceLimits::forArch(const std::string& arch)
         return limits("NVIDIA B200", 10, 0, 148, 2048, 32, 228 * KiB, 227 * KiB, KiB, 126 * MiB);
     default:
         throw Error("device.unknown-arch", {}, "arch",
-            "no device limits known for \"" + arch + "\" (known: sm_75, sm_80, sm_86, sm_89, sm_90, sm_100)");
+            "no device limits known for " + quotedForMessage(arch)
+                + " (known: sm_75, sm_80, sm_86, sm_89, sm_90, sm_100)");
     }
 }
 

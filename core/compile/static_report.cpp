@@ -1,5 +1,8 @@
 #include "core/compile/static_report.h"
 
+#include "core/compile/launch_args.h"
+
+#include <algorithm>
 #include <cmath>
 
 namespace kl {
@@ -30,6 +33,19 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
     std::vector<LaunchPlan> plans;
     for (const auto& sizes : problem.mainSizes)
         plans.push_back(planLaunches(problem, candidate, sizes, report.tunables));
+    // Verification also launches at the fuzz sizes, and on padded rows: a grid of zero or a scratch
+    // buffer out of range there is as much the candidate's mistake.
+    const bool padded
+        = std::any_of(problem.inputs.begin(), problem.inputs.end(), [](const auto& t) { return !t.rowPadding.empty(); })
+        || std::any_of(
+            problem.outputs.begin(), problem.outputs.end(), [](const auto& t) { return !t.rowPadding.empty(); });
+    for (const auto* list : { &problem.mainSizes, &problem.fuzzSizes })
+        for (const auto& sizes : *list) {
+            if (list == &problem.fuzzSizes)
+                planLaunches(problem, candidate, sizes, report.tunables);
+            if (padded)
+                planLaunches(problem, candidate, sizes, report.tunables, true);
+        }
 
     CompileOptions compileOptions = options;
     compileOptions.tunables = report.tunables;
@@ -38,6 +54,8 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
     report.compile = compileCandidate(candidate, compileOptions);
     if (!report.compile.ok)
         return report;
+    if (!plans.empty())
+        checkLaunchArgs(candidate, plans.front(), report.compile);
 
     for (const auto& plan : plans)
         for (const auto& launch : plan.launches) {

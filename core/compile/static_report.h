@@ -44,8 +44,10 @@ struct StaticReport {
 // Compiles `candidate` with `tunables` (the candidate's defaults overridden by these) for
 // options.arch, with includes from problem.dir when options.includeDir is empty. Throws kl::Error
 // for input errors: "candidate.unknown-tunable", "candidate.value-not-allowed", "plan.constraint"
-// (checked at every main size before compiling) and the other plan.* categories. A candidate that
-// does not compile is not an exception: report.compile says why.
+// and the other plan.* categories (planned at every main and fuzz size, padded too where the problem
+// pads rows, before compiling), and "plan.args-mismatch" after compiling when a launch's arguments
+// do not match its kernel's parameters. A candidate that does not compile is not an exception:
+// report.compile says why.
 StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate, const TunableValues& tunables,
     const CompileOptions& options, const DeviceLimits& device);
 

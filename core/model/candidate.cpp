@@ -2,11 +2,13 @@
 
 #include "core/model/error.h"
 #include "core/model/expression.h"
+#include "core/model/input_file.h"
+#include "core/model/names.h"
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <regex>
+#include <charconv>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -25,10 +27,39 @@ std::string trim(std::string_view s)
     return std::string(s.substr(b, e - b + 1));
 }
 
-bool isIdentifier(const std::string& s)
+bool isSpace(char c) { return c == ' ' || c == '\t'; }
+
+// A whole number written as digits (no expression), within the range expressions keep exact.
+std::optional<std::int64_t> literal(const std::string& text)
 {
-    static const std::regex id(R"([A-Za-z_][A-Za-z0-9_]*)");
-    return std::regex_match(s, id);
+    std::int64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || ptr != end || value > kMaxTunableMagnitude
+        || value < -kMaxTunableMagnitude)
+        return std::nullopt;
+    return value;
+}
+
+// "EXPR as TYPE" → {EXPR, TYPE}; the last " as " counts, as the launch syntax always meant.
+std::optional<std::pair<std::string, std::string>> typedArg(const std::string& item)
+{
+    std::size_t typeStart = item.size();
+    while (typeStart > 0
+        && (std::islower(static_cast<unsigned char>(item[typeStart - 1]))
+            || std::isdigit(static_cast<unsigned char>(item[typeStart - 1]))))
+        --typeStart;
+    if (typeStart == item.size() || typeStart == 0 || !isSpace(item[typeStart - 1]))
+        return std::nullopt;
+    std::size_t asEnd = typeStart;
+    while (asEnd > 0 && isSpace(item[asEnd - 1]))
+        --asEnd;
+    if (asEnd < 3 || item.compare(asEnd - 2, 2, "as") != 0 || !isSpace(item[asEnd - 3]))
+        return std::nullopt;
+    const std::string expression = trim(std::string_view(item).substr(0, asEnd - 2));
+    if (expression.empty())
+        return std::nullopt;
+    return std::make_pair(expression, item.substr(typeStart));
 }
 
 // Splits on commas that are not inside parentheses.
@@ -80,7 +111,7 @@ public:
             launch(rest);
         else
             fail("candidate.bad-directive",
-                 "unknown directive \"" + keyword + "\" (expected tunable, constraint, scratch or launch)");
+                "unknown directive \"" + keyword + "\" (expected tunable, constraint, scratch or launch)");
     }
 
 private:
@@ -98,43 +129,51 @@ private:
         }
     }
 
+    void name(const std::string& what, const std::string& text) const
+    {
+        if (const auto problem = nameProblem(text); !problem.empty())
+            fail("candidate.bad-name", what + " name " + quotedForMessage(text) + " " + problem);
+    }
+
     // tunable NAME = DEFAULT in V1, V2, ... | in A..B [step S | pow2]
     void tunable(const std::string& rest)
     {
-        static const std::regex form(R"(([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(-?\d+)\s+in\s+(.+))");
-        std::smatch m;
-        if (!std::regex_match(rest, m, form))
-            fail("candidate.bad-tunable",
-                 "expected \"tunable NAME = DEFAULT in V1, V2, ...\" or \"... in LO..HI [step S | pow2]\", got \"" + rest
-                     + "\"");
+        const std::string usage
+            = "expected \"tunable NAME = DEFAULT in V1, V2, ...\" or \"... in LO..HI [step S | pow2]\", got "
+            + quotedForMessage(rest, 80);
+        const auto eq = rest.find('=');
+        if (eq == std::string::npos)
+            fail("candidate.bad-tunable", usage);
         Tunable t;
-        t.name = m[1];
-        t.defaultValue = integer(m[2]);
+        t.name = trim(std::string_view(rest).substr(0, eq));
+        name("tunable", t.name);
+        if (isReservedName(t.name))
+            fail("candidate.reserved-name",
+                "tunable " + t.name
+                    + " has a reserved name (a C++ or CUDA keyword or built-in, or a name starting with __ or _ and a "
+                      "capital): it becomes a macro");
+        std::istringstream after(rest.substr(eq + 1));
+        std::string defaultText, in;
+        after >> defaultText >> in;
+        std::string set;
+        std::getline(after, set);
+        set = trim(set);
+        if (in != "in" || set.empty())
+            fail("candidate.bad-tunable", usage);
+        const auto defaultValue = literal(defaultText);
+        if (!defaultValue)
+            fail("candidate.bad-tunable", "default " + quotedForMessage(defaultText) + " is not a whole number");
+        t.defaultValue = *defaultValue;
         t.line = m_line;
-        const std::string set = trim(m[3].str());
-        static const std::regex range(R"((-?\d+)\s*\.\.\s*(-?\d+)(?:\s+(step)\s+(\d+)|\s+(pow2))?)");
-        std::smatch r;
-        if (std::regex_match(set, r, range)) {
-            const auto lo = integer(r[1]), hi = integer(r[2]);
-            if (lo > hi)
-                fail("candidate.bad-tunable", "empty range " + set);
-            if (r[5].matched) {
-                if (lo <= 0)
-                    fail("candidate.bad-tunable", "a pow2 range must start above zero");
-                for (std::int64_t v = 1; v <= hi; v *= 2)
-                    if (v >= lo)
-                        t.values.push_back(v);
-            } else {
-                const std::int64_t step = r[4].matched ? integer(r[4]) : 1;
-                if (step <= 0)
-                    fail("candidate.bad-tunable", "step must be positive");
-                if ((hi - lo) / step > 100000)
-                    fail("candidate.bad-tunable", "range " + set + " has more than 100000 values");
-                for (std::int64_t v = lo; v <= hi; v += step)
-                    t.values.push_back(v);
-            }
-        } else {
-            for (const auto& item : splitTopLevel(set)) {
+        if (const auto dots = set.find(".."); dots != std::string::npos)
+            range(t, set, dots);
+        else {
+            const auto items = splitTopLevel(set);
+            if (items.size() > kMaxTunableValues)
+                fail("candidate.bad-tunable",
+                    "tunable " + t.name + " lists " + std::to_string(items.size()) + " values; at most "
+                        + std::to_string(kMaxTunableValues));
+            for (const auto& item : items) {
                 if (item.empty())
                     fail("candidate.bad-tunable", "empty value in \"" + set + "\"");
                 t.values.push_back(integer(item));
@@ -143,11 +182,45 @@ private:
         std::sort(t.values.begin(), t.values.end());
         t.values.erase(std::unique(t.values.begin(), t.values.end()), t.values.end());
         if (std::find(t.values.begin(), t.values.end(), t.defaultValue) == t.values.end())
-            fail("candidate.bad-tunable", "default " + std::to_string(t.defaultValue) + " of " + t.name
-                                              + " is not among its allowed values");
+            fail("candidate.bad-tunable",
+                "default " + std::to_string(t.defaultValue) + " of " + t.name + " is not among its allowed values");
         if (m_c.tunable(t.name))
             fail("candidate.duplicate", "tunable " + t.name + " is declared twice");
         m_c.tunables.push_back(std::move(t));
+    }
+
+    // LO..HI [step S | pow2]
+    void range(Tunable& t, const std::string& set, std::size_t dots)
+    {
+        std::istringstream tail(set.substr(dots + 2));
+        std::string hiText, word, stepText, extra;
+        tail >> hiText >> word >> stepText >> extra;
+        const auto lo = literal(trim(std::string_view(set).substr(0, dots)));
+        const auto hi = literal(hiText);
+        const bool pow2 = word == "pow2" && stepText.empty();
+        const bool stepped = word == "step" && !stepText.empty() && extra.empty();
+        if (!lo || !hi || !(word.empty() || pow2 || stepped))
+            fail("candidate.bad-tunable",
+                "expected \"LO..HI\", \"LO..HI step S\" or \"LO..HI pow2\", got \"" + set + "\"");
+        if (*lo > *hi)
+            fail("candidate.bad-tunable", "empty range " + set);
+        if (pow2) {
+            if (*lo <= 0)
+                fail("candidate.bad-tunable", "a pow2 range must start above zero");
+            for (std::int64_t v = 1; v <= *hi; v *= 2)
+                if (v >= *lo)
+                    t.values.push_back(v);
+            return;
+        }
+        const auto step = stepped ? literal(stepText) : std::optional<std::int64_t>(1);
+        if (!step || *step <= 0)
+            fail("candidate.bad-tunable", "step must be a positive whole number");
+        if ((*hi - *lo) / *step + 1 > static_cast<std::int64_t>(kMaxTunableValues))
+            fail("candidate.bad-tunable",
+                "range " + set + " has " + std::to_string((*hi - *lo) / *step + 1) + " values; at most "
+                    + std::to_string(kMaxTunableValues));
+        for (std::int64_t v = *lo; v <= *hi; v += *step)
+            t.values.push_back(v);
     }
 
     void constraint(const std::string& rest)
@@ -161,15 +234,30 @@ private:
     // scratch NAME DTYPE [COUNT] [zero]
     void scratch(const std::string& rest)
     {
-        static const std::regex form(R"(([A-Za-z_][A-Za-z0-9_]*)\s+([a-z0-9]+)\s*\[(.+)\]\s*(zero)?)");
-        std::smatch m;
-        if (!std::regex_match(rest, m, form))
-            fail("candidate.bad-scratch", "expected \"scratch NAME DTYPE [COUNT] [zero]\", got \"" + rest + "\"");
-        const auto type = parseDType(m[2].str());
+        const std::string usage = "expected \"scratch NAME DTYPE [COUNT] [zero]\", got " + quotedForMessage(rest, 80);
+        const auto open = rest.find('['), close = rest.rfind(']');
+        if (open == std::string::npos || close == std::string::npos || close < open)
+            fail("candidate.bad-scratch", usage);
+        std::istringstream head(rest.substr(0, open));
+        std::string bufferName, dtypeName, extra;
+        head >> bufferName >> dtypeName >> extra;
+        const std::string after = trim(std::string_view(rest).substr(close + 1));
+        if (bufferName.empty() || dtypeName.empty() || !extra.empty() || !(after.empty() || after == "zero"))
+            fail("candidate.bad-scratch", usage);
+        name("scratch", bufferName);
+        const auto type = parseDType(dtypeName);
         if (!type)
-            fail("candidate.bad-scratch", "unknown dtype \"" + m[2].str() + "\"");
-        ScratchBuffer b { m[1], *type, trim(m[3].str()), m[4].matched, m_line };
-        usedSymbols(b.count, m_c.fileName, "line " + std::to_string(m_line));
+            fail("candidate.bad-scratch", "unknown dtype \"" + dtypeName + "\"");
+        ScratchBuffer b { bufferName, *type, trim(std::string_view(rest).substr(open + 1, close - open - 1)),
+            after == "zero", m_line };
+        if (b.count.empty())
+            fail("candidate.bad-scratch", "scratch " + b.name + " has no element count");
+        const auto where = "line " + std::to_string(m_line);
+        if (usedSymbols(b.count, m_c.fileName, where).empty()) {
+            if (evaluateInteger(b.count, {}, m_c.fileName, where) < 1)
+                fail("candidate.bad-scratch",
+                    "scratch " + b.name + " of [" + b.count + "] elements: it needs at least one");
+        }
         m_c.scratch.push_back(std::move(b));
     }
 
@@ -180,8 +268,9 @@ private:
         LaunchRule rule;
         rule.line = m_line;
         in >> rule.kernel;
-        if (!isIdentifier(rule.kernel))
-            fail("candidate.bad-launch", "launch needs a kernel name first, got \"" + rule.kernel + "\"");
+        if (rule.kernel.empty() || rule.kernel.find('=') != std::string::npos)
+            fail("candidate.bad-launch", "launch needs a kernel name first, got " + quotedForMessage(rule.kernel));
+        name("kernel", rule.kernel);
         std::string tail;
         std::getline(in, tail);
         std::set<std::string> seen;
@@ -234,17 +323,15 @@ private:
             rule.sharedBytes = trim(body);
             usedSymbols(rule.sharedBytes, m_c.fileName, where);
         } else if (key == "args") {
-            static const std::regex typed(R"((.+)\s+as\s+([a-z0-9]+))");
             for (auto& item : splitTopLevel(body)) {
                 if (item.empty())
                     fail("candidate.bad-launch", "empty argument in args=(" + body + ")");
                 LaunchArg arg;
-                std::smatch m;
-                if (std::regex_match(item, m, typed)) {
-                    const auto type = parseDType(m[2].str());
+                if (const auto typed = typedArg(item)) {
+                    const auto type = parseDType(typed->second);
                     if (!type)
-                        fail("candidate.bad-launch", "unknown type \"" + m[2].str() + "\" in \"" + item + "\"");
-                    arg.expression = trim(m[1].str());
+                        fail("candidate.bad-launch", "unknown type \"" + typed->second + "\" in \"" + item + "\"");
+                    arg.expression = typed->first;
                     arg.type = *type;
                     arg.typeGiven = true;
                 } else {
@@ -289,7 +376,7 @@ TunableValues Candidate::withOverrides(const TunableValues& overrides) const
             throw Error("candidate.unknown-tunable", fileName, name, "the candidate declares no tunable " + name);
         if (std::find(t->values.begin(), t->values.end(), value) == t->values.end())
             throw Error("candidate.value-not-allowed", fileName, name,
-                        std::to_string(value) + " is not an allowed value of " + name);
+                std::to_string(value) + " is not an allowed value of " + name);
         values[name] = value;
     }
     return values;
@@ -301,8 +388,8 @@ Candidate parseCandidate(std::string source, std::string fileName)
     c.fileName = std::move(fileName);
     if (source.size() > kMaxCandidateSourceBytes)
         throw Error("candidate.too-large", c.fileName, {},
-                    "source is " + std::to_string(source.size()) + " bytes; the limit is "
-                        + std::to_string(kMaxCandidateSourceBytes));
+            "source is " + std::to_string(source.size()) + " bytes; the limit is "
+                + std::to_string(kMaxCandidateSourceBytes));
     if (source.find('\0') != std::string::npos)
         throw Error("candidate.binary", c.fileName, {}, "source contains a NUL byte");
     c.source = std::move(source);
@@ -323,29 +410,22 @@ Candidate parseCandidate(std::string source, std::string fileName)
     }
     if (c.launches.empty())
         throw Error("candidate.no-launch", c.fileName, {},
-                    "no \"// @kl launch\" line: the candidate must say how its kernel is launched");
+            "no \"// @kl launch\" line: the candidate must say how its kernel is launched");
     std::set<std::string> scratchNames;
-    for (const auto& s : c.scratch)
+    for (const auto& s : c.scratch) {
         if (!scratchNames.insert(s.name).second)
             throw Error("candidate.duplicate", c.fileName, "line " + std::to_string(s.line),
-                        "scratch buffer " + s.name + " is declared twice");
+                "scratch buffer " + s.name + " is declared twice");
+        if (c.tunable(s.name))
+            throw Error("candidate.duplicate", c.fileName, "line " + std::to_string(s.line),
+                "scratch buffer " + s.name + " has the name of a tunable");
+    }
     return c;
 }
 
 Candidate loadCandidate(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error("candidate.unreadable", path, {}, "cannot open the file");
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::size_t>(in.tellg());
-    if (size > kMaxCandidateSourceBytes)
-        throw Error("candidate.too-large", path, {},
-                    "source is " + std::to_string(size) + " bytes; the limit is " + std::to_string(kMaxCandidateSourceBytes));
-    in.seekg(0);
-    std::string text(size, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(size));
-    return parseCandidate(std::move(text), path);
+    return parseCandidate(readInputFile(path, kMaxCandidateSourceBytes, "candidate"), path);
 }
 
 } // namespace kl

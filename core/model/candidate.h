@@ -74,8 +74,13 @@ struct Candidate {
 
 // Largest source accepted (bytes): bigger is refused before it reaches the compiler.
 constexpr std::size_t kMaxCandidateSourceBytes = 512 * 1024;
+// Most values one tunable may have, and the largest magnitude of one (exact in a double).
+constexpr std::size_t kMaxTunableValues = 100000;
+constexpr std::int64_t kMaxTunableMagnitude = std::int64_t(1) << 53;
 
-// Parses the declarations. Throws kl::Error with category "candidate.*" and "line N".
+// Parses the declarations. Throws kl::Error with category "candidate.*" and "line N":
+// bad-name (not an identifier, or longer than kMaxNameLength), reserved-name (a tunable named like a
+// keyword or __CUDA_ARCH__), bad-tunable, bad-constraint, bad-scratch, bad-launch, duplicate, ...
 Candidate parseCandidate(std::string source, std::string fileName = "candidate.cu");
 Candidate loadCandidate(const std::string& path);
 

@@ -14,5 +14,9 @@ std::string_view dtypeName(DType type);
 std::size_t dtypeSize(DType type);
 bool isFloating(DType type);
 std::string_view dtypeCudaName(DType type); // "__half", "__nv_bfloat16", "float", ...
+// The finite values a type holds: [lowest, highest]. Integer types whose range goes past what a
+// double holds exactly (i64) are limited to ±2^53, since problems carry values as doubles.
+double dtypeLowest(DType type);
+double dtypeHighest(DType type);
 
 } // namespace kl

@@ -41,7 +41,32 @@ std::set<std::string> collect(const std::string& text, const std::string& file, 
         return names;
     } catch (const mu::Parser::exception_type& e) {
         throw Error("expression.syntax", file, where,
-                    "cannot parse \"" + text + "\": " + e.GetMsg() + " (at position " + std::to_string(e.GetPos()) + ")");
+            "cannot parse \"" + text + "\": " + e.GetMsg() + " (at position " + std::to_string(e.GetPos()) + ")");
+    }
+}
+
+// muParser accepts two things no field of ours means: "M, N" (several results, of which Eval()
+// returns the last) and "THREADS = 5" (an assignment, which is "true" as a constraint).
+void checkForm(const std::string& text, const std::string& file, const std::string& where)
+{
+    int depth = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '(')
+            ++depth;
+        else if (c == ')')
+            --depth;
+        else if (c == ',' && depth <= 0)
+            throw Error("expression.syntax", file, where,
+                "\"" + text + "\" holds more than one expression (a comma outside parentheses): write one per field");
+        else if (c == '=') {
+            const char before = i > 0 ? text[i - 1] : ' ';
+            const char after = i + 1 < text.size() ? text[i + 1] : ' ';
+            const bool comparison = before == '<' || before == '>' || before == '!' || before == '=' || after == '=';
+            if (!comparison)
+                throw Error(
+                    "expression.syntax", file, where, "\"" + text + "\" assigns with \"=\"; compare with \"==\"");
+        }
     }
 }
 
@@ -51,6 +76,7 @@ std::set<std::string> usedSymbols(const std::string& text, const std::string& fi
 {
     if (text.find_first_not_of(" \t") == std::string::npos)
         throw Error("expression.syntax", file, where, "empty expression");
+    checkForm(text, file, where);
     return collect(text, file, where);
 }
 
@@ -68,7 +94,7 @@ double evaluate(const std::string& text, const Symbols& symbols, const std::stri
             for (const auto& [k, v] : symbols)
                 known += (known.empty() ? "" : ", ") + k;
             throw Error("expression.unknown-symbol", file, where,
-                        "unknown symbol \"" + name + "\" in \"" + text + "\" (known: " + known + ")");
+                "unknown symbol \"" + name + "\" in \"" + text + "\" (known: " + known + ")");
         }
         storage.push_back(it->second);
         parser.DefineVar(name, &storage.back());
@@ -84,14 +110,14 @@ double evaluate(const std::string& text, const Symbols& symbols, const std::stri
     }
 }
 
-std::int64_t evaluateInteger(const std::string& text, const Symbols& symbols, const std::string& file,
-                             const std::string& where)
+std::int64_t evaluateInteger(
+    const std::string& text, const Symbols& symbols, const std::string& file, const std::string& where)
 {
     const double value = evaluate(text, symbols, file, where);
     const double rounded = std::round(value);
     if (std::fabs(value - rounded) > 1e-9 || std::fabs(rounded) > 9.0e15)
         throw Error("expression.not-integer", file, where,
-                    "\"" + text + "\" = " + std::to_string(value) + " is not a whole number");
+            "\"" + text + "\" = " + std::to_string(value) + " is not a whole number");
     return static_cast<std::int64_t>(rounded);
 }
 

@@ -8,8 +8,8 @@ namespace {
 
 std::string lineOf(int line) { return "line " + std::to_string(line); }
 
-PlannedBuffer planTensor(const TensorSpec& t, PlannedBuffer::Role role, const Symbols& sizes, bool padded,
-                         const std::string& file)
+PlannedBuffer planTensor(
+    const TensorSpec& t, PlannedBuffer::Role role, const Symbols& sizes, bool padded, const std::string& file)
 {
     PlannedBuffer b;
     b.name = t.name;
@@ -56,8 +56,8 @@ Symbols planSymbols(const Problem& problem, const SizeSet& sizes, const TunableV
     return symbols;
 }
 
-std::optional<Constraint> brokenConstraint(const Candidate& candidate, const Problem& problem, const SizeSet& sizes,
-                                           const TunableValues& tunables)
+std::optional<Constraint> brokenConstraint(
+    const Candidate& candidate, const Problem& problem, const SizeSet& sizes, const TunableValues& tunables)
 {
     const auto symbols = planSymbols(problem, sizes, tunables, false);
     for (const auto& c : candidate.constraints)
@@ -67,12 +67,12 @@ std::optional<Constraint> brokenConstraint(const Candidate& candidate, const Pro
 }
 
 LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, const SizeSet& sizes,
-                        const TunableValues& tunables, bool padded)
+    const TunableValues& tunables, bool padded)
 {
     const auto& file = candidate.fileName;
     if (auto broken = brokenConstraint(candidate, problem, sizes, tunables))
         throw Error("plan.constraint", file, lineOf(broken->line),
-                    "constraint \"" + broken->expression + "\" does not hold at " + sizes.label);
+            "constraint \"" + broken->expression + "\" does not hold at " + sizes.label);
 
     LaunchPlan plan;
     plan.sizes = sizes;
@@ -91,11 +91,12 @@ LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, cons
         b.dtype = s.dtype;
         b.rowLength = b.rowStride = evaluateInteger(s.count, symbols, file, lineOf(s.line));
         b.zeroed = s.zeroed;
-        if (b.rowLength < 0 || b.bytes() > (std::int64_t(64) << 30))
+        if (b.rowLength < 1 || b.bytes() > (std::int64_t(64) << 30))
             throw Error("plan.bad-scratch", file, lineOf(s.line),
-                        "scratch " + s.name + " of " + std::to_string(b.rowLength) + " elements is out of range");
+                "scratch " + s.name + " of " + std::to_string(b.rowLength) + " elements is out of range");
         if (problem.tensor(s.name) || problem.scalar(s.name))
-            throw Error("plan.duplicate", file, lineOf(s.line), "scratch " + s.name + " has the name of a tensor or scalar");
+            throw Error(
+                "plan.duplicate", file, lineOf(s.line), "scratch " + s.name + " has the name of a tensor or scalar");
         plan.buffers.push_back(b);
     }
 
@@ -110,16 +111,16 @@ LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, cons
             l.block[d] = evaluateInteger(rule.block[d], symbols, file, where);
             if (l.grid[d] < 1 || l.grid[d] > maxGrid[d])
                 throw Error("plan.bad-launch", file, where,
-                            rule.kernel + ": grid dimension " + std::to_string(d) + " = " + std::to_string(l.grid[d])
-                                + " is outside 1.." + std::to_string(maxGrid[d]) + " at " + sizes.label);
+                    rule.kernel + ": grid dimension " + std::to_string(d) + " = " + std::to_string(l.grid[d])
+                        + " is outside 1.." + std::to_string(maxGrid[d]) + " at " + sizes.label);
             if (l.block[d] < 1 || l.block[d] > maxBlock[d])
                 throw Error("plan.bad-launch", file, where,
-                            rule.kernel + ": block dimension " + std::to_string(d) + " = " + std::to_string(l.block[d])
-                                + " is outside 1.." + std::to_string(maxBlock[d]));
+                    rule.kernel + ": block dimension " + std::to_string(d) + " = " + std::to_string(l.block[d])
+                        + " is outside 1.." + std::to_string(maxBlock[d]));
         }
         if (l.threadsPerBlock() > 1024)
             throw Error("plan.bad-launch", file, where,
-                        rule.kernel + ": " + std::to_string(l.threadsPerBlock()) + " threads per block (at most 1024)");
+                rule.kernel + ": " + std::to_string(l.threadsPerBlock()) + " threads per block (at most 1024)");
         l.sharedBytes = evaluateInteger(rule.sharedBytes, symbols, file, where);
         if (l.sharedBytes < 0)
             throw Error("plan.bad-launch", file, where, rule.kernel + ": negative shared memory");
@@ -137,9 +138,9 @@ LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, cons
                 } catch (const Error& e) {
                     if (e.category() == "expression.unknown-symbol")
                         throw Error("plan.unknown-name", file, where,
-                                    rule.kernel + ": argument \"" + a.expression
-                                        + "\" is not a buffer, a scalar, or an expression over sizes and tunables ("
-                                        + e.message() + ")");
+                            rule.kernel + ": argument \"" + a.expression
+                                + "\" is not a buffer, a scalar, or an expression over sizes and tunables ("
+                                + e.message() + ")");
                     throw;
                 }
                 arg.type = a.type;

@@ -2,13 +2,15 @@
 
 #include "core/model/error.h"
 #include "core/model/hash.h"
+#include "core/model/input_file.h"
+#include "core/model/names.h"
+#include "core/model/problem_checks.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <algorithm>
 #include <regex>
 #include <set>
-#include <sstream>
 
 namespace kl {
 
@@ -98,7 +100,8 @@ public:
         const auto name = string(key);
         const auto type = parseDType(name);
         if (!type)
-            fail(at(key), "problem.bad-dtype", "unknown dtype \"" + name + "\" (f16, bf16, f32, f64, i8, u8, i32, i64)");
+            fail(
+                at(key), "problem.bad-dtype", "unknown dtype \"" + name + "\" (f16, bf16, f32, f64, i8, u8, i32, i64)");
         return *type;
     }
 
@@ -120,10 +123,10 @@ private:
     const std::string& m_file;
 };
 
-bool validName(const std::string& s)
+void checkName(const Fields& f, const std::string& where, const std::string& name)
 {
-    static const std::regex id(R"([A-Za-z_][A-Za-z0-9_]*)");
-    return std::regex_match(s, id);
+    if (const auto problem = nameProblem(name); !problem.empty())
+        f.fail(where, "problem.bad-name", quotedForMessage(name) + " " + problem);
 }
 
 SizeSet parseSizeSet(const json& j, const std::string& path, const Problem& p, const std::string& file)
@@ -137,8 +140,10 @@ SizeSet parseSizeSet(const json& j, const std::string& path, const Problem& p, c
         }
         if (std::find(p.symbols.begin(), p.symbols.end(), k) == p.symbols.end())
             f.fail(f.at(k), "problem.unknown-symbol", "\"" + k + "\" is not one of the declared size symbols");
-        if (!v.is_number_integer() || v.get<std::int64_t>() < 1)
-            f.fail(f.at(k), "problem.bad-size", "a size must be a whole number of at least 1");
+        if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(kMaxSizeValue))
+            || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > kMaxSizeValue)
+            f.fail(f.at(k), "problem.bad-size",
+                "a size must be a whole number from 1 to " + std::to_string(kMaxSizeValue) + " (2^40)");
         s.values[k] = v.get<std::int64_t>();
     }
     for (const auto& sym : p.symbols)
@@ -177,22 +182,22 @@ Distribution parseDistribution(const Fields& t)
         f.onlyKnown({ "kind", "value" });
     } else {
         f.fail(f.at("kind"), "problem.bad-distribution",
-               "unknown distribution \"" + kind + "\" (normal, uniform, integers, constant)");
+            "unknown distribution \"" + kind + "\" (normal, uniform, integers, constant)");
     }
     return d;
 }
 
-void checkExpression(const std::string& text, const std::set<std::string>& allowed, const std::string& where,
-                     const std::string& file)
+void checkExpression(
+    const std::string& text, const std::set<std::string>& allowed, const std::string& where, const std::string& file)
 {
     for (const auto& name : usedSymbols(text, file, where))
         if (!allowed.count(name))
             throw Error("problem.unknown-symbol", file, where,
-                        "\"" + text + "\" uses \"" + name + "\", which is not a size symbol");
+                "\"" + text + "\" uses \"" + name + "\", which is not a size symbol");
 }
 
-std::vector<TensorSpec> parseTensors(const Fields& top, const std::string& key, bool inputs, const Problem& p,
-                                     std::set<std::string>& names)
+std::vector<TensorSpec> parseTensors(
+    const Fields& top, const std::string& key, bool inputs, const Problem& p, std::set<std::string>& names)
 {
     std::vector<TensorSpec> out;
     const auto& list = top.array(key, !inputs ? true : false);
@@ -201,8 +206,7 @@ std::vector<TensorSpec> parseTensors(const Fields& top, const std::string& key, 
         Fields t(list[i], key + "[" + std::to_string(i) + "]", top.file());
         TensorSpec spec;
         spec.name = t.string("name");
-        if (!validName(spec.name))
-            t.fail(t.at("name"), "problem.bad-name", "\"" + spec.name + "\" is not a valid identifier");
+        checkName(t, t.at("name"), spec.name);
         if (!names.insert(spec.name).second)
             t.fail(t.at("name"), "problem.duplicate", "\"" + spec.name + "\" is declared twice");
         spec.dtype = t.dtype("dtype");
@@ -212,13 +216,16 @@ std::vector<TensorSpec> parseTensors(const Fields& top, const std::string& key, 
             spec.shape.push_back(t.expression(where, shape[d]));
             checkExpression(spec.shape.back(), symbols, where, top.file());
         }
-        if (inputs)
+        if (inputs) {
             spec.distribution = parseDistribution(t);
+            checkDistribution(spec.distribution, spec.dtype, top.file(), t.at("distribution"));
+        }
         if (t.has("row_padding")) {
             spec.rowPadding = t.expression(t.at("row_padding"), t.raw()["row_padding"]);
             checkExpression(spec.rowPadding, symbols, t.at("row_padding"), top.file());
             if (spec.shape.size() < 2)
-                t.fail(t.at("row_padding"), "problem.bad-padding", "row padding needs a tensor of two or more dimensions");
+                t.fail(
+                    t.at("row_padding"), "problem.bad-padding", "row padding needs a tensor of two or more dimensions");
         }
         if (inputs)
             t.onlyKnown({ "name", "dtype", "shape", "distribution", "row_padding" });
@@ -229,35 +236,37 @@ std::vector<TensorSpec> parseTensors(const Fields& top, const std::string& key, 
     return out;
 }
 
-std::string readFile(const std::filesystem::path& path, std::size_t limit, const std::string& category)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(category, path.string(), {}, "cannot open the file");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    auto text = buffer.str();
-    if (text.size() > limit)
-        throw Error("problem.too-large", path.string(), {}, "file is larger than " + std::to_string(limit) + " bytes");
-    return text;
-}
-
 // Sources named by the problem stay inside its folder, like candidates' includes.
+// A symlink inside the folder that points out of it is outside too.
 std::filesystem::path sourcePath(const Fields& top, const std::string& key, const std::filesystem::path& dir)
 {
+    namespace fs = std::filesystem;
     const auto name = top.string(key);
-    const std::filesystem::path rel(name);
+    if (name.empty())
+        top.fail(top.at(key), "problem.bad-path", "must name a file in the problem's folder");
+    if (name.find('\0') != std::string::npos || name.find_first_of("\r\n") != std::string::npos)
+        top.fail(top.at(key), "problem.bad-path", "the path contains a NUL byte or a line break");
+    const fs::path rel(name);
     if (rel.is_absolute() || name.find("..") != std::string::npos)
         top.fail(top.at(key), "problem.path-outside", "\"" + name + "\" must be a path inside the problem's folder");
-    return dir / rel;
+    const fs::path path = dir / rel;
+    std::error_code ec;
+    const auto status = fs::symlink_status(path, ec);
+    if (ec || !fs::exists(status))
+        top.fail(top.at(key), "problem.missing-source", "\"" + path.string() + "\" does not exist");
+    const auto folder = fs::canonical(dir.empty() ? fs::path(".") : dir, ec);
+    const auto target = ec ? fs::path() : fs::canonical(path, ec);
+    if (ec)
+        top.fail(
+            top.at(key), "problem.missing-source", "\"" + path.string() + "\" cannot be resolved: " + ec.message());
+    const auto inside = target.lexically_relative(folder);
+    if (inside.empty() || *inside.begin() == "..")
+        top.fail(top.at(key), "problem.path-outside",
+            "\"" + name + "\" resolves to " + target.string() + ", outside the problem's folder");
+    return path;
 }
 
-Candidate loadSource(const Fields& top, const std::string& key, const std::filesystem::path& path)
-{
-    if (!std::filesystem::exists(path))
-        top.fail(top.at(key), "problem.missing-source", "\"" + path.string() + "\" does not exist");
-    return loadCandidate(path.string());
-}
+Candidate loadSource(const std::filesystem::path& path) { return loadCandidate(path.string()); }
 
 } // namespace
 
@@ -325,11 +334,14 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     try {
         root = json::parse(text);
     } catch (const json::parse_error& e) {
-        throw Error("problem.bad-json", file, "byte " + std::to_string(e.byte), std::string("invalid JSON: ") + e.what());
+        throw Error(
+            "problem.bad-json", file, "byte " + std::to_string(e.byte), std::string("invalid JSON: ") + e.what());
+    } catch (const json::exception& e) { // e.g. a number too large for a double (1e400)
+        throw Error("problem.bad-json", file, {}, std::string("invalid JSON: ") + e.what());
     }
     Fields top(root, "", file);
-    top.onlyKnown({ "name", "description", "arch", "sizes", "inputs", "outputs", "scalars", "tolerances",
-                    "reference", "baseline", "bytes", "flops" });
+    top.onlyKnown({ "name", "description", "arch", "sizes", "inputs", "outputs", "scalars", "tolerances", "reference",
+        "baseline", "bytes", "flops" });
 
     Problem p;
     p.file = path;
@@ -348,9 +360,13 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     const auto& symbols = sizes.array("symbols", true);
     for (std::size_t i = 0; i < symbols.size(); ++i) {
         const auto where = "sizes.symbols[" + std::to_string(i) + "]";
-        if (!symbols[i].is_string() || !validName(symbols[i].get<std::string>()))
+        if (!symbols[i].is_string())
             top.fail(where, "problem.bad-name", "a size symbol must be an identifier such as M or N");
-        p.symbols.push_back(symbols[i].get<std::string>());
+        const auto symbol = symbols[i].get<std::string>();
+        checkName(top, where, symbol);
+        if (std::find(p.symbols.begin(), p.symbols.end(), symbol) != p.symbols.end())
+            top.fail(where, "problem.duplicate", "size symbol " + symbol + " is declared twice");
+        p.symbols.push_back(symbol);
     }
     const auto& mains = sizes.array("main", true);
     for (std::size_t i = 0; i < mains.size(); ++i)
@@ -373,8 +389,9 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
         for (std::size_t i = 0; i < list->size(); ++i)
             for (const auto& c : p.sizeConstraints)
                 if (evaluate(c, (*list)[i].symbols(), file, "sizes") == 0.0)
-                    top.fail(std::string(list == &p.mainSizes ? "sizes.main[" : "sizes.fuzz[") + std::to_string(i) + "]",
-                             "problem.size-constraint", "size set " + (*list)[i].label + " breaks constraint " + c);
+                    top.fail(
+                        std::string(list == &p.mainSizes ? "sizes.main[" : "sizes.fuzz[") + std::to_string(i) + "]",
+                        "problem.size-constraint", "size set " + (*list)[i].label + " breaks constraint " + c);
 
     std::set<std::string> names(p.symbols.begin(), p.symbols.end());
     p.inputs = parseTensors(top, "inputs", true, p, names);
@@ -386,8 +403,8 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
             Fields s(list[i], "scalars[" + std::to_string(i) + "]", file);
             s.onlyKnown({ "name", "dtype", "value" });
             ScalarSpec spec { s.string("name"), s.dtype("dtype"), s.number("value") };
-            if (!validName(spec.name))
-                s.fail(s.at("name"), "problem.bad-name", "\"" + spec.name + "\" is not a valid identifier");
+            checkName(s, s.at("name"), spec.name);
+            checkScalarValue(spec, file, s.at("value"));
             if (!names.insert(spec.name).second)
                 s.fail(s.at("name"), "problem.duplicate", "\"" + spec.name + "\" is declared twice");
             p.scalars.push_back(spec);
@@ -420,17 +437,16 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
 
     p.referencePath = sourcePath(top, "reference", p.dir);
     p.baselinePath = sourcePath(top, "baseline", p.dir);
-    p.reference = loadSource(top, "reference", p.referencePath);
-    p.baseline = loadSource(top, "baseline", p.baselinePath);
+    checkAtEverySize(p);
+    p.reference = loadSource(p.referencePath);
+    p.baseline = loadSource(p.baselinePath);
     p.contentHash = contentHash({ text, p.reference.source, p.baseline.source });
     return p;
 }
 
 Problem loadProblem(const std::filesystem::path& path)
 {
-    if (!std::filesystem::exists(path))
-        throw Error("problem.unreadable", path.string(), {}, "no such file");
-    return parseProblem(readFile(path, kMaxProblemBytes, "problem.unreadable"), path);
+    return parseProblem(readInputFile(path, kMaxProblemBytes, "problem"), path);
 }
 
 } // namespace kl

@@ -32,7 +32,7 @@ struct TensorSpec {
     std::string name;
     DType dtype = DType::F32;
     std::vector<std::string> shape; // expressions over the size symbols, outermost first
-    Distribution distribution;      // inputs only
+    Distribution distribution; // inputs only
     // Extra elements after each row (an expression), so verification also runs on a strided,
     // non-contiguous layout. The kernel sees the row stride as the symbol stride_<name>.
     std::string rowPadding;
@@ -54,7 +54,7 @@ struct Problem {
     std::string description;
     std::string arch = "sm_90";
     std::filesystem::path file; // where it was loaded from
-    std::filesystem::path dir;  // its folder: the only folder candidates may #include from
+    std::filesystem::path dir; // its folder: the only folder candidates may #include from
 
     std::vector<std::string> symbols;
     std::vector<SizeSet> mainSizes;
