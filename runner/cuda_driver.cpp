@@ -43,6 +43,16 @@ std::unique_ptr<CudaDriver> CudaDriver::load(std::string& whyNot, const std::str
 #undef KL_CUDA_DRIVER_RESOLVE
     if (!complete)
         return nullptr;
+#define KL_CUDA_DRIVER_RESOLVE_OPTIONAL(name)                                                                          \
+    {                                                                                                                  \
+        void* function = nullptr;                                                                                      \
+        CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                                   \
+        if (getProcAddress(#name, &function, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found) == CUDA_SUCCESS        \
+            && function)                                                                                               \
+            driver->name = reinterpret_cast<decltype(driver->name)>(function);                                         \
+    }
+    KL_CUDA_DRIVER_OPTIONAL_FUNCTIONS(KL_CUDA_DRIVER_RESOLVE_OPTIONAL)
+#undef KL_CUDA_DRIVER_RESOLVE_OPTIONAL
     return driver;
 }
 

@@ -65,9 +65,14 @@ namespace kl::runner {
     X(cuGraphExecDestroy)                                                                                              \
     X(cuGraphDestroy)
 
+// Entry points a driver may lack (newer than the oldest driver we run on): null when absent, and
+// the runner skips what they are for. cuFuncGetParamInfo: CUDA 12.4.
+#define KL_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
+
 struct CudaDriver {
 #define KL_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
     KL_CUDA_DRIVER_FUNCTIONS(KL_CUDA_DRIVER_MEMBER)
+    KL_CUDA_DRIVER_OPTIONAL_FUNCTIONS(KL_CUDA_DRIVER_MEMBER)
 #undef KL_CUDA_DRIVER_MEMBER
 
     // Opens the driver library (`path`, default libcuda.so.1) and resolves every entry point.

@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace kl::runner {
 
@@ -81,6 +83,48 @@ std::uint64_t packScalar(const protocol::ScalarArg& arg)
     return slot;
 }
 
+std::size_t argBytes(const protocol::Arg& arg)
+{
+    if (std::holds_alternative<protocol::BufferArg>(arg))
+        return sizeof(CUdeviceptr);
+    return dtypeSize(std::get<protocol::ScalarArg>(arg).type);
+}
+
+std::string sizesText(const std::vector<std::size_t>& sizes)
+{
+    std::string text;
+    for (const auto size : sizes)
+        text += (text.empty() ? "" : ", ") + std::to_string(size) + " B";
+    return "[" + text + "]";
+}
+
+// The kernel's own parameter sizes against the launch's arguments: a missing argument makes the
+// driver read past our slots and crashed the runner. Skipped where the driver lacks the query.
+void checkParameters(const CudaDriver& cu, CUfunction function, const protocol::Launch& launch, const std::string& what)
+{
+    if (!cu.cuFuncGetParamInfo)
+        return;
+    constexpr std::size_t kMostParameters = 4096; // 32 KiB of parameters hold no more
+    std::vector<std::size_t> kernel;
+    for (std::size_t index = 0; index < kMostParameters; ++index) {
+        std::size_t offset = 0, size = 0;
+        const CUresult result = cu.cuFuncGetParamInfo(function, index, &offset, &size);
+        if (result == CUDA_ERROR_INVALID_VALUE)
+            break; // past the last parameter
+        if (result != CUDA_SUCCESS)
+            return; // the driver cannot say: launch as before
+        kernel.push_back(size);
+    }
+    std::vector<std::size_t> given;
+    for (const protocol::Arg& arg : launch.args)
+        given.push_back(argBytes(arg));
+    if (kernel != given)
+        throw JobFailure(Category::LaunchError,
+            what + ": the launch passes " + std::to_string(given.size()) + " arguments " + sizesText(given)
+                + " but the kernel takes " + std::to_string(kernel.size()) + " parameters " + sizesText(kernel)
+                + " (plan.args-mismatch)");
+}
+
 int functionAttribute(const CudaDriver& cu, CUfunction function, CUfunction_attribute attribute)
 {
     int value = 0;
@@ -117,6 +161,7 @@ ProgramRunner::ProgramRunner(
         PreparedLaunch prepared;
         prepared.kernel = launch.kernel;
         prepared.function = module.function(launch.kernel);
+        checkParameters(cu, prepared.function, launch, what);
         std::int64_t threads = 1;
         for (int d = 0; d < 3; ++d) {
             if (launch.grid[d] < 1 || launch.grid[d] > maxGrid[d] || launch.block[d] < 1
