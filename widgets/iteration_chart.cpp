@@ -1,0 +1,170 @@
+#include "widgets/iteration_chart.h"
+
+#include "widgets/string_conversion.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kl::gui {
+
+IterationChart::IterationChart(IterationSelection* selection, QWidget* parent)
+    : QChartView(new QChart, parent)
+    , m_selection(selection)
+    , m_xAxis(new QValueAxis(this))
+    , m_marker(new QLineSeries(this))
+{
+    setRenderHint(QPainter::Antialiasing);
+    chart()->setMargins(QMargins(6, 6, 6, 6));
+    chart()->legend()->setAlignment(Qt::AlignBottom);
+    m_xAxis->setTitleText(tr("Iteration"));
+    m_xAxis->setLabelFormat(QStringLiteral("%d"));
+    chart()->addAxis(m_xAxis, Qt::AlignBottom);
+    QPen pen(QColor(0x33, 0x33, 0x33));
+    pen.setWidthF(1.0);
+    pen.setStyle(Qt::DashLine);
+    m_marker->setPen(pen);
+    //: chart legend: the vertical line at the selected iteration
+    m_marker->setName(tr("selected"));
+    setMinimumSize(360, 240);
+}
+
+void IterationChart::attach(QAbstractSeries* series, QAbstractAxis* yAxis)
+{
+    chart()->addSeries(series);
+    series->attachAxis(m_xAxis);
+    series->attachAxis(yAxis);
+}
+
+const figures::SizeFigures* IterationChart::sizeOf(const figures::IterationFigures& figures) const
+{
+    return figures.atSize(m_size);
+}
+
+void IterationChart::setNote(const QString& note)
+{
+    m_note = note;
+    chart()->setTitle(note);
+}
+
+void IterationChart::showSession(const std::shared_ptr<const SessionView>& session)
+{
+    m_session = session;
+    if (session
+        && (m_size.empty() || std::find(session->sizes.begin(), session->sizes.end(), m_size) == session->sizes.end()))
+        m_size = session->sizes.empty() ? std::string() : session->sizes.front();
+    redraw();
+}
+
+void IterationChart::setSize(const std::string& size)
+{
+    m_size = size;
+    redraw();
+}
+
+void IterationChart::redraw()
+{
+    if (m_marker->chart())
+        chart()->removeSeries(m_marker);
+    setNote({});
+    rebuild();
+    const auto [first, last] = xRange();
+    m_xAxis->setRange(first, last);
+    if (m_xAxis->type() == QAbstractAxis::AxisTypeValue)
+        m_xAxis->setTickCount(std::clamp(static_cast<int>(last - first) + 1, 2, 11));
+    if (QValueAxis* y = valueAxis()) {
+        attach(m_marker, y);
+        // The marker is drawn, not a series the reader looks up.
+        for (QLegendMarker* legend : chart()->legend()->markers(m_marker))
+            legend->setVisible(false);
+    }
+    moveMarker();
+}
+
+int IterationChart::iterationOfX(double x) const { return static_cast<int>(std::lround(x)); }
+
+std::pair<double, double> IterationChart::xRange() const
+{
+    const double last = m_session && !m_session->rows.empty() ? m_session->rows.back().index : 1;
+    return { 0.5, last + 0.5 };
+}
+
+void IterationChart::replaceIterationAxis(QValueAxis* axis)
+{
+    chart()->removeAxis(m_xAxis);
+    m_xAxis->deleteLater();
+    m_xAxis = axis;
+    chart()->addAxis(m_xAxis, Qt::AlignBottom);
+}
+
+void IterationChart::showIteration(const std::shared_ptr<const IterationFocus>&) { moveMarker(); }
+
+void IterationChart::moveMarker()
+{
+    const int index = m_selection->current();
+    QValueAxis* y = valueAxis();
+    if (index <= 0 || !y || !m_marker->chart()) {
+        m_marker->clear();
+        return;
+    }
+    m_marker->replace({ QPointF(xOf(index), y->min()), QPointF(xOf(index), y->max()) });
+}
+
+int IterationChart::iterationAt(const QPoint& position) const
+{
+    if (!m_session || m_session->rows.empty() || !valueAxis())
+        return 0;
+    const QPointF scene = mapToScene(position);
+    const QPointF inChart = chart()->mapFromScene(scene);
+    if (!chart()->plotArea().contains(inChart))
+        return 0;
+    const QPointF value = chart()->mapToValue(inChart, m_marker);
+    const int index = iterationOfX(value.x());
+    return m_session->row(index) ? index : 0;
+}
+
+QPoint IterationChart::positionOf(int iteration) const
+{
+    double y = valueAxis() ? (valueAxis()->min() + valueAxis()->max()) / 2 : 0.0;
+    if (m_session)
+        if (const figures::IterationFigures* f = m_session->figuresOf(iteration))
+            if (const auto v = valueOf(*f))
+                y = *v;
+    const QPointF inChart = chart()->mapToPosition(QPointF(xOf(iteration), y), m_marker);
+    return mapFromScene(chart()->mapToScene(inChart));
+}
+
+void IterationChart::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton)
+        if (const int index = iterationAt(event->position().toPoint()); index > 0) {
+            m_selection->select(index);
+            event->accept();
+            return;
+        }
+    QChartView::mousePressEvent(event);
+}
+
+bool IterationChart::savePng(const QString& path) { return grab().save(path, "PNG"); }
+
+bool IterationChart::saveSvg(const QString& path)
+{
+    QSvgGenerator generator;
+    generator.setFileName(path);
+    generator.setSize(QWidget::size());
+    generator.setViewBox(rect());
+    generator.setTitle(chart()->title().isEmpty() ? tr("KernelLoop chart") : chart()->title());
+    QPainter painter;
+    if (!painter.begin(&generator))
+        return false;
+    render(&painter);
+    return painter.end();
+}
+
+} // namespace kl::gui

@@ -1,0 +1,73 @@
+#pragma once
+// A chart over a session's iterations (x: iteration index) that follows the selection: it marks
+// the selected iteration, selects the iteration nearest to a click, draws one main size at a time
+// and exports as PNG or SVG. Subclasses draw their series in rebuild().
+#include "widgets/iteration_selection.h"
+
+#include <QtCharts/QChartView>
+
+#include <string>
+
+class QLineSeries;
+class QValueAxis;
+
+namespace kl::gui {
+
+class IterationChart : public QChartView, public IterationViewer {
+    Q_OBJECT
+public:
+    IterationChart(IterationSelection* selection, QWidget* parent = nullptr);
+
+    void showSession(const std::shared_ptr<const SessionView>& session) override;
+    void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
+
+    // The main size whose figures are drawn (never two at once); empty: the first timed one.
+    void setSize(const std::string& size);
+    const std::string& size() const { return m_size; }
+
+    bool savePng(const QString& path);
+    bool saveSvg(const QString& path);
+    // What the chart says about the data it cannot draw ("no stall profile ..."); empty otherwise.
+    QString note() const { return m_note; }
+    // The iteration nearest to a point in widget coordinates, 0 when none is near.
+    int iterationAt(const QPoint& position) const;
+    // A point (widget coordinates) where the iteration is drawn, for tests and tooltips.
+    QPoint positionOf(int iteration) const;
+    // Redraws from the session value; returns how many iterations were drawn.
+    void redraw();
+
+protected:
+    // Draws the series for m_session at m_size. The x axis is set from the drawn range.
+    virtual void rebuild() = 0;
+    // The y value at which an iteration is drawn (for the marker and click mapping); nullopt when
+    // not drawn.
+    virtual std::optional<double> valueOf(const figures::IterationFigures& figures) const = 0;
+    virtual QValueAxis* valueAxis() const = 0;
+    // Where an iteration sits on the x axis and back; charts that draw a window of iterations
+    // (stall bars) place them by position instead of by index.
+    virtual double xOf(int iteration) const { return iteration; }
+    virtual int iterationOfX(double x) const;
+    virtual std::pair<double, double> xRange() const;
+    // Puts another axis (e.g. one labelled by category) where the iteration axis was.
+    void replaceIterationAxis(QValueAxis* axis);
+
+    void mousePressEvent(QMouseEvent* event) override;
+
+    QValueAxis* iterationAxis() const { return m_xAxis; }
+    const figures::SizeFigures* sizeOf(const figures::IterationFigures& figures) const;
+    void setNote(const QString& note);
+    void attach(QAbstractSeries* series, QAbstractAxis* yAxis);
+
+    IterationSelection* m_selection;
+    std::shared_ptr<const SessionView> m_session;
+    std::string m_size;
+
+private:
+    void moveMarker();
+
+    QValueAxis* m_xAxis;
+    QLineSeries* m_marker;
+    QString m_note;
+};
+
+} // namespace kl::gui

@@ -1,0 +1,209 @@
+// The rich-text pages of the selected iteration: its verification report, its findings and the
+// evidence behind its numbers. Values are read from the stored result as `show` prints them.
+#include "widgets/html_text.h"
+#include "widgets/number_text.h"
+#include "widgets/report_view.h"
+#include "widgets/verdict_style.h"
+
+#include <QCoreApplication>
+
+#include <set>
+
+namespace kl::gui {
+
+namespace {
+
+QString tr(const char* text) { return QCoreApplication::translate("kl::gui::IterationReports", text); }
+
+std::optional<double> number(const nlohmann::json& object, const char* key)
+{
+    if (!object.is_object() || !object.contains(key) || !object[key].is_number())
+        return std::nullopt;
+    return object[key].get<double>();
+}
+
+QString jsonValueText(const nlohmann::json& value)
+{
+    if (value.is_number_float())
+        return QString::number(value.get<double>(), 'g', 4);
+    if (value.is_string())
+        return html(value.get<std::string>());
+    return html(value.dump());
+}
+
+QString verdictLine(const store::IterationDetail& detail)
+{
+    const Verdict verdict = verdictOf(detail.row.status, detail.row.category);
+    const QString category = html(detail.row.category.empty() ? detail.row.state : detail.row.category);
+    QString line
+        = QStringLiteral("<p><b>") + htmlColored(category, verdictColor(verdict).name()) + QStringLiteral("</b>");
+    if (detail.result && !detail.result->detail.empty())
+        line += QStringLiteral(" — ") + html(detail.result->detail);
+    return line + QStringLiteral("</p>");
+}
+
+} // namespace
+
+QString verificationPage(const IterationFocus& focus)
+{
+    const store::IterationDetail& detail = *focus.detail;
+    QString page = verdictLine(detail);
+    const nlohmann::json verification = detail.result ? detail.result->verification : nlohmann::json();
+    if (!verification.is_object() || !verification.contains("cases")) {
+        return page + QStringLiteral("<p><i>") + tr("Not verified: the candidate stopped before verification.")
+            + QStringLiteral("</i></p>");
+    }
+    page += QStringLiteral("<table cellspacing=0 cellpadding=3 border=1 style=\"border-color:#ccc;\"><tr>");
+    for (const char* head : { "Size", "Kind", "Trial", "Elements", "Max abs error", "Max rel error", "Mismatches",
+             "NaN", "Unwritten", "Verdict" })
+        page += QStringLiteral("<th>") + tr(head) + QStringLiteral("</th>");
+    page += QStringLiteral("</tr>");
+    QString windows;
+    for (const nlohmann::json& c : verification["cases"]) {
+        if (!c.is_object())
+            continue;
+        const bool passed = c.value("passed", false);
+        page += QStringLiteral("<tr>");
+        page += QStringLiteral("<td>") + html(c.value("label", std::string())) + QStringLiteral("</td>");
+        page += QStringLiteral("<td>") + html(c.value("kind", std::string())) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.value("trial", 0)) + QStringLiteral("</td>");
+        page
+            += QStringLiteral("<td align=right>") + QString::number(c.value("elements", 0LL)) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.value("max_abs_error", 0.0), 'g', 3)
+            + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.value("max_rel_error", 0.0), 'g', 3)
+            + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.value("mismatches", 0LL))
+            + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.value("nan", 0LL)) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.value("unwritten", 0LL))
+            + QStringLiteral("</td>");
+        const QString verdict = passed ? tr("passed") : html(c.value("category", std::string("failed")));
+        page += QStringLiteral("<td>")
+            + htmlColored(verdict, verdictColor(passed ? Verdict::Passed : Verdict::Failed).name())
+            + QStringLiteral("</td></tr>");
+        if (!passed && c.contains("window") && c["window"].is_object()) {
+            const nlohmann::json& w = c["window"];
+            windows += QStringLiteral("<p><b>") + html(c.value("worst_output", std::string()))
+                + QStringLiteral("</b> at ") + html(c.value("label", std::string())) + QStringLiteral(", from ")
+                + jsonValueText(w.value("start", nlohmann::json())) + QStringLiteral(":<br><tt>") + tr("expected")
+                + QStringLiteral(" ") + jsonValueText(w.value("expected", nlohmann::json())) + QStringLiteral("<br>")
+                + tr("got") + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ")
+                + jsonValueText(w.value("actual", nlohmann::json())) + QStringLiteral("</tt></p>");
+        }
+    }
+    return page + QStringLiteral("</table>") + windows;
+}
+
+QString findingsPage(const IterationFocus& focus)
+{
+    const store::IterationDetail& detail = *focus.detail;
+    if (detail.findings.empty())
+        return QStringLiteral("<p><i>")
+            + (detail.result && detail.row.category == "passed"
+                    ? tr("No findings: no rule found anything to say about this candidate's numbers.")
+                    : tr("No findings: findings are drawn only for candidates that passed and were timed."))
+            + QStringLiteral("</i></p>");
+    QString page;
+    for (const store::FindingRecord& f : detail.findings) {
+        const QString color = f.severity == "warning"           ? QStringLiteral("#b86000")
+            : f.severity == "error" || f.severity == "critical" ? QStringLiteral("#b01c1c")
+                                                                : QStringLiteral("#1f6fb4");
+        page += QStringLiteral("<p><b>")
+            + htmlColored(QStringLiteral("[") + html(f.severity) + QStringLiteral("]"), color) + QStringLiteral(" ")
+            + html(f.message) + QStringLiteral("</b><br><span style=\"color:#666;\">") + html(f.ruleId)
+            + QStringLiteral("</span></p>");
+        if (f.evidence.is_object() && !f.evidence.empty()) {
+            page += QStringLiteral("<table cellpadding=1 style=\"margin-left:16px;\">");
+            for (auto it = f.evidence.begin(); it != f.evidence.end(); ++it)
+                page += htmlRow(html(it.key()), jsonValueText(it.value()));
+            page += QStringLiteral("</table>");
+        }
+        if (!f.directions.empty()) {
+            page += QStringLiteral("<ul>");
+            for (const std::string& direction : f.directions)
+                page += QStringLiteral("<li>") + html(direction) + QStringLiteral("</li>");
+            page += QStringLiteral("</ul>");
+        }
+    }
+    return page;
+}
+
+QString evidencePage(const IterationFocus& focus)
+{
+    const store::IterationDetail& detail = *focus.detail;
+    QString page = verdictLine(detail) + QStringLiteral("<table cellpadding=2>");
+    if (detail.candidate) {
+        const store::CandidateRecord& c = *detail.candidate;
+        page += htmlRow(tr("Proposed by"),
+            html(std::string(store::proposerName(c.proposer)))
+                + (c.proposerDetail.empty() ? QString()
+                                            : QStringLiteral(" (") + html(c.proposerDetail) + QLatin1Char(')')));
+        if (c.predictedSpeedup || detail.row.speedup)
+            page += htmlRow(tr("Predicted / measured"),
+                fixedText(c.predictedSpeedup, 2, QStringLiteral("×")) + QStringLiteral(" / ")
+                    + fixedText(detail.row.speedup, 2, QStringLiteral("×")) + QStringLiteral(" ") + tr("vs baseline"));
+    }
+    for (const store::DecisionRecord& d : detail.decisions)
+        page += htmlRow(
+            tr("Decision"), html(std::string(store::decisionName(d.kind))) + QStringLiteral(": ") + html(d.reason));
+    if (detail.result) {
+        const store::ResultRecord& r = *detail.result;
+        const nlohmann::json& v = r.verification;
+        if (v.is_object() && v.contains("cases") && v["cases"].is_array()) {
+            std::set<std::string> sizes;
+            int trials = 0;
+            for (const nlohmann::json& c : v["cases"]) {
+                sizes.insert(c.value("label", std::string()));
+                trials = std::max(trials, c.value("trial", 0) + 1);
+            }
+            QStringList labels;
+            for (const std::string& s : sizes)
+                labels.append(html(s));
+            //: evidence: %1 number of sizes, %2 their labels, %3 trials per size
+            page += htmlRow(tr("Sizes verified"),
+                tr("%1 (%2), %3 trial(s) each, fresh random inputs")
+                    .arg(sizes.size())
+                    .arg(labels.join(QStringLiteral(", ")))
+                    .arg(trials));
+        }
+        if (r.medianUs)
+            page += htmlRow(tr("Median (p20–p80)"),
+                fixedText(r.medianUs, 2) + QStringLiteral(" µs (") + fixedText(r.p20Us, 2) + QStringLiteral("–")
+                    + fixedText(r.p80Us, 2) + QStringLiteral(" µs), cv ") + fixedText(r.cv, 3));
+        const nlohmann::json& timing = r.timing;
+        if (timing.is_object() && timing.contains("cases") && timing["cases"].is_array()) {
+            for (const nlohmann::json& c : timing["cases"]) {
+                const nlohmann::json candidate = c.value("candidate", nlohmann::json());
+                const nlohmann::json baseline = c.value("baseline", nlohmann::json());
+                const QString size = html(c.value("label", std::string()));
+                page += htmlRow(tr("Repetitions at ") + size,
+                    QString::number(candidate.value("reps", 0))
+                        + tr(" timed runs, cold L2 (flushed before each run), CUDA events"));
+                if (number(baseline, "median_us"))
+                    page += htmlRow(tr("Baseline in the same job"),
+                        fixedText(number(baseline, "median_us"), 2) + QStringLiteral(" µs (p20 ")
+                            + fixedText(number(baseline, "p20_us"), 2) + QStringLiteral(", p80 ")
+                            + fixedText(number(baseline, "p80_us"), 2) + QStringLiteral(")"));
+                page += htmlRow(tr("Bandwidth"),
+                    fixedText(number(c, "gbps"), 0) + QStringLiteral(" GB/s, ") + fixedText(number(c, "pct_of_copy"), 1)
+                        + tr(" % of a same-size device copy (")
+                        + fixedText(number(c.value("copy", nlohmann::json()), "median_us"), 2)
+                        + QStringLiteral(" µs)"));
+            }
+        }
+        page += htmlRow(tr("SM clock"), fixedText(r.smClockMhz, 0, QStringLiteral(" MHz")));
+        if (!r.toolkit.empty())
+            page += htmlRow(tr("Toolkit"), QStringLiteral("NVRTC ") + html(r.toolkit));
+        if (r.fromCache)
+            page += htmlRow(tr("Cache"), tr("result reused from an earlier identical evaluation"));
+    }
+    page += QStringLiteral("</table>");
+    if (detail.candidate && !detail.candidate->hypothesis.empty())
+        page += QStringLiteral("<p><b>") + tr("Hypothesis")
+            + QStringLiteral("</b></p><p style=\"white-space:pre-wrap;\">") + html(detail.candidate->hypothesis)
+            + QStringLiteral("</p>");
+    return page;
+}
+
+} // namespace kl::gui

@@ -1,0 +1,202 @@
+#include "widgets/metrics_model.h"
+
+#include "widgets/string_conversion.h"
+
+#include <QColor>
+
+#include <cmath>
+
+namespace kl::gui {
+
+namespace {
+
+// Stored names are "<kernel>/<size>/<metric>".
+struct MetricName {
+    QString kernel, size, metric;
+};
+
+MetricName split(const std::string& stored)
+{
+    const QStringList parts = toQString(stored).split(QLatin1Char('/'));
+    if (parts.size() >= 3)
+        return { parts[0], parts[1], parts.mid(2).join(QLatin1Char('/')) };
+    return { QString(), QString(), toQString(stored) };
+}
+
+std::optional<double> valueIn(const std::shared_ptr<const store::IterationDetail>& detail, const std::string& name)
+{
+    if (!detail || !detail->result)
+        return std::nullopt;
+    const auto it = detail->result->metrics.find(name);
+    if (it == detail->result->metrics.end())
+        return std::nullopt;
+    return it->second;
+}
+
+QString humanValue(double value, const QString& unit)
+{
+    if (unit == QLatin1String("byte/s"))
+        return QString::number(value / 1e9, 'f', 1) + QStringLiteral(" G");
+    if (unit == QLatin1String("byte") && std::abs(value) >= 1e6)
+        return QString::number(value / 1e6, 'f', 2) + QStringLiteral(" M");
+    if (std::abs(value) >= 1e6)
+        return QString::number(value, 'e', 3);
+    return QString::number(value, 'f', std::abs(value) >= 100 ? 0 : 2);
+}
+
+QString deltaText(double value, const std::optional<double>& other)
+{
+    if (!other)
+        return QStringLiteral("–");
+    if (*other == 0.0)
+        return value == 0.0 ? QStringLiteral("0 %") : QStringLiteral("new");
+    const double pct = (value - *other) / std::abs(*other) * 100.0;
+    return (pct >= 0 ? QStringLiteral("+") : QString()) + QString::number(pct, 'f', 1) + QStringLiteral(" %");
+}
+
+QVariant deltaColor(const QString& metric, double value, const std::optional<double>& other)
+{
+    if (!other || *other == 0.0)
+        return {};
+    const double pct = (value - *other) / std::abs(*other) * 100.0;
+    if (std::abs(pct) < 2.0)
+        return QColor(0x6b, 0x6b, 0x6b); // within run-to-run noise of CUPTI counters
+    const int direction = metricDirection(metric);
+    if (direction == 0)
+        return QColor(0x1f, 0x6f, 0xb4);
+    return (pct > 0) == (direction > 0) ? QColor(0x1b, 0x7a, 0x35) : QColor(0xb0, 0x1c, 0x1c);
+}
+
+} // namespace
+
+QString metricUnit(const QString& metric)
+{
+    if (metric.contains(QLatin1String("pct")))
+        return QStringLiteral("%");
+    if (metric.endsWith(QLatin1String(".per_second")))
+        return QStringLiteral("byte/s");
+    if (metric.startsWith(QLatin1String("gpu__time_duration")))
+        return QStringLiteral("ns");
+    if (metric.contains(QLatin1String("bytes")))
+        return QStringLiteral("byte");
+    if (metric.contains(QLatin1String("warps_issue_stalled")) || metric.contains(QLatin1String("warp_latency")))
+        return QStringLiteral("cycle/inst");
+    if (metric.contains(QLatin1String("per_cycle")))
+        return QStringLiteral("inst/cycle");
+    if (metric.contains(QLatin1String("inst_executed")))
+        return QStringLiteral("inst");
+    return {};
+}
+
+int metricDirection(const QString& metric)
+{
+    if (metric.startsWith(QLatin1String("gpu__time_duration")) || metric.contains(QLatin1String("stalled"))
+        || metric.contains(QLatin1String("warp_latency")) || metric.contains(QLatin1String("op_local"))
+        || metric.contains(QLatin1String("bank_conflicts")))
+        return -1;
+    if (metric.contains(QLatin1String("per_second")) || metric.contains(QLatin1String("throughput"))
+        || metric.contains(QLatin1String("issue_active")) || metric.contains(QLatin1String("hit_rate")))
+        return +1;
+    return 0;
+}
+
+MetricsModel::MetricsModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void MetricsModel::showSession(const std::shared_ptr<const SessionView>&) { }
+
+void MetricsModel::showIteration(const std::shared_ptr<const IterationFocus>& focus)
+{
+    beginResetModel();
+    m_rows.clear();
+    if (focus && focus->detail && focus->detail->result) {
+        for (const auto& [name, value] : focus->detail->result->metrics) {
+            const MetricName parts = split(name);
+            m_rows.push_back({ parts.kernel, parts.size, parts.metric, value, valueIn(focus->compared, name),
+                valueIn(focus->baseline, name) });
+        }
+    }
+    endResetModel();
+}
+
+int MetricsModel::rowOfMetric(const QString& size, const QString& metric) const
+{
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].size == size && m_rows[i].metric == metric)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int MetricsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int MetricsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant MetricsModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
+    const QString unit = metricUnit(row.metric);
+    if (role == RawValueRole)
+        return row.value;
+    if (role == Qt::ForegroundRole) {
+        if (index.column() == VsParentColumn)
+            return deltaColor(row.metric, row.value, row.parent);
+        if (index.column() == VsBaselineColumn)
+            return deltaColor(row.metric, row.value, row.baseline);
+        return {};
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= ValueColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && index.column() == MetricColumn)
+        return QString(row.kernel + QLatin1Char('/') + row.size + QLatin1Char('/') + row.metric);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case SizeColumn:
+        return row.size;
+    case MetricColumn:
+        return row.metric;
+    case UnitColumn:
+        return unit;
+    case ValueColumn:
+        return humanValue(row.value, unit);
+    case VsParentColumn:
+        return deltaText(row.value, row.parent);
+    case VsBaselineColumn:
+        return deltaText(row.value, row.baseline);
+    default:
+        return {};
+    }
+}
+
+QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case SizeColumn:
+        return tr("Size");
+    case MetricColumn:
+        //: metrics table column: the Nsight Compute metric name
+        return tr("Metric");
+    case UnitColumn:
+        return tr("Unit");
+    case ValueColumn:
+        return tr("Value");
+    case VsParentColumn:
+        //: metrics table column: change against the compared (parent) iteration
+        return tr("Δ vs parent");
+    case VsBaselineColumn:
+        return tr("Δ vs baseline");
+    default:
+        return {};
+    }
+}
+
+} // namespace kl::gui
