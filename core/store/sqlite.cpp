@@ -193,6 +193,13 @@ std::string Statement::columnName(int column) const
 Database::Database(const std::filesystem::path& path, Mode mode)
     : m_file(mode == Mode::Memory ? std::string(":memory:") : path.string())
 {
+    if (mode != Mode::Memory) {
+        // A FIFO would block the open for ever, a device would be read as pages: only plain files.
+        std::error_code error;
+        const auto status = std::filesystem::status(path, error);
+        if (!error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+            throw Error("store.not-a-file", m_file, {}, "not a regular file (a folder, device, FIFO or socket)");
+    }
     int flags = SQLITE_OPEN_NOMUTEX;
     switch (mode) {
     case Mode::ReadWrite:

@@ -68,7 +68,8 @@ public:
     // ReadOnlyImmutable: read-only and promised that nobody changes the file meanwhile (no locks, no
     // -shm), for files in folders this process cannot write.
     enum class Mode { ReadWrite, ReadOnly, ReadOnlyImmutable, Memory };
-    // Opens (creating when ReadWrite) the file; ":memory:" ignores `path` with Mode::Memory.
+    // Opens (creating when ReadWrite) the file; ":memory:" ignores `path` with Mode::Memory. Throws
+    // "store.not-a-file" for anything but a regular file (a FIFO would block the open).
     Database(const std::filesystem::path& path, Mode mode);
     Database(Database&&) noexcept;
     Database& operator=(Database&&) = delete;

@@ -39,7 +39,8 @@ public:
 
     // Opens the store at `path`, creating it if missing and migrating it if older. A writable
     // open also marks the running sessions whose process is gone (killed) as "interrupted".
-    // Throws "store.open-failed" (no such folder, no permission), "store.not-a-database",
+    // Throws "store.open-failed" (no such folder, no permission), "store.not-a-file" (a FIFO, a
+    // device, a folder), "store.not-a-database",
     // "store.corrupt", "store.not-kernelloop", "store.newer-version", "store.migration-failed",
     // "store.busy".
     static Store open(const std::filesystem::path& path, Options options);
@@ -139,5 +140,10 @@ private:
     explicit Store(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> m_impl;
 };
+
+// The checks exportSession makes of its target, for other writers of files beside a store (a kernel
+// export): throws "store.export-onto-source", "store.export-not-a-file", and "store.export-exists"
+// unless `overwrite`. A file that does not exist yet passes.
+void checkExportTarget(const std::filesystem::path& store, const std::filesystem::path& file, bool overwrite);
 
 } // namespace kl::store

@@ -11,7 +11,6 @@
 
 namespace kl::store {
 
-namespace {
 // The export must never replace the store it reads (or a file beside it that SQLite owns), nor
 // anything that is not a plain file, nor an existing file the engineer did not offer.
 void checkExportTarget(const std::filesystem::path& store, const std::filesystem::path& file, bool overwrite)
@@ -34,7 +33,6 @@ void checkExportTarget(const std::filesystem::path& store, const std::filesystem
     if (!overwrite)
         throw Error("store.export-exists", file.string(), {}, "the file exists; pass --force to replace it");
 }
-} // namespace
 
 void Store::exportSession(std::int64_t sessionId, const std::filesystem::path& file, ExportOptions options) const
 {
@@ -75,6 +73,7 @@ Error asImportError(const Error& error)
 {
     static const std::map<std::string, std::string> categories {
         { "store.not-a-database", "store.import-not-a-database" },
+        { "store.not-a-file", "store.import-not-a-file" },
         { "store.not-kernelloop", "store.import-not-kernelloop" },
         { "store.newer-version", "store.import-newer-version" },
         { "store.corrupt", "store.import-corrupt" },

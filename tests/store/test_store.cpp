@@ -1,7 +1,6 @@
 // The store's API on real SQLite files: problems, sessions, candidates, recording iterations,
 // listing and detail, the evaluation cache, and what is (and is not) written when.
 #include "core/model/problem.h"
-#include "core/store/runner_result.h"
 #include "core/store/store.h"
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
@@ -538,58 +537,6 @@ private slots:
         QCOMPARE(hit->metrics, fx::passedResult(7).metrics);
         KL_COMPARE_JSON(hit->timing, fx::passedResult(7).timing);
         QVERIFY(!later.cacheLookup(evaluationCacheKey(changed)));
-    }
-
-    void runnerReplyBecomesAResult()
-    {
-        // As docs/runner-protocol.md shows it, with a second main size.
-        const auto reply = nlohmann::json::parse(R"({"v":1,"id":"8","type":"result","status":"ok","category":"passed",
-          "detail":"all cases passed","device":{"name":"NVIDIA H200","sm_clock_mhz":1980,"runtime_toolkit":"13.0"},
-          "verification":{"passed":true,"cases":[]},
-          "timing":{"sm_clock_mhz":1755,"cases":[
-            {"label":"8192x4096","candidate":{"median_us":48.0,"p20_us":47.0,"p80_us":49.0,"cv":0.01,"samples_us":[48.0]},
-             "gbps":2700.0,"pct_of_copy":72.0,"speedup_vs_baseline":2.0},
-            {"label":"4096x4096","candidate":{"median_us":27.0,"p20_us":26.5,"p80_us":27.5,"cv":0.03},
-             "gbps":2400.0,"pct_of_copy":50.0,"speedup_vs_baseline":4.5}]},
-          "profile":{"status":"ok","kernels":[{"kernel":"ln_gelu","case":"8192x4096",
-             "metrics":{"gpu__time_duration.sum":47900.0,"dram__throughput.avg.pct_of_peak_sustained_elapsed":41.5}}]}})");
-        const auto result = resultFromRunnerReply(reply);
-        KL_COMPARE_TEXT(result.status, "ok");
-        KL_COMPARE_TEXT(result.category, "passed");
-        KL_COMPARE_TEXT(result.detail, "all cases passed");
-        KL_COMPARE_TEXT(result.toolkit, "13.0");
-        QCOMPARE(*result.smClockMhz, 1755.0); // the clock while timing, not at describe time
-        // The headline figures are all the first size's: never a median of one size beside
-        // percentiles of another (or of none).
-        QCOMPARE(*result.medianUs, 48.0);
-        QCOMPARE(*result.p20Us, 47.0);
-        QCOMPARE(*result.p80Us, 49.0);
-        QCOMPARE(*result.cv, 0.01);
-        QCOMPARE(*result.gbps, 2700.0);
-        QCOMPARE(*result.pctOfCopy, 72.0);
-        QCOMPARE(*result.speedup, 3.0); // the geometric mean of 2 and 4.5
-        // Each size's own figures.
-        QCOMPARE(result.sizes.size(), std::size_t(2));
-        KL_COMPARE_TEXT(result.sizes[1].label, "4096x4096");
-        QCOMPARE(*result.sizes[1].medianUs, 27.0);
-        QCOMPARE(*result.sizes[1].p20Us, 26.5);
-        QCOMPARE(*result.sizes[1].p80Us, 27.5);
-        QCOMPARE(*result.sizes[1].cv, 0.03);
-        QCOMPARE(*result.sizes[1].gbps, 2400.0);
-        QCOMPARE(*result.sizes[1].pctOfCopy, 50.0);
-        QCOMPARE(*result.sizes[1].speedup, 4.5);
-        QCOMPARE(*result.sizes[0].speedup, 2.0);
-        QCOMPARE(result.metrics.size(), std::size_t(2));
-        QCOMPARE(result.metrics.at("ln_gelu/8192x4096/dram__throughput.avg.pct_of_peak_sustained_elapsed"), 41.5);
-        QCOMPARE(result.timing["cases"][0]["candidate"]["samples_us"][0].get<double>(), 48.0);
-
-        const auto failed = resultFromRunnerReply(
-            nlohmann::json::parse(
-                R"({"status":"failed","category":"wrong-result","timing":null,"verification":{"passed":false}})"),
-            "13.0");
-        KL_COMPARE_TEXT(failed.category, "wrong-result");
-        QVERIFY(!failed.medianUs && !failed.speedup && failed.timing.is_null());
-        KL_COMPARE_TEXT(failed.toolkit, "13.0");
     }
 
     void readOnlyStoreReadsAndRefusesWrites()

@@ -3,6 +3,7 @@
 // check, holds every iteration the writer reported as committed with all of its rows, and
 // holds no half iteration.
 #include "core/store/store.h"
+#include "raw_sqlite.h"
 #include "store_fixtures.h"
 
 #include <QProcess>
@@ -118,6 +119,64 @@ private slots:
         QVERIFY(killsMidIteration > 0);
         QVERIFY(!reported.empty());
         qInfo("%zu iterations reported committed over 20 kills (%d while writing)", reported.size(), killsMidIteration);
+    }
+
+    void aKilledWritersSessionIsInterrupted()
+    {
+        QTemporaryDir dir;
+        const auto db = dir.filePath(QStringLiteral("killed.db")).toStdString();
+        QProcess writer;
+        writer.start(QStringLiteral(KL_STORE_CRASH_WRITER), { QString::fromStdString(db) });
+        QVERIFY2(writer.waitForStarted(10000), qPrintable(writer.errorString()));
+        const auto writerPid = static_cast<std::int64_t>(writer.processId());
+        // The session line, then two committed iterations.
+        for (int line = 0; line < 3; ++line) {
+            while (!writer.canReadLine())
+                QVERIFY2(
+                    writer.waitForReadyRead(20000), qPrintable(QString::fromLocal8Bit(writer.readAllStandardError())));
+            writer.readLine();
+        }
+        writer.kill(); // SIGKILL: no finishSession
+        QVERIFY(writer.waitForFinished(10000));
+        QCOMPARE(writer.exitStatus(), QProcess::CrashExit);
+
+        {
+            // A viewer (read-only, writes nothing) already tells it apart from a running session.
+            auto viewer = Store::open(db, { .readOnly = true });
+            const auto sessions = viewer.listSessions();
+            QCOMPARE(sessions.size(), std::size_t(1));
+            KL_COMPARE_TEXT(sessions[0].session.status, "interrupted");
+            const auto rows = viewer.listIterations(sessions[0].session.id);
+            QVERIFY(rows.size() >= 2);
+            QCOMPARE(*sessions[0].session.endedMs, rows.back().endedMs); // the time of its last iteration
+            QVERIFY(sessions[0].session.ownerPid);
+            QCOMPARE(*sessions[0].session.ownerPid, writerPid);
+        }
+
+        // A session of this (live) process, and one of a process on another host, stay running.
+        std::int64_t mine = 0;
+        std::int64_t elsewhere = 0;
+        {
+            auto store = Store::open(db);
+            SessionRecord record;
+            record.problemHash = store.addProblem(fx::problem());
+            record.device = "NVIDIA H200 #0";
+            record.proposer = "tuner";
+            mine = store.createSession(record);
+            elsewhere = store.createSession(record);
+        }
+        kl::store::testing::RawDb(db).exec(
+            "UPDATE sessions SET owner_host = 'another-host', owner_pid = 1 WHERE id = " + std::to_string(elsewhere));
+
+        // The next writable open records it.
+        auto store = Store::open(db);
+        kl::store::testing::RawDb raw(db);
+        KL_COMPARE_TEXT(raw.rows("SELECT id, status FROM sessions ORDER BY id"),
+            "1|interrupted\n" + std::to_string(mine) + "|running\n" + std::to_string(elsewhere) + "|running\n");
+        QCOMPARE(raw.integer("SELECT ended_ms FROM sessions WHERE id = 1"),
+            raw.integer("SELECT MAX(ended_ms) FROM iterations WHERE session_id = 1"));
+        KL_COMPARE_TEXT(store.session(1)->status, "interrupted");
+        KL_COMPARE_TEXT(store.session(mine)->status, "running");
     }
 };
 
