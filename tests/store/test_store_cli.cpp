@@ -1,0 +1,189 @@
+// The store commands of kernelloop-cli as a user runs them (a real process on real files):
+// history, show and export read without writing (an exported .klsession keeps its bytes and
+// mtime); --db '' and --session 0 / -1 are errors, not a fallback; export never replaces the
+// store it reads, a device or an existing file without --force.
+#include "core/model/hash.h"
+#include "core/store/store.h"
+#include "store_fixtures.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+#include <filesystem>
+#include <sys/stat.h>
+
+using namespace kl::store;
+namespace fx = kl::store::fixtures;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run cli(const QStringList& arguments, const QString& environmentDb = {})
+{
+    QProcess process;
+    auto environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("KERNELLOOP_DB"));
+    if (!environmentDb.isEmpty())
+        environment.insert(QStringLiteral("KERNELLOOP_DB"), environmentDb);
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(KL_CLI_PATH), arguments);
+    Run run;
+    if (!process.waitForFinished(20000)) {
+        process.kill();
+        process.waitForFinished();
+        run.err = QStringLiteral("timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+std::string fingerprint(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return "(unreadable)";
+    const auto mtime = std::filesystem::last_write_time(path.toStdString()).time_since_epoch().count();
+    return kl::contentHash(file.readAll().toStdString()) + "@" + std::to_string(mtime);
+}
+
+} // namespace
+
+class TestStoreCli : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_store;
+    QString m_export;
+
+    static void expectRefusal(const Run& run, const char* category)
+    {
+        QVERIFY2(run.exitCode == 2, qPrintable(run.out + run.err));
+        QVERIFY2(run.err.contains(QStringLiteral("[%1]").arg(QLatin1String(category))), qPrintable(run.err));
+    }
+
+    int sessionsIn(const QString& path)
+    {
+        return static_cast<int>(Store::open(path.toStdString()).listSessions().size());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        m_store = m_dir.filePath(QStringLiteral("store.db"));
+        auto store = Store::open(m_store.toStdString());
+        for (int s = 0; s < 2; ++s) {
+            SessionRecord session;
+            session.problemHash = store.addProblem(fx::problem());
+            session.device = "NVIDIA H200 #0";
+            session.proposer = "tuner";
+            const auto id = store.createSession(session);
+            for (int i = 0; i < 2; ++i) {
+                const auto ref = store.beginIteration(id, store.addCandidate(id, fx::candidate(i)));
+                store.recordResult(ref, fx::passedResult(i));
+                store.finishIteration(ref);
+            }
+            store.finishSession(id, "finished");
+        }
+        m_export = m_dir.filePath(QStringLiteral("one.klsession"));
+        store.exportSession(1, m_export.toStdString());
+    }
+
+    void viewingAnExportLeavesItAsItWas()
+    {
+        const auto before = fingerprint(m_export);
+        const QString out = m_dir.filePath(QStringLiteral("copy.klsession"));
+        for (const auto& arguments : QList<QStringList> {
+                 { QStringLiteral("history"), QStringLiteral("--db"), m_export },
+                 { QStringLiteral("history"), QStringLiteral("--sessions"), QStringLiteral("--db"), m_export },
+                 { QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), m_export },
+                 { QStringLiteral("export"), out, QStringLiteral("--db"), m_export },
+                 { QStringLiteral("export-kernel"), QStringLiteral("--iteration"), QStringLiteral("2"),
+                     QStringLiteral("--db"), m_export },
+             }) {
+            const auto run = cli(arguments);
+            QVERIFY2(run.exitCode == 0, qPrintable(arguments.join(QLatin1Char(' ')) + QLatin1Char('\n') + run.err));
+            QCOMPARE(fingerprint(m_export), before); // was switched to WAL and rewritten
+        }
+        QVERIFY(!QFile::exists(m_export + QStringLiteral("-wal")));
+    }
+
+    void anEmptyDbOrANonPositiveSessionIsAnError()
+    {
+        // With $KERNELLOOP_DB naming a real store, --db '' must not quietly read it.
+        expectRefusal(
+            cli({ QStringLiteral("history"), QStringLiteral("--sessions"), QStringLiteral("--db"), QString() },
+                m_store),
+            "cli.bad-db");
+        expectRefusal(
+            cli({ QStringLiteral("import"), m_export, QStringLiteral("--db"), QString() }, m_store), "cli.bad-db");
+        QCOMPARE(sessionsIn(m_store), 2);
+        for (const auto& id : { QStringLiteral("0"), QStringLiteral("-1"), QStringLiteral("x") }) {
+            expectRefusal(
+                cli({ QStringLiteral("history"), QStringLiteral("--session"), id, QStringLiteral("--db"), m_store }),
+                "cli.bad-session");
+            expectRefusal(cli({ QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--session"), id,
+                              QStringLiteral("--db"), m_store }),
+                "cli.bad-session");
+        }
+        const auto newest = cli({ QStringLiteral("history"), QStringLiteral("--session"), QStringLiteral("1"),
+            QStringLiteral("--db"), m_store });
+        QVERIFY2(newest.exitCode == 0 && newest.out.startsWith(QStringLiteral("session 1:")), qPrintable(newest.out));
+    }
+
+    void anExportNeverReplacesTheStoreADeviceOrAnotherFile()
+    {
+        const auto store = fingerprint(m_store);
+        expectRefusal(cli({ QStringLiteral("export"), m_store, QStringLiteral("--session"), QStringLiteral("1"),
+                          QStringLiteral("--db"), m_store }),
+            "store.export-onto-source");
+        expectRefusal(
+            cli({ QStringLiteral("export"), m_store, QStringLiteral("--force"), QStringLiteral("--db"), m_store }),
+            "store.export-onto-source");
+        expectRefusal(
+            cli({ QStringLiteral("export-kernel"), QStringLiteral("-o"), m_store, QStringLiteral("--db"), m_store }),
+            "store.export-onto-source");
+        QCOMPARE(fingerprint(m_store), store);
+        QCOMPARE(sessionsIn(m_store), 2); // "export S.db --session 1 --db S.db" left one
+
+        if (std::filesystem::is_character_file("/dev/full")) {
+            expectRefusal(cli({ QStringLiteral("export"), QStringLiteral("/dev/full"), QStringLiteral("--force"),
+                              QStringLiteral("--db"), m_store }),
+                "store.export-not-a-file");
+            QVERIFY(std::filesystem::is_character_file("/dev/full"));
+        }
+        const auto fifo = m_dir.filePath(QStringLiteral("fifo"));
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        expectRefusal(
+            cli({ QStringLiteral("export"), fifo, QStringLiteral("--db"), m_store }), "store.export-not-a-file");
+        expectRefusal(cli({ QStringLiteral("history"), QStringLiteral("--db"), fifo }), "store.not-a-file");
+
+        const auto notes = m_dir.filePath(QStringLiteral("notes.txt"));
+        {
+            QFile file(notes);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("keep me");
+        }
+        expectRefusal(cli({ QStringLiteral("export"), notes, QStringLiteral("--db"), m_store }), "store.export-exists");
+        QFile kept(notes);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("keep me"));
+        kept.close();
+        const auto forced
+            = cli({ QStringLiteral("export"), notes, QStringLiteral("--force"), QStringLiteral("--db"), m_store });
+        QVERIFY2(forced.exitCode == 0, qPrintable(forced.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreCli)
+#include "test_store_cli.moc"
