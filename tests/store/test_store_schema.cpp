@@ -7,6 +7,7 @@
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
 #include "version2_file.h"
+#include "version3_file.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -259,6 +260,59 @@ private slots:
         QCOMPARE(*store.listIterations(session).back().round, 4);
         QCOMPARE(*store.listIterations(session).back().predictedSpeedup, 1.1);
         QCOMPARE(store.session(session)->summary["rounds"].get<int>(), 4);
+    }
+
+    void migratesVersion3ToPerSizeResultsAndOwners()
+    {
+        // A version-3 file as its loop wrote a two-size result: the first size's median beside
+        // percentiles averaged over both sizes (p20 above the median).
+        const auto path = freshPath().toStdString();
+        std::int64_t running = 0;
+        {
+            auto store = Store::open(path);
+            SessionRecord record;
+            record.problemHash = store.addProblem(fx::problem());
+            record.device = "NVIDIA H200 #0";
+            record.proposer = "tuner";
+            running = store.createSession(record);
+            const auto ref = store.beginIteration(running, store.addCandidate(running, fx::candidate(1)));
+            auto result = fx::passedResult(1);
+            result.timing = nlohmann::json::parse(R"({"cases":[
+                {"label":"8192x4096","candidate":{"median_us":72.13,"p20_us":71.9,"p80_us":72.4,"cv":0.004},
+                 "gbps":1860.0,"pct_of_copy":44.0,"speedup_vs_baseline":1.5},
+                {"label":"1024x1024","candidate":{"median_us":98.0,"p20_us":97.5,"p80_us":101.0,"cv":0.02},
+                 "gbps":80.0,"pct_of_copy":12.0,"speedup_vs_baseline":2.0}]})");
+            result.medianUs = 72.13;
+            result.p20Us = 84.12;
+            result.p80Us = 85.49;
+            store.recordResult(ref, result);
+            store.finishIteration(ref);
+        }
+        kl::store::testing::downgradeToVersion3(path);
+        {
+            RawDb raw(path);
+            QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'size_results'"), 0);
+            raw.exec("UPDATE results SET p20_us = 84.12, p80_us = 85.49"); // as version 3 stored it
+        }
+
+        auto store = Store::open(path); // migrates
+        RawDb raw(path);
+        QCOMPARE(raw.integer("PRAGMA user_version"), kSchemaVersion);
+        // The headline row becomes one size's; every size keeps its own figures.
+        KL_COMPARE_TEXT(raw.rows("SELECT median_us, p20_us, p80_us, cv FROM results"), "72.13|71.9|72.4|0.004\n");
+        KL_COMPARE_TEXT(raw.rows("SELECT position, label, values_json, median_us, p20_us, p80_us, gbps, pct_of_copy, "
+                                 "speedup FROM size_results ORDER BY position"),
+            "0|8192x4096|{\"M\":8192,\"N\":4096}|72.13|71.9|72.4|1860.0|44.0|1.5\n"
+            "1|1024x1024|NULL|98.0|97.5|101.0|80.0|12.0|2.0\n"); // not a main size of the problem: no values
+        const auto sizes = store.sizeResults(running, 1);
+        QCOMPARE(sizes.size(), std::size_t(2));
+        QCOMPARE(sizes[0].values.at("N"), std::int64_t(4096));
+        QVERIFY(sizes[1].values.empty());
+        // Its owner is unknown: a version-3 session that says running stays running.
+        KL_COMPARE_TEXT(
+            raw.rows("SELECT owner_pid, owner_host, owner_start, status FROM sessions"), "NULL|NULL|NULL|running\n");
+        KL_COMPARE_TEXT(Store::open(path).session(running)->status, "running");
+        QVERIFY(store.checkIntegrity().empty());
     }
 
     void migratedSchemaIsExactlyANewFilesSchema()
