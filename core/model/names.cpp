@@ -56,7 +56,7 @@ std::string quotedForMessage(std::string_view text, std::size_t keep)
 {
     if (text.size() <= keep)
         return "\"" + std::string(text) + "\"";
-    return "\"" + std::string(text.substr(0, keep)) + "...\" (" + std::to_string(text.size()) + " characters)";
+    return "\"" + std::string(text.substr(0, keep)) + "...\"";
 }
 
 } // namespace kl

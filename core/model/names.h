@@ -23,7 +23,7 @@ std::string nameProblem(std::string_view text);
 // __CUDA_ARCH__) would rewrite the compiler's own code.
 bool isReservedName(std::string_view text);
 
-// `text` in quotes for a message, cut short when long (a 26,000-character name is not echoed).
+// `text` in quotes for a message, cut short ("...") when long: a 26,000-character name is not echoed.
 std::string quotedForMessage(std::string_view text, std::size_t keep = 40);
 
 } // namespace kl
