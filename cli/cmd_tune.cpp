@@ -123,6 +123,7 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     auto k = std::make_shared<int>(1);
     auto patience = std::make_shared<int>(2);
     auto minGain = std::make_shared<double>(0.05);
+    auto maxFailedRounds = std::make_shared<int>(3);
     addCommon(cmd, *o);
     auto llm = std::make_shared<LlmEndpointOptions>();
     llm->attempts = "3";
@@ -148,6 +149,10 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("-k,--candidates", *k, "candidates evaluated per round")->check(CLI::Range(1, 64));
     cmd->add_option("--patience", *patience, "stop after this many rounds under --min-gain (0: never)");
     cmd->add_option("--min-gain", *minGain, "a round gaining less than this fraction counts against patience");
+    cmd->add_option("--max-failed-rounds", *maxFailedRounds,
+                    "stop after this many consecutive rounds with nothing to run (endpoint or reply failures; 0: never)")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
     auto* llmGroup = cmd->add_option_group("LLM proposer", "with --proposer llm");
     addLlmEndpointOptions(llmGroup, *llm, false);
     llmGroup
@@ -172,6 +177,7 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
         config.stop.targetSpeedup = *target;
         config.stop.patience = *patience;
         config.stop.minGain = *minGain;
+        config.stop.maxFailedRounds = *maxFailedRounds;
         config.candidatesPerIteration = *k;
         config.mode = *mode == "review" ? LoopMode::Review : LoopMode::Auto;
         ProposerFactory factory;

@@ -214,7 +214,10 @@ public:
 private:
     std::vector<std::string> options() const
     {
-        std::vector<std::string> o { "-arch=" + m_options.arch, "--ptxas-options=-v", "-default-device" };
+        // --no-cache: NVRTC 12.9+ otherwise takes a cubin it compiled before from the driver's cache
+        // (where a driver is installed) and skips ptxas, whose -v report is where the registers,
+        // shared memory and spills come from; the static report would then read 0 registers.
+        std::vector<std::string> o { "-arch=" + m_options.arch, "--ptxas-options=-v", "-default-device", "--no-cache" };
         const bool ownStd = std::any_of(m_options.extraOptions.begin(), m_options.extraOptions.end(),
             [](const auto& e) { return e.find("std=") != std::string::npos; });
         if (!ownStd)

@@ -76,6 +76,7 @@ struct Exchange {
     double latencyMs = 0.0; // first request to last byte, retries and waits included
     double firstTokenMs = -1.0; // streaming: until the first text arrived in the last attempt
     double retryWaitMs = 0.0; // time spent waiting between attempts
+    std::optional<std::int64_t> retryAfterMs; // what the last attempt's Retry-After asked for (not capped)
     std::string startedAt; // UTC, ISO 8601
 
     bool ok() const { return category == ExchangeCategory::Ok; }

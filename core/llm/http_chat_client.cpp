@@ -198,6 +198,9 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
         runAttempt(request, control, exchange, attempt);
         exchange.category = attempt.category;
         exchange.message = m_redactor.redact(attempt.message);
+        exchange.retryAfterMs.reset();
+        if (attempt.retryAfter)
+            exchange.retryAfterMs = attempt.retryAfter->count();
         if (attempt.category == ExchangeCategory::Ok)
             break;
         log("attempt " + std::to_string(attemptNumber)

@@ -4,6 +4,9 @@
 #include "core/llm/reply_parser.h"
 #include "core/model/hash.h"
 
+#include <algorithm>
+#include <thread>
+
 namespace kl {
 
 std::optional<LlmProposerConfig::Roles> parseRoles(std::string_view name)
@@ -37,6 +40,21 @@ std::string hypothesisText(const Hypothesis& h)
     return text;
 }
 
+// Waits, waking early when cancelled; false if it was.
+bool waitFor(std::chrono::milliseconds delay, const std::atomic<bool>* cancel)
+{
+    const auto until = std::chrono::steady_clock::now() + delay;
+    while (std::chrono::steady_clock::now() < until) {
+        if (cancel && cancel->load())
+            return false;
+        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+            std::chrono::milliseconds(20), until - std::chrono::steady_clock::now()));
+    }
+    return !(cancel && cancel->load());
+}
+
+bool isServerTrouble(ExchangeCategory c) { return c == ExchangeCategory::Http429 || c == ExchangeCategory::Http5xx; }
+
 Proposal failed(std::string category, std::string detail, std::string hypothesis = {})
 {
     Proposal p;
@@ -59,6 +77,16 @@ LlmProposer::LlmProposer(std::shared_ptr<ChatClient> client, PromptLibrary promp
 LlmProposer::Attempt LlmProposer::ask(
     PromptRole role, const PromptPayload& payload, int count, const std::atomic<bool>* cancel)
 {
+    if (m_waitBeforeNext.count() > 0) {
+        const auto wait = m_waitBeforeNext;
+        m_waitBeforeNext = std::chrono::milliseconds(0);
+        if (!waitFor(wait, cancel)) {
+            Exchange cancelled;
+            cancelled.category = ExchangeCategory::Cancelled;
+            cancelled.message = "cancelled while waiting after a server failure";
+            return { { cancelled }, {} };
+        }
+    }
     const auto prompt = m_prompts.render(role, payload);
     ChatRequest request;
     request.system = prompt.system;
@@ -73,16 +101,37 @@ LlmProposer::Attempt LlmProposer::ask(
                              int alternative, std::string_view text) { m_config.onText(roleName, alternative, text); };
     }
     auto sent = sendAlternatives(*m_client, request, count, control);
-    for (const auto& e : sent.exchanges)
+    std::optional<std::int64_t> retryAfter;
+    bool serverTrouble = false;
+    for (const auto& e : sent.exchanges) {
         m_tokens += e.usage.total();
+        if (isServerTrouble(e.category)) {
+            serverTrouble = true;
+            if (e.retryAfterMs)
+                retryAfter = std::max(retryAfter.value_or(0), *e.retryAfterMs);
+        }
+    }
+    if (serverTrouble) {
+        ++m_serverFailures;
+        const auto& retry = m_client->endpoint().retry;
+        m_waitBeforeNext
+            = retry
+                  .waitBefore(m_serverFailures + 1,
+                      retryAfter ? std::optional(std::chrono::milliseconds(*retryAfter)) : std::nullopt, m_random)
+                  .delay;
+    } else if (std::any_of(sent.exchanges.begin(), sent.exchanges.end(), [](const Exchange& e) { return e.ok(); })) {
+        m_serverFailures = 0;
+    }
     return { std::move(sent.exchanges), std::move(sent.choices) };
 }
 
 Proposal LlmProposer::endpointFailure(const Exchange& e, PromptRole role, const std::string& plan)
 {
     m_exhausted = m_exhausted || e.category == ExchangeCategory::BudgetExhausted; // nothing more can be asked
-    return failed(
-        std::string(exchangeCategoryName(e.category)), std::string(promptRoleName(role)) + ": " + e.message, plan);
+    std::string detail = std::string(promptRoleName(role)) + ": " + e.message;
+    if (isServerTrouble(e.category) && m_waitBeforeNext.count() > 0)
+        detail += "; the next request waits " + std::to_string(m_waitBeforeNext.count()) + " ms";
+    return failed(std::string(exchangeCategoryName(e.category)), std::move(detail), plan);
 }
 
 const EvaluatedProposal* LlmProposer::failureToFix(const ProposalContext& context) const

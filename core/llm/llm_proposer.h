@@ -10,9 +10,11 @@
 #include "core/llm/reply_parser.h"
 #include "core/propose/proposer.h"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -62,6 +64,12 @@ private:
     std::size_t m_lastCount = 0; // proposals returned last round: the tail of the next context's history
     std::int64_t m_tokens = 0;
     bool m_exhausted = false; // the token budget is spent: nothing more to propose
+    // After a 429 or 5xx the next request waits: Retry-After (capped) or a backoff that doubles
+    // with each consecutive such failure, so that a struggling endpoint is not hammered round
+    // after round (the client's own retries within one request come on top).
+    int m_serverFailures = 0;
+    std::chrono::milliseconds m_waitBeforeNext { 0 };
+    std::mt19937_64 m_random { 0x6b6c };
 };
 
 } // namespace kl

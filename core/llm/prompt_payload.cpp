@@ -132,7 +132,7 @@ std::string stateSection(const MeasuredState& s)
     if (s.gigabytesPerSecond) {
         std::string line = "achieved bandwidth: " + number(*s.gigabytesPerSecond, 0) + " GB/s";
         if (s.percentOfCeiling)
-            line += " (" + number(*s.percentOfCeiling, 0) + "% of the measured ceiling)";
+            line += " (" + number(*s.percentOfCeiling, 0) + "% of a same-size copy)";
         lines.push_back(line);
     }
     std::vector<std::string> resources;
@@ -190,7 +190,11 @@ std::string hardwareSection(const HardwareFacts& h)
     if (h.maxWarpsPerSm > 0)
         lines.push_back("max warps per SM: " + std::to_string(h.maxWarpsPerSm));
     if (h.dramGigabytesPerSecond)
-        lines.push_back("measured memory ceiling (copy): " + number(*h.dramGigabytesPerSecond, 0) + " GB/s");
+        // Two copy ceilings reach the model: this one (a large copy, once per device) and, in the
+        // measured state and findings, a copy of the same bytes as the problem. Each says which.
+        lines.push_back("memory ceiling: " + number(*h.dramGigabytesPerSecond, 0)
+            + " GB/s, measured with a 2 GiB device-to-device copy (percentages of copy elsewhere compare with a "
+              "copy of the same size as the problem's buffers)");
     if (h.smClockMhz)
         lines.push_back("SM clock: " + number(*h.smClockMhz, 0) + " MHz");
     for (const auto& note : h.notes)

@@ -45,7 +45,7 @@ struct MeasuredState {
     std::optional<double> speedup; // baseline / current
     std::string correctness; // "verified on 8 size sets", "failed: ..."
     std::optional<double> gigabytesPerSecond;
-    std::optional<double> percentOfCeiling;
+    std::optional<double> percentOfCeiling; // of a copy of the same bytes (the runner's same-size copy)
     std::optional<int> registers;
     std::optional<std::int64_t> sharedBytes;
     std::optional<std::int64_t> spillBytes;
@@ -72,7 +72,7 @@ struct HardwareFacts {
     std::int64_t sharedPerBlockOptInBytes = 0;
     int registersPerSm = 0;
     int maxWarpsPerSm = 0;
-    std::optional<double> dramGigabytesPerSecond; // measured copy ceiling
+    std::optional<double> dramGigabytesPerSecond; // measured copy ceiling: a 2 GiB device-to-device copy
     std::optional<double> smClockMhz;
     std::vector<std::string> notes;
 };

@@ -4,9 +4,22 @@
 
 namespace kl {
 
+void recordRound(LoopProgress& p, const RoundTally& round)
+{
+    ++p.iterations;
+    if (round.measured)
+        p.gains.push_back(round.gain);
+    if (round.proposals > 0 && round.proposerFailures == round.proposals) {
+        ++p.failedRounds;
+        p.lastFailure = round.lastFailure;
+    } else {
+        p.failedRounds = 0;
+    }
+}
+
 std::optional<std::string> stopReason(const StopPolicy& policy, const LoopProgress& p)
 {
-    char buf[160];
+    char buf[200];
     if (p.proposerExhausted)
         return std::string("the proposer has nothing left to try");
     if (policy.targetSpeedup > 0 && p.bestSpeedup >= policy.targetSpeedup) {
@@ -21,13 +34,18 @@ std::optional<std::string> stopReason(const StopPolicy& policy, const LoopProgre
         std::snprintf(buf, sizeof buf, "time budget of %.0f s spent", policy.maxWallSeconds);
         return std::string(buf);
     }
+    if (policy.maxFailedRounds > 0 && p.failedRounds >= policy.maxFailedRounds) {
+        std::snprintf(buf, sizeof buf, "%d consecutive rounds gave no candidate to run (the last: %s)", p.failedRounds,
+            p.lastFailure.empty() ? "a proposer failure" : p.lastFailure.c_str());
+        return std::string(buf);
+    }
     if (policy.patience > 0 && int(p.gains.size()) >= policy.patience) {
         bool stalled = true;
         for (std::size_t i = p.gains.size() - std::size_t(policy.patience); i < p.gains.size(); ++i)
             stalled = stalled && p.gains[i] < policy.minGain;
         if (stalled) {
-            std::snprintf(buf, sizeof buf, "%d consecutive iterations gained less than %.0f%%", policy.patience,
-                          policy.minGain * 100);
+            std::snprintf(buf, sizeof buf, "%d consecutive measured rounds gained less than %.0f%%", policy.patience,
+                policy.minGain * 100);
             return std::string(buf);
         }
     }

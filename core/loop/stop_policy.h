@@ -1,6 +1,7 @@
 #pragma once
-// When the loop stops: at a target speedup, at an iteration or wall-time budget, or after
-// `patience` consecutive iterations that each gained less than `minGain` (all configurable).
+// When the loop stops: at a target speedup, at an iteration or wall-time budget, after `patience`
+// consecutive measured rounds that each gained less than `minGain`, or after `maxFailedRounds`
+// consecutive rounds in which the proposer gave nothing to run (all configurable).
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,20 +9,39 @@
 namespace kl {
 
 struct StopPolicy {
-    int maxIterations = 20;      // iterations after the baseline; 0: no limit
+    int maxIterations = 20; // iterations after the baseline; 0: no limit
     double maxWallSeconds = 0.0; // 0: no limit
-    double targetSpeedup = 0.0;  // vs the baseline; 0: none
-    int patience = 2;            // consecutive iterations under minGain; 0: never stop for this
-    double minGain = 0.05;       // relative gain of an iteration's best over the best before it
+    double targetSpeedup = 0.0; // vs the baseline; 0: none
+    int patience = 2; // consecutive measured rounds under minGain; 0: never stop for this
+    double minGain = 0.05; // relative gain of an iteration's best over the best before it
+    // Consecutive rounds whose every proposal failed before reaching the runner (an endpoint
+    // fault, a reply without a usable kernel); 0: never stop for this. They are not gains or
+    // losses, so they do not count toward `patience`.
+    int maxFailedRounds = 3;
+};
+
+// What one round gave, as far as the stop rules care.
+struct RoundTally {
+    double gain = 0.0; // best after / best before − 1 (0 if no new best)
+    bool measured = false; // a candidate passed verification and was timed
+    int proposals = 0; // what the proposer returned
+    int proposerFailures = 0; // of them, failures of the proposer itself ("proposer.<kind>")
+    std::string lastFailure; // the last such category, e.g. "proposer.http-5xx"
 };
 
 struct LoopProgress {
-    int iterations = 0;         // finished, baseline not counted
+    int iterations = 0; // finished rounds, baseline not counted, failed rounds included
     double wallSeconds = 0.0;
-    double bestSpeedup = 1.0;   // vs baseline
-    std::vector<double> gains;  // per finished iteration: best after / best before − 1 (0 if none)
+    double bestSpeedup = 1.0; // vs baseline
+    std::vector<double> gains; // per measured round only: best after / best before − 1 (0 if none)
+    int failedRounds = 0; // consecutive rounds up to now in which the proposer gave nothing to run
+    std::string lastFailure; // the category of the latest proposer failure
     bool proposerExhausted = false;
 };
+
+// Counts a finished round: the budget always, patience only when it measured a candidate, the
+// failure limit when every proposal failed at the proposer (anything that ran resets it).
+void recordRound(LoopProgress& progress, const RoundTally& round);
 
 // The reason to stop now, in words for the summary ("target 2.5x reached"), or nullopt.
 std::optional<std::string> stopReason(const StopPolicy& policy, const LoopProgress& progress);

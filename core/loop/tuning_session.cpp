@@ -156,6 +156,7 @@ void TuningSession::prepare(const std::string& proposerName)
                  { "target_speedup", m_config.stop.targetSpeedup },
                  { "patience", m_config.stop.patience },
                  { "min_gain", m_config.stop.minGain },
+                 { "max_failed_rounds", m_config.stop.maxFailedRounds },
                  { "candidates_per_iteration", m_config.candidatesPerIteration },
                  { "metric_set", std::string(protocol::metricSetName(m_config.evaluate.profile)) },
                  { "trials", m_config.evaluate.trials },
@@ -597,6 +598,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             break;
         }
         std::vector<EvaluatedCandidate> batch;
+        RoundTally tally; // for the stop rules: proposer failures count apart from measured gains
+        tally.proposals = int(proposals.size());
         for (auto& p : proposals) {
             summary.tokens += exchangeTokens(p.exchanges);
             if (cancel && cancel->load())
@@ -611,6 +614,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 refused.status = "error";
                 refused.category = "proposer." + p.failure;
                 refused.detail = p.failureDetail;
+                ++tally.proposerFailures;
+                tally.lastFailure = refused.category;
                 recordRefusal(refused, p, nullptr);
                 m_history.push_back(historyEntry(refused));
                 if (m_observer)
@@ -670,8 +675,10 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 m_observer->iterationFinished(e.outcome);
         }
         summary.rounds = round;
-        progress.iterations = round;
-        progress.gains.push_back(gain);
+        tally.gain = gain;
+        tally.measured = std::any_of(batch.begin(), batch.end(),
+                                     [](const auto& e) { return e.outcome.category == "passed" && !e.timings.empty(); });
+        recordRound(progress, tally);
         if (cancel && cancel->load()) {
             summary.stopReason = "cancelled";
             return finish(summary, "cancelled", start);

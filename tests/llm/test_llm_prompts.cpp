@@ -109,7 +109,8 @@ private slots:
         QVERIFY(has(u, "40 registers/thread, 128 B shared memory/block"));
         QVERIFY(has(u, "theoretical occupancy: 100% (limited by warps), achieved 81%"));
         QVERIFY(has(u, "long_scoreboard (41% of stalls)"));
-        QVERIFY(has(u, "1929 GB/s (45% of the measured ceiling)"));
+        QVERIFY(has(u, "1929 GB/s (45% of a same-size copy)"));
+        QVERIFY(has(u, "memory ceiling: 4250 GB/s, measured with a 2 GiB device-to-device copy"));
         // Findings with evidence, hardware, history with its report, steering, rejections, examples.
         QVERIFY(has(u, "[high] dram-under-ceiling"));
         QVERIFY(has(u, "evidence: 1929 GB/s of 4250 GB/s"));

@@ -121,6 +121,39 @@ private Q_SLOTS:
         QVERIFY(kl::stopReason(policy, p)->find("time") != std::string::npos);
     }
 
+    // Patience is about measured gains: rounds whose proposals all failed at the proposer count
+    // toward their own limit instead, and any round that ran something resets that count.
+    void failedRoundsCountApartFromPatience()
+    {
+        kl::StopPolicy policy; // patience 2, maxFailedRounds 3
+        kl::LoopProgress p;
+        const kl::RoundTally failed { 0.0, false, 1, 1, "proposer.http-5xx" };
+        kl::recordRound(p, failed);
+        kl::recordRound(p, failed);
+        QCOMPARE(p.iterations, 2);
+        QVERIFY(p.gains.empty());
+        QVERIFY(!kl::stopReason(policy, p)); // two failed rounds are not two rounds without gain
+        kl::recordRound(p, failed);
+        QCOMPARE(QString::fromStdString(*kl::stopReason(policy, p)),
+            QStringLiteral("3 consecutive rounds gave no candidate to run (the last: proposer.http-5xx)"));
+
+        kl::LoopProgress q;
+        kl::recordRound(q, failed);
+        kl::recordRound(q, failed);
+        kl::recordRound(q, { 0.0, false, 1, 0, {} }); // ran, but did not pass: neither count
+        QCOMPARE(q.failedRounds, 0);
+        QVERIFY(q.gains.empty());
+        kl::recordRound(q, { 0.01, true, 2, 1, "proposer.no-code" }); // one of two failed: not a failed round
+        kl::recordRound(q, { 0.0, true, 1, 0, {} });
+        QCOMPARE(q.gains, (std::vector<double> { 0.01, 0.0 }));
+        QVERIFY(kl::stopReason(policy, q)->find("2 consecutive measured rounds") != std::string::npos);
+        policy.maxFailedRounds = 0;
+        for (int i = 0; i < 10; ++i)
+            kl::recordRound(p, failed);
+        policy.maxIterations = 0;
+        QVERIFY(!kl::stopReason(policy, p)); // 0: no limit
+    }
+
     void passAndSpeedupAtK()
     {
         kl::ScalingTally t;
