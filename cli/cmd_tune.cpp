@@ -69,8 +69,8 @@ LoopConfig baseConfig(const CommonOptions& o)
     return c;
 }
 
-// Makes the session's proposer once the output exists (an LLM proposer streams into it).
-using ProposerFactory = std::function<std::unique_ptr<Proposer>(TuneOutput& output)>;
+// Makes the session's proposer once the session exists (an LLM proposer streams into its events).
+using ProposerFactory = std::function<std::unique_ptr<Proposer>(const std::shared_ptr<LoopEvents>& events)>;
 
 int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
     const TunableValues& oneTunables, bool review)
@@ -87,8 +87,8 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
     std::signal(SIGTERM, onSignal);
     TuneOutput output(std::cout, o.json, config.stop.maxIterations);
     TuningSession session(problem, store, runner, config);
-    session.setObserver(&output);
-    const auto proposer = makeProposer ? makeProposer(output) : nullptr;
+    session.events().subscribe([&output](const std::shared_ptr<const LoopEvent>& e) { output.onEvent(*e); });
+    const auto proposer = makeProposer ? makeProposer(session.eventStream()) : nullptr;
     ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
     if (review)
         session.setReviewGate(&prompt);
@@ -150,7 +150,7 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("--patience", *patience, "stop after this many rounds under --min-gain (0: never)");
     cmd->add_option("--min-gain", *minGain, "a round gaining less than this fraction counts against patience");
     cmd->add_option("--max-failed-rounds", *maxFailedRounds,
-                    "stop after this many consecutive rounds with nothing to run (endpoint or reply failures; 0: never)")
+           "stop after this many consecutive rounds with nothing to run (endpoint or reply failures; 0: never)")
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
     auto* llmGroup = cmd->add_option_group("LLM proposer", "with --proposer llm");
@@ -197,10 +197,11 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
             lc.maxFixAttempts = *fixAttempts;
             // Checked before the runner starts: a bad template folder fails at once.
             auto library = prompts->empty() ? PromptLibrary::builtIn() : PromptLibrary::withOverrides(*prompts);
-            factory
-                = [endpoint, lc, library, hybrid, rounds, tc](TuneOutput& output) mutable -> std::unique_ptr<Proposer> {
-                lc.onText = [&output](std::string_view role, int alternative, std::string_view text) {
-                    output.llmText(role, alternative, text);
+            factory = [endpoint, lc, library, hybrid, rounds, tc](
+                          const std::shared_ptr<LoopEvents>& events) mutable -> std::unique_ptr<Proposer> {
+                // The model's streamed text goes through the session's event stream, like everything else.
+                lc.onText = [events](std::string_view role, int alternative, std::string_view text) {
+                    events->publish(ProposerText { std::string(role), alternative, std::string(text) });
                 };
                 auto writer = std::make_unique<LlmProposer>(makeChatClient(endpoint), library, lc);
                 if (!hybrid)
@@ -209,7 +210,9 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
             };
         } else {
             config.proposerDetail = "tuner:" + *strategy;
-            factory = [tc](TuneOutput&) -> std::unique_ptr<Proposer> { return std::make_unique<Tuner>(tc); };
+            factory = [tc](const std::shared_ptr<LoopEvents>&) -> std::unique_ptr<Proposer> {
+                return std::make_unique<Tuner>(tc);
+            };
         }
         return runSession(*o, config, factory, nullptr, {}, config.mode == LoopMode::Review);
     };

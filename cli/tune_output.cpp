@@ -39,27 +39,29 @@ void TuneOutput::phaseChanged(int round, LoopPhase phase, const std::string& det
     m_progressShown = true;
 }
 
-void TuneOutput::proposerText(const std::string& text)
+void TuneOutput::onEvent(const LoopEvent& event)
 {
-    if (m_json)
-        return;
-    clearProgress();
-    std::cerr << text << std::flush;
+    if (const auto* p = std::get_if<PhaseChanged>(&event))
+        phaseChanged(p->round, p->phase, p->detail);
+    else if (const auto* f = std::get_if<IterationFinished>(&event))
+        iterationFinished(f->outcome);
+    else if (const auto* t = std::get_if<ProposerText>(&event))
+        proposerText(*t);
 }
 
-void TuneOutput::llmText(std::string_view role, int alternative, std::string_view text)
+void TuneOutput::proposerText(const ProposerText& t)
 {
     if (m_json)
         return;
     std::lock_guard lock(m_textMutex);
     clearProgress();
-    if (role != m_textRole) {
-        m_textRole = std::string(role);
+    if (t.role != m_textRole) {
+        m_textRole = t.role;
         m_textOthersAnnounced = false;
-        std::cerr << "\n--- " << role << " ---\n";
+        std::cerr << "\n--- " << t.role << " ---\n";
     }
-    if (alternative == 0) {
-        std::cerr << text << std::flush;
+    if (t.alternative == 0) {
+        std::cerr << t.text << std::flush;
     } else if (!m_textOthersAnnounced) {
         m_textOthersAnnounced = true;
         std::cerr << "\n[more alternatives are streaming; only the first is shown]\n" << std::flush;
@@ -69,12 +71,12 @@ void TuneOutput::llmText(std::string_view role, int alternative, std::string_vie
 nlohmann::json outcomeJson(const IterationOutcome& o)
 {
     nlohmann::json j = { { "iteration", o.index }, { "round", o.round }, { "proposer", o.proposer },
-                         { "status", o.status }, { "category", o.category }, { "detail", o.detail },
-                         { "tunables", o.tunables }, { "hypothesis", o.hypothesis }, { "kept", o.kept },
-                         { "from_cache", o.fromCache }, { "comparison", o.comparison },
-                         { "loses_on_some_size", o.losesOnSomeSize }, { "speedup_by_size", o.speedupBySize },
-                         { "phases_ms", o.phasesMs } };
-    auto opt = [&](const char* key, const std::optional<double>& v) { j[key] = v ? nlohmann::json(*v) : nlohmann::json(); };
+        { "status", o.status }, { "category", o.category }, { "detail", o.detail }, { "tunables", o.tunables },
+        { "hypothesis", o.hypothesis }, { "kept", o.kept }, { "from_cache", o.fromCache },
+        { "comparison", o.comparison }, { "loses_on_some_size", o.losesOnSomeSize },
+        { "speedup_by_size", o.speedupBySize }, { "phases_ms", o.phasesMs } };
+    auto opt
+        = [&](const char* key, const std::optional<double>& v) { j[key] = v ? nlohmann::json(*v) : nlohmann::json(); };
     opt("median_us", o.medianUs);
     opt("gbps", o.gbps);
     opt("pct_of_copy", o.pctOfCopy);
@@ -95,23 +97,24 @@ void TuneOutput::iterationFinished(const IterationOutcome& o)
     if (!m_header) {
         char head[256];
         std::snprintf(head, sizeof head, "%4s %-8s %-22s %10s %8s %6s %8s  %s", "iter", "proposer", "verdict",
-                      "median us", "GB/s", "%copy", "speedup", "top finding / detail");
+            "median us", "GB/s", "%copy", "speedup", "top finding / detail");
         m_out << head << "\n";
         m_header = true;
     }
     std::string verdict = o.category + (o.kept ? " *" : "") + (o.fromCache ? " (cached)" : "");
-    std::string tail = o.category == "passed" ? (o.findings.empty() ? std::string() : o.findings.front().title)
-                                              : o.detail;
+    std::string tail
+        = o.category == "passed" ? (o.findings.empty() ? std::string() : o.findings.front().title) : o.detail;
     if (o.losesOnSomeSize)
         tail = "loses on some size; " + tail;
     char line[512];
     std::snprintf(line, sizeof line, "%4d %-8s %-22s %10s %8s %6s %8s  %s", o.index, o.proposer.c_str(),
-                  verdict.substr(0, 22).c_str(), fixed(o.medianUs, 2).c_str(), fixed(o.gbps, 0).c_str(),
-                  fixed(o.pctOfCopy, 1).c_str(), (o.speedup ? fixed(*o.speedup, 2) + "x" : std::string("-")).c_str(),
-                  tail.substr(0, 110).c_str());
+        verdict.substr(0, 22).c_str(), fixed(o.medianUs, 2).c_str(), fixed(o.gbps, 0).c_str(),
+        fixed(o.pctOfCopy, 1).c_str(), (o.speedup ? fixed(*o.speedup, 2) + "x" : std::string("-")).c_str(),
+        tail.substr(0, 110).c_str());
     m_out << line << "\n";
     if (!o.tunables.empty() && o.proposer == "tuner")
-        m_out << "     " << tunablesText(o.tunables) << (o.comparison.empty() ? "" : "  vs best: " + o.comparison) << "\n";
+        m_out << "     " << tunablesText(o.tunables) << (o.comparison.empty() ? "" : "  vs best: " + o.comparison)
+              << "\n";
     if (o.proposer == "llm" && !o.hypothesis.empty()) {
         // The hypothesis log, one line: what the model expected against what was measured.
         const auto firstLine = o.hypothesis.substr(0, o.hypothesis.find('\n'));

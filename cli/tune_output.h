@@ -9,18 +9,19 @@
 
 namespace kl::cli {
 
-class TuneOutput : public LoopObserver {
+// Subscribes to the session's event stream (loop_events.h).
+class TuneOutput {
 public:
     TuneOutput(std::ostream& out, bool json, int budget);
-    void phaseChanged(int round, LoopPhase phase, const std::string& detail) override;
-    void iterationFinished(const IterationOutcome& outcome) override;
-    void proposerText(const std::string& text) override;
-    // An LLM's text as it streams in (any thread): the first alternative is echoed to stderr under
-    // a heading per role; the others only announce themselves. Nothing with --json.
-    void llmText(std::string_view role, int alternative, std::string_view text);
+    void onEvent(const LoopEvent& event); // any thread (proposer text streams from the LLM's)
     void summary(const LoopSummary& summary);
 
 private:
+    void phaseChanged(int round, LoopPhase phase, const std::string& detail);
+    void iterationFinished(const IterationOutcome& outcome);
+    // An LLM's text as it streams in: the first alternative is echoed to stderr under a heading per
+    // role; the others only announce themselves. Nothing with --json.
+    void proposerText(const ProposerText& text);
     void clearProgress();
     std::ostream& m_out;
     bool m_json;

@@ -52,21 +52,46 @@ std::string dominantKernel(const protocol::EvaluateResult& result)
     return best;
 }
 
-std::vector<SizeTiming> timingsFromJson(const nlohmann::json& timing)
+std::vector<SizeTiming> timingsOf(const protocol::Timing& timing)
 {
     std::vector<SizeTiming> out;
-    if (!timing.is_object() || !timing.contains("cases"))
-        return out;
-    for (const auto& c : timing["cases"]) {
-        SizeTiming t;
-        t.label = c.value("label", "");
-        if (c.contains("candidate") && c["candidate"].contains("samples_us"))
-            t.samplesUs = c["candidate"]["samples_us"].get<std::vector<double>>();
-        if (c.contains("baseline") && c["baseline"].is_object())
-            t.baselineMedianUs = c["baseline"].value("median_us", 0.0);
-        out.push_back(std::move(t));
-    }
+    for (const auto& c : timing.cases)
+        out.push_back({ c.label, c.candidate.samplesUs, c.baseline ? c.baseline->medianUs : 0.0 });
     return out;
+}
+
+void takeFigures(IterationOutcome& o, const protocol::Timing& timing)
+{
+    std::vector<double> speedups;
+    for (std::size_t i = 0; i < timing.cases.size(); ++i) {
+        const auto& c = timing.cases[i];
+        if (i == 0) {
+            o.medianUs = c.candidate.medianUs;
+            o.gbps = c.gbps;
+            o.pctOfCopy = c.pctOfCopy;
+        }
+        if (c.speedupVsBaseline) {
+            speedups.push_back(*c.speedupVsBaseline);
+            o.speedupBySize[c.label] = *c.speedupVsBaseline;
+        }
+    }
+    if (!speedups.empty())
+        o.speedup = geometricMean(speedups);
+}
+
+std::optional<protocol::EvaluateResult> storedReply(const store::ResultRecord& r)
+{
+    nlohmann::json j = { { "v", protocol::kProtocolVersion }, { "type", "result" }, { "id", "" },
+        { "status", r.status }, { "category", r.category }, { "detail", r.detail } };
+    for (const auto& [key, value] : { std::pair<const char*, const nlohmann::json*> { "device", &r.device },
+             { "verification", &r.verification }, { "timing", &r.timing }, { "profile", &r.profile } })
+        if (!value->is_null())
+            j[key] = *value;
+    try {
+        return j.get<protocol::EvaluateResult>();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
 }
 
 std::string verificationBrief(const protocol::EvaluateResult& result)
@@ -81,13 +106,13 @@ std::string verificationBrief(const protocol::EvaluateResult& result)
         for (auto i : c.worstIndex)
             index += (index.empty() ? "" : ",") + std::to_string(i);
         std::snprintf(buf, sizeof buf,
-                      "%s at %s (%s, trial %d): %lld of %lld elements off, %lld unwritten, %lld NaN; max abs %.3g, "
-                      "max rel %.3g at %s[%s]",
-                      std::string(protocol::categoryName(c.category.value_or(protocol::Category::WrongResult))).c_str(),
-                      c.label.c_str(), std::string(protocol::caseKindName(c.kind)).c_str(), c.trial,
-                      static_cast<long long>(c.mismatches), static_cast<long long>(c.elements),
-                      static_cast<long long>(c.unwritten), static_cast<long long>(c.nan), c.maxAbsError, c.maxRelError,
-                      c.worstOutput.c_str(), index.c_str());
+            "%s at %s (%s, trial %d): %lld of %lld elements off, %lld unwritten, %lld NaN; max abs %.3g, "
+            "max rel %.3g at %s[%s]",
+            std::string(protocol::categoryName(c.category.value_or(protocol::Category::WrongResult))).c_str(),
+            c.label.c_str(), std::string(protocol::caseKindName(c.kind)).c_str(), c.trial,
+            static_cast<long long>(c.mismatches), static_cast<long long>(c.elements),
+            static_cast<long long>(c.unwritten), static_cast<long long>(c.nan), c.maxAbsError, c.maxRelError,
+            c.worstOutput.c_str(), index.c_str());
         return buf;
     }
     return result.header.detail;

@@ -2,7 +2,9 @@
 // The pieces of one evaluation that the loop records and that findings are computed from.
 #include "core/compile/static_report.h"
 #include "core/loop/comparison.h"
+#include "core/loop/loop_values.h"
 #include "core/protocol/messages.h"
+#include "core/store/records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,8 +17,8 @@ namespace kl {
 struct EvaluationArtifacts {
     std::optional<StaticReport> report;
     std::optional<protocol::EvaluateResult> result;
-    nlohmann::json staticJson;      // the compile report as stored (with "telemetry" for findings)
-    nlohmann::json resultJson;      // the runner's reply as stored (or rebuilt from the cache)
+    nlohmann::json staticJson; // the compile report as stored (with "telemetry" for findings)
+    nlohmann::json resultJson; // the runner's reply as stored (or rebuilt from the cache)
     std::vector<SizeTiming> timings; // per main size, for the noise-aware comparison
     std::string cacheKey;
 };
@@ -28,8 +30,16 @@ nlohmann::json telemetryStatic(const StaticReport& report, const std::string& ke
 // The kernel the profile spent most time in (gpu__time_duration.sum), or empty.
 std::string dominantKernel(const protocol::EvaluateResult& result);
 
-// Per main size timings out of a runner reply as JSON (the protocol's "timing" object).
-std::vector<SizeTiming> timingsFromJson(const nlohmann::json& timing);
+// Per main size timings, for the noise-aware comparison.
+std::vector<SizeTiming> timingsOf(const protocol::Timing& timing);
+
+// The first main size's median, GB/s and % of copy, and the speedup as the geometric mean over
+// the main sizes (with each size's own in speedupBySize).
+void takeFigures(IterationOutcome& outcome, const protocol::Timing& timing);
+
+// A stored result (a cache hit) as the runner's reply it was recorded from; nullopt when the row
+// cannot be read as protocol v1.
+std::optional<protocol::EvaluateResult> storedReply(const store::ResultRecord& result);
 
 // One line for the engineer and the proposer: which case failed, where, by how much.
 std::string verificationBrief(const protocol::EvaluateResult& result);

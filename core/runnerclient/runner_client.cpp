@@ -3,6 +3,10 @@
 #include "core/model/error.h"
 #include "core/runnerclient/runner_process.h"
 
+#include <sys/wait.h>
+
+#include <csignal>
+
 namespace kl {
 
 namespace {
@@ -139,6 +143,11 @@ protocol::Hello RunnerClient::start()
     return *m_hello;
 }
 
+bool RunnerDeath::fromOutside() const
+{
+    return signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP || signal == SIGQUIT;
+}
+
 RunnerClient::Failure RunnerClient::diedDuringJob(const std::string& what)
 {
     const auto partial = m_process->pendingBytes();
@@ -147,7 +156,15 @@ RunnerClient::Failure RunnerClient::diedDuringJob(const std::string& what)
     m_process->kill();
     m_lastStderr = m_process->stderrTail();
     m_process.reset();
-    std::string detail = "the runner " + how + " " + what;
+    RunnerDeath death;
+    if (status && WIFSIGNALED(*status))
+        death.signal = WTERMSIG(*status);
+    else if (status && WIFEXITED(*status))
+        death.exitStatus = WEXITSTATUS(*status);
+    death.phase = m_lastPhase;
+    m_lastDeath = death;
+    std::string detail = "the runner " + std::string(how.rfind("killed", 0) == 0 ? "was " : "") + how + " " + what
+        + (m_lastProgress.empty() ? std::string(" (before any progress)") : " (in phase " + m_lastProgress + ")");
     if (partial > 0)
         detail += ", after writing part of a line (" + std::to_string(partial) + " bytes)";
     return Failure { Category::Crash, detail + stderrSection(m_lastStderr) };
@@ -168,6 +185,8 @@ std::variant<nlohmann::json, RunnerClient::Failure> RunnerClient::exchange(
 {
     using Outcome = RunnerProcess::Outcome;
     m_lastProgress.clear();
+    m_lastPhase.clear();
+    m_lastDeath.reset();
     const auto killed = [&](Category category, const std::string& detail) {
         m_process->kill();
         m_lastStderr = m_process->stderrTail();
@@ -236,6 +255,7 @@ std::variant<nlohmann::json, RunnerClient::Failure> RunnerClient::exchange(
                 continue;
             try {
                 const auto progress = message.get<protocol::Progress>();
+                m_lastPhase = progress.phase;
                 m_lastProgress
                     = progress.phase + " " + std::to_string(progress.done) + "/" + std::to_string(progress.total);
                 if (options.progress)

@@ -43,6 +43,16 @@ struct RunnerConfig {
     int startAttempts = 2; // spawns tried before runner-lost
 };
 
+// How a runner died during the last job (a crash result says it in words too).
+struct RunnerDeath {
+    int signal = 0; // 0 when it exited by itself
+    int exitStatus = -1; // when it exited
+    std::string phase; // the job's last progress phase ("verify", "time", "profile"), empty before any
+    // SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGQUIT come from outside the runner (a user, the OOM
+    // killer, a scheduler), not from the kernel it was running; SIGSEGV, SIGBUS, SIGABRT ... do.
+    bool fromOutside() const;
+};
+
 struct JobOptions {
     std::optional<std::chrono::milliseconds> timeout; // wall clock for the whole job (start excluded)
     std::function<void(const protocol::Progress&)> progress;
@@ -79,6 +89,8 @@ public:
     const std::optional<protocol::Hello>& hello() const { return m_hello; }
     std::string stderrTail() const; // of the current or last runner
     int starts() const { return m_starts; } // runners started so far (restarts show here)
+    // Set when the runner died during the last evaluate or describe; reset by the next one.
+    const std::optional<RunnerDeath>& lastDeath() const { return m_lastDeath; }
     const RunnerConfig& config() const { return m_config; }
 
 private:
@@ -100,6 +112,8 @@ private:
     std::optional<protocol::Hello> m_hello;
     std::string m_lastStderr;
     std::string m_lastProgress;
+    std::string m_lastPhase;
+    std::optional<RunnerDeath> m_lastDeath;
     int m_starts = 0;
     std::uint64_t m_nextId = 1;
     mutable std::mutex m_mutex;

@@ -5,8 +5,8 @@
 #include "core/model/problem.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
-#include "tests/loop/loop_support.h"
 #include "core/tuner/tuner.h"
+#include "tests/loop/loop_support.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -16,16 +16,27 @@ namespace {
 kl::Problem layernorm() { return kl::test::layernormProblem(); }
 using kl::test::modelRunner;
 
-struct Recorder : kl::LoopObserver {
+// Subscribes to a session's event stream and keeps what the tests look at.
+struct Recorder {
     std::vector<kl::IterationOutcome> outcomes;
     std::vector<kl::LoopPhase> phases;
+    std::vector<std::string> events; // loopEventName of each, in order
+    std::vector<int> incumbents; // iteration index of each new best
     std::atomic<bool>* cancelAfterFirst = nullptr;
-    void phaseChanged(int, kl::LoopPhase p, const std::string&) override { phases.push_back(p); }
-    void iterationFinished(const kl::IterationOutcome& o) override
+    void attach(kl::TuningSession& session)
     {
-        outcomes.push_back(o);
-        if (cancelAfterFirst && outcomes.size() >= 2)
-            cancelAfterFirst->store(true);
+        session.events().subscribe([this](const std::shared_ptr<const kl::LoopEvent>& e) {
+            events.push_back(kl::loopEventName(*e));
+            if (const auto* p = std::get_if<kl::PhaseChanged>(e.get()))
+                phases.push_back(p->phase);
+            if (const auto* b = std::get_if<kl::IncumbentChanged>(e.get()))
+                incumbents.push_back(b->best.index);
+            if (const auto* f = std::get_if<kl::IterationFinished>(e.get())) {
+                outcomes.push_back(f->outcome);
+                if (cancelAfterFirst && outcomes.size() >= 2)
+                    cancelAfterFirst->store(true);
+            }
+        });
     }
 };
 
@@ -63,7 +74,7 @@ private Q_SLOTS:
         kl::RunnerClient runner(modelRunner());
         kl::TuningSession session(problem, store, runner, config(4, 2));
         Recorder rec;
-        session.setObserver(&rec);
+        rec.attach(session);
         kl::Tuner tuner({ kl::TunerStrategy::Evolutionary, 5 });
         const auto summary = session.run(tuner);
 
@@ -103,7 +114,7 @@ private Q_SLOTS:
         // A second session asks for the same candidates: all answered from the cache.
         kl::TuningSession again(problem, store, runner, config(4, 2));
         Recorder rec2;
-        again.setObserver(&rec2);
+        rec2.attach(again);
         kl::Tuner sameTuner({ kl::TunerStrategy::Evolutionary, 5 });
         again.run(sameTuner);
         QVERIFY(rec2.outcomes.size() >= 2);
@@ -126,13 +137,14 @@ private Q_SLOTS:
         const auto summary = session.run(tuner);
         QCOMPARE(gate.calls, 3);
         QVERIFY(std::find(gate.rejectionsSeen.begin(), gate.rejectionsSeen.end(), "VEC=8 breaks our alignment")
-                != gate.rejectionsSeen.end());
+            != gate.rejectionsSeen.end());
         const auto rows = store.listIterations(summary.sessionId);
         QCOMPARE(rows.size(), std::size_t(4)); // baseline, rejected, steered, accepted
         const auto rejected = store.iteration(summary.sessionId, 2);
         QVERIFY(rejected && !rejected->decisions.empty());
         QCOMPARE(rejected->decisions.front().kind, kl::store::DecisionRecord::Kind::Reject);
-        QCOMPARE(QString::fromStdString(rejected->decisions.front().reason), QStringLiteral("VEC=8 breaks our alignment"));
+        QCOMPARE(
+            QString::fromStdString(rejected->decisions.front().reason), QStringLiteral("VEC=8 breaks our alignment"));
         const auto steered = store.iteration(summary.sessionId, 3);
         QCOMPARE(QString::fromStdString(steered->decisions.front().steering), QStringLiteral("keep THREADS at 256"));
         QVERIFY(!store.iteration(summary.sessionId, 4)->result->category.empty());
@@ -151,7 +163,7 @@ private Q_SLOTS:
             std::atomic<bool> cancel { false };
             Recorder rec;
             rec.cancelAfterFirst = &cancel;
-            session.setObserver(&rec);
+            rec.attach(session);
             kl::Tuner tuner({ kl::TunerStrategy::Evolutionary, 7 });
             const auto summary = session.run(tuner, &cancel);
             QVERIFY(summary.cancelled);
@@ -171,11 +183,12 @@ private Q_SLOTS:
         auto store = kl::store::Store::open(dir.filePath(QStringLiteral("b.db")).toStdString());
         kl::RunnerClient runner(modelRunner());
         kl::TuningSession session(problem, store, runner, config(1, 1));
-        auto broken = kl::parseCandidate("// @kl launch layernorm_gelu grid=(M) block=(128) args=(x, y)\n"
-                                         "extern \"C\" __global__ void layernorm_gelu(const int* x, int* y) { y[0] = x[0] }\n",
-                                         "broken.cu");
+        auto broken
+            = kl::parseCandidate("// @kl launch layernorm_gelu grid=(M) block=(128) args=(x, y)\n"
+                                 "extern \"C\" __global__ void layernorm_gelu(const int* x, int* y) { y[0] = x[0] }\n",
+                "broken.cu");
         Recorder rec;
-        session.setObserver(&rec);
+        rec.attach(session);
         const auto summary = session.evaluateOne(broken, {});
         QCOMPARE(rec.outcomes.size(), std::size_t(2));
         QCOMPARE(QString::fromStdString(rec.outcomes[1].category), QStringLiteral("compile.syntax"));

@@ -172,6 +172,37 @@ private slots:
         QCOMPARE(client.starts(), 2);
     }
 
+    // Issue 12: a runner killed from outside mid-job says which signal, in which phase, and that it
+    // was not the candidate (the loop requeues it); a candidate's own crash is not from outside.
+    void killedFromOutsideSaysSignalAndPhase()
+    {
+        RunnerClient client(fakeConfig());
+        const pid_t pid = client.start().pid;
+        JobOptions jo;
+        bool killed = false;
+        jo.progress = [&](const protocol::Progress&) {
+            if (!killed)
+                ::kill(pid, SIGKILL); // as a user or the OOM killer would, while the job runs
+            killed = true;
+        };
+        const auto r = client.evaluate(request("hang"), jo);
+        QVERIFY2(r.category() == Category::Crash, r.header.detail.c_str());
+        QVERIFY2(q(r.header.detail).contains(u"killed by signal 9 (SIGKILL) during the job (in phase verify 1/4)"_qs),
+            r.header.detail.c_str());
+        QVERIFY(client.lastDeath());
+        QCOMPARE(client.lastDeath()->signal, SIGKILL);
+        QCOMPARE(QString::fromStdString(client.lastDeath()->phase), u"verify"_qs);
+        QVERIFY(client.lastDeath()->fromOutside());
+        expectPasses(client);
+        QVERIFY(!client.lastDeath()); // reset by the next job
+
+        const auto crash = client.evaluate(request("crash"));
+        QVERIFY(client.lastDeath());
+        QCOMPARE(client.lastDeath()->signal, SIGSEGV);
+        QVERIFY(!client.lastDeath()->fromOutside());
+        QVERIFY2(q(crash.header.detail).contains(u"(before any progress)"_qs), crash.header.detail.c_str());
+    }
+
     void partialLineThenDeath()
     {
         RunnerClient client(fakeConfig());

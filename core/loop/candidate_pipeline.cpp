@@ -1,0 +1,269 @@
+// One candidate through the pipeline for TuningSession: compile and static analysis, the runner's
+// verify/time/profile job (or the cache), findings, and the rows that record it. The runner's reply
+// is decoded once, at the protocol boundary; the figures below read that typed value.
+#include "core/loop/tuning_session.h"
+
+#include "core/findings/synthesise.h"
+#include "core/findings/telemetry.h"
+#include "core/loop/evaluation.h"
+#include "core/loop/stored_forms.h"
+#include "core/model/error.h"
+#include "core/model/hash.h"
+#include "core/runnerclient/evaluate_job.h"
+#include "core/runnerclient/runner_client.h"
+#include "core/store/runner_result.h"
+#include "core/store/store.h"
+
+#include <set>
+
+namespace kl {
+
+namespace {
+
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables)
+{
+    std::string key = sourceHash;
+    for (const auto& [k, v] : tunables)
+        key += ";" + k + "=" + std::to_string(v);
+    return key;
+}
+
+// What in the options changes a result: the same candidate measured with other options is another entry.
+std::string optionsKey(const protocol::EvaluateOptions& o)
+{
+    return "seed=" + std::to_string(o.seed) + ";trials=" + std::to_string(o.trials) + ";reps="
+        + std::to_string(o.minReps) + "-" + std::to_string(o.maxReps) + ";flush=" + std::to_string(o.flushBytes)
+        + ";profile=" + std::string(protocol::metricSetName(o.profile)) + ";time=" + (o.time ? "1" : "0");
+}
+
+bool cacheable(const std::string& category)
+{
+    static const std::set<std::string> transient { "timeout", "crash", "runner-lost", "cancelled", "bad-message",
+        "no-device", "bad-request", "out-of-memory" };
+    return !transient.count(category);
+}
+
+// What a crash says besides the runner's own words: that it was restarted (or could not be).
+std::string restarted(RunnerClient& runner)
+{
+    try {
+        runner.start();
+        return "; the runner was restarted (pid " + std::to_string(runner.pid()) + ")";
+    } catch (const Error& e) {
+        return "; the runner could not be restarted: " + e.message();
+    }
+}
+
+// One job. A runner killed from outside (SIGKILL by a user or the OOM killer, SIGTERM) says nothing
+// about the candidate: it runs once more on a fresh runner. A runner the candidate crashed (SIGSEGV,
+// SIGABRT, ...) is that candidate's verdict.
+protocol::EvaluateResult runJob(RunnerClient& runner, const protocol::EvaluateRequest& request, const JobOptions& jo)
+{
+    auto result = runner.evaluate(request, jo);
+    if (result.category() != protocol::Category::Crash || !runner.lastDeath())
+        return result;
+    const bool outside = runner.lastDeath()->fromOutside();
+    const auto first = result.header.detail + restarted(runner);
+    if (!outside) {
+        result.header.detail = first;
+        return result;
+    }
+    result = runner.evaluate(request, jo);
+    const auto again = result.category() == protocol::Category::Crash && runner.lastDeath();
+    const auto note = "requeued once: " + first;
+    result.header.detail = again ? result.header.detail + restarted(runner) + "; first " + note
+                                 : (result.header.detail.empty() ? note : result.header.detail + "; " + note);
+    return result;
+}
+
+} // namespace
+
+EvaluatedCandidate TuningSession::evaluate(
+    const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel)
+{
+    const auto start = Clock::now();
+    EvaluatedCandidate e;
+    e.proposal = proposal;
+    IterationOutcome& o = e.outcome;
+    o.round = round;
+    o.proposer = proposal.proposer;
+    o.hypothesis = proposal.hypothesis;
+    o.predictedSpeedup = proposal.predictedSpeedup;
+    o.fileName = proposal.candidate.fileName;
+    o.sourceHash = contentHash(proposal.candidate.source);
+    o.tunables = proposal.tunables;
+    EvaluationArtifacts a;
+
+    a.cacheKey = store::evaluationCacheKey({ proposal.candidate.source, proposal.tunables, m_problemHash, m_device.name,
+        m_reference->baseline.compiled.nvrtcVersion, optionsKey(m_config.evaluate) });
+    std::optional<store::ResultRecord> cached;
+    if (m_config.useCache)
+        cached = m_store.cacheLookup(a.cacheKey);
+    if (cached) {
+        a.result = storedReply(*cached); // decoded once, as a runner's reply is
+        if (!a.result)
+            cached.reset(); // a row this version cannot read: measure again
+    }
+
+    if (cached) {
+        o.fromCache = true;
+        o.status = cached->status;
+        o.category = cached->category;
+        o.detail = cached->detail;
+        a.staticJson = cached->compile;
+    } else {
+        phase(round, LoopPhase::Compile, o.fileName);
+        CompileOptions options;
+        options.arch = m_problem.arch;
+        options.includeDir = m_problem.dir;
+        try {
+            a.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, options, m_limits);
+        } catch (const Error& error) {
+            o.status = "failed";
+            o.category = error.category();
+            o.detail = error.what();
+        }
+        o.phasesMs["compile"] = msSince(start);
+        if (a.report) {
+            a.staticJson = staticReportJson(*a.report);
+            a.staticJson["telemetry"] = telemetryStatic(*a.report);
+            if (!a.report->compile.ok) {
+                o.status = "failed";
+                o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
+                o.detail = a.report->compile.summary;
+            } else if (!a.report->ok()) {
+                o.status = "failed";
+                o.category = "too-many-resources";
+                o.detail = a.report->firstProblem();
+            }
+        }
+        if (o.category.empty()) {
+            EvaluateJob job { m_reference->reference,
+                CompiledCandidate { TunedCandidate { proposal.candidate, proposal.tunables }, a.report->compile },
+                m_reference->baseline };
+            std::optional<protocol::EvaluateRequest> request;
+            try {
+                request = buildEvaluateRequest(m_problem, job, m_config.evaluate);
+            } catch (const Error& error) {
+                o.status = "failed";
+                o.category = error.category();
+                o.detail = error.what();
+            }
+            if (request) {
+                phase(round, LoopPhase::Verify, o.fileName);
+                JobOptions jo;
+                jo.timeout = m_config.jobTimeout;
+                jo.cancel = cancel;
+                jo.progress = [&](const protocol::Progress& p) {
+                    if (p.phase == "time")
+                        phase(round, LoopPhase::Benchmark, o.fileName);
+                    else if (p.phase == "profile" || p.phase == "pc-sampling")
+                        phase(round, LoopPhase::Profile, o.fileName);
+                };
+                a.result = runJob(m_runner, *request, jo);
+                o.status = std::string(protocol::statusName(a.result->header.status));
+                o.category = std::string(protocol::categoryName(a.result->category()));
+                o.detail = a.result->category() == protocol::Category::Passed ? a.result->header.detail
+                                                                              : verificationBrief(*a.result);
+                for (const auto& [k, v] : a.result->phasesMs)
+                    o.phasesMs[k] = v;
+                a.staticJson["telemetry"] = telemetryStatic(*a.report, dominantKernel(*a.result));
+            }
+        }
+    }
+
+    // A cached result was decoded like a fresh one: the figures read the same typed value.
+    if (a.result) {
+        a.resultJson = *a.result; // the stored form, and what the findings' telemetry reader takes
+        if (a.result->timing) {
+            takeFigures(o, *a.result->timing);
+            a.timings = timingsOf(*a.result->timing);
+        }
+    }
+    if (o.category != "cancelled") {
+        phase(round, LoopPhase::Synthesise, o.fileName);
+        if (a.staticJson.is_object() && a.staticJson.contains("telemetry")) {
+            nlohmann::json doc = a.resultJson.is_object() ? a.resultJson : nlohmann::json::object();
+            doc["static"] = a.staticJson["telemetry"];
+            try {
+                auto t = telemetryFromJson(doc);
+                if (t.peakTflops <= 0 && m_device.smCount > 0)
+                    t.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
+                o.findings = synthesise(t);
+            } catch (const Error&) {
+                // Telemetry that cannot be read gives no findings; the result itself stands.
+            }
+        }
+    }
+    o.phasesMs["total"] = msSince(start);
+    if (o.category == "cancelled")
+        return e;
+    record(o, proposal, parentId, a);
+    if (m_config.useCache && !o.fromCache && a.result && cacheable(o.category) && o.candidateId) {
+        if (auto detail = m_store.iteration(m_sessionId, o.index); detail && detail->result)
+            m_store.cacheStore(a.cacheKey, detail->result->id);
+    }
+    e.timings = a.timings;
+    if (a.staticJson.is_object() && a.staticJson.contains("telemetry")) {
+        const auto& t = a.staticJson["telemetry"];
+        e.statics.registers = t.value("registers", 0);
+        e.statics.sharedBytes = t.value("static_shared", std::int64_t(0)) + t.value("dynamic_shared", std::int64_t(0));
+        e.statics.spillBytes = t.value("spill_stores", std::int64_t(0)) + t.value("spill_loads", std::int64_t(0));
+        e.statics.occupancy = t.value("theoretical_occupancy", 0.0);
+        e.statics.limiter = t.value("occupancy_limiter", "");
+    }
+    for (const auto& f : o.findings)
+        if (f.id.rfind("stall.", 0) == 0) {
+            e.statics.primaryStall = f.id.substr(6);
+            break;
+        }
+    return e;
+}
+
+void TuningSession::record(
+    IterationOutcome& o, const Proposal& proposal, std::optional<std::int64_t> parentId, const EvaluationArtifacts& a)
+{
+    const auto key = candidateKey(o.sourceHash, proposal.tunables);
+    if (auto it = m_candidateIds.find(key); it != m_candidateIds.end()) {
+        o.candidateId = it->second;
+    } else {
+        store::CandidateRecord c;
+        c.source = proposal.candidate.source;
+        c.fileName = proposal.candidate.fileName;
+        c.parentId = parentId;
+        c.proposer = storedProposer(proposal.proposer);
+        c.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
+        c.tunables = proposal.tunables;
+        c.hypothesis = proposal.hypothesis;
+        c.predictedSpeedup = proposal.predictedSpeedup;
+        o.candidateId = m_store.addCandidate(m_sessionId, c);
+        m_candidateIds[key] = *o.candidateId;
+    }
+    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
+    o.index = ref.index;
+    if (!o.category.empty()) {
+        // The runner's reply as the store reads it; the loop's own verdict and first-size figures on top
+        // (the outcome also covers failures before the runner and results from the cache).
+        auto r = store::resultFromRunnerReply(a.resultJson.is_object() ? a.resultJson : nlohmann::json::object(),
+            m_reference->baseline.compiled.nvrtcVersion);
+        r.status = o.status;
+        r.category = o.category;
+        r.detail = o.detail;
+        r.medianUs = o.medianUs;
+        r.gbps = o.gbps;
+        r.pctOfCopy = o.pctOfCopy;
+        r.speedup = o.speedup;
+        r.fromCache = o.fromCache;
+        r.compile = a.staticJson;
+        m_store.recordResult(ref, r);
+        if (!o.findings.empty())
+            m_store.recordFindings(ref, findingRecords(o.findings));
+    }
+    for (const auto& x : proposal.exchanges)
+        m_store.recordExchange(ref, exchangeRecord(x));
+    m_store.finishIteration(ref, "done");
+}
+
+} // namespace kl

@@ -1,0 +1,82 @@
+#pragma once
+// The loop's own values: its mode and configuration, its phases, one iteration's outcome and the
+// session's summary. Observers and front ends receive these; none points into live loop state.
+#include "core/findings/finding.h"
+#include "core/loop/stop_policy.h"
+#include "core/model/candidate.h"
+#include "core/protocol/messages.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+enum class LoopMode { Auto, Review };
+
+struct LoopConfig {
+    StopPolicy stop;
+    LoopMode mode = LoopMode::Auto;
+    int candidatesPerIteration = 1; // k proposals evaluated per iteration
+    protocol::EvaluateOptions evaluate; // trials, repetitions, metric set
+    std::chrono::milliseconds jobTimeout { 120'000 };
+    double noiseGain = 0.01; // a new best must be faster by this beyond the noise interval
+    bool useCache = true;
+    std::string label; // the session's name in listings
+    std::string proposerDetail; // "tuner:auto", "llm:openai/gpt-4o"
+};
+
+enum class LoopPhase { Propose, Review, Compile, Verify, Benchmark, Profile, Synthesise, Decide, Finished };
+const char* loopPhaseName(LoopPhase phase);
+
+// One evaluated (or refused) proposal, as observers and summaries see it.
+struct IterationOutcome {
+    int index = 0; // iteration index in the store (the baseline is 1)
+    int round = 0; // loop round (0: the baseline)
+    std::string proposer; // "baseline", "tuner", "llm", "human"
+    std::string hypothesis;
+    std::string fileName;
+    std::string sourceHash;
+    TunableValues tunables;
+    std::string status; // "ok", "failed", "error"
+    std::string category; // "passed", runner category, "compile.<kind>", "plan.*", "proposer.*", "rejected"
+    std::string detail;
+    std::optional<double> medianUs; // first main size
+    std::optional<double> gbps;
+    std::optional<double> pctOfCopy;
+    std::optional<double> speedup; // vs baseline, geometric mean over main sizes, same job
+    std::map<std::string, double> speedupBySize;
+    std::vector<Finding> findings;
+    std::string comparison; // vs the incumbent, e.g. "1.42x [1.39, 1.45] faster"
+    std::optional<double> speedupOverBest; // vs the incumbent of its round (passed candidates)
+    std::optional<double> predictedSpeedup; // what the proposer expected over the incumbent
+    bool kept = false; // became the best
+    bool fromCache = false;
+    bool losesOnSomeSize = false;
+    std::map<std::string, double> phasesMs; // compile, verify, time, profile, total
+    std::optional<std::int64_t> candidateId;
+};
+
+struct LoopSummary {
+    std::int64_t sessionId = 0;
+    std::string stopReason;
+    int rounds = 0;
+    int evaluated = 0; // candidates that reached the runner or the cache
+    int passed = 0;
+    double wallSeconds = 0.0;
+    double candidatesPerMinute = 0.0;
+    std::optional<IterationOutcome> baseline;
+    std::optional<IterationOutcome> best;
+    bool cancelled = false;
+    // Test-time scaling over the rounds after the baseline (see ScalingTally): pass@k and speedup@k.
+    int candidatesPerRound = 1;
+    std::optional<double> passAtK;
+    std::optional<double> speedupAtK;
+    std::int64_t tokens = 0; // LLM tokens over every exchange of the session
+};
+nlohmann::json toJson(const LoopSummary& summary); // what the store keeps as the session's summary
+
+} // namespace kl
