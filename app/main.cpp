@@ -1,15 +1,24 @@
-// kernelloop: the desktop workbench. `kernelloop [PROBLEM] [--screenshot FILE]`.
+// kernelloop: the desktop workbench. `kernelloop [FILE] [--db STORE] [--screenshot PNG ...]`.
+// FILE is a problem, a store or a recorded .klsession; without one the store of --db,
+// $KERNELLOOP_DB or the default store opens for review when it exists.
 #include "app/main_window.h"
+#include "app/review_workspace.h"
+#include "core/store/store_location.h"
+#include "widgets/charts_panel.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/string_conversion.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTimer>
 #include <QTranslator>
 
 #include <cstdio>
+#include <filesystem>
 
 namespace {
 
@@ -46,12 +55,25 @@ int main(int argc, char* argv[])
         QApplication::translate("main", "A workbench for closed-loop CUDA kernel optimisation."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("problem"),
-        QApplication::translate("main", "A problem file (problem.json) to open."), QStringLiteral("[problem]"));
+    parser.addPositionalArgument(QStringLiteral("file"),
+        QApplication::translate("main", "A problem file (problem.json), a store or a recorded .klsession to open."),
+        QStringLiteral("[file]"));
+    const QCommandLineOption dbOption(QStringLiteral("db"),
+        QApplication::translate("main", "The session store to review (default: $KERNELLOOP_DB or the default store)."),
+        QApplication::translate("main", "store"));
     const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
-        QApplication::translate("main", "Save a PNG of the window once the first analysis is shown, then quit."),
+        QApplication::translate(
+            "main", "Save a PNG of the window once the first analysis (or session) is shown, then quit."),
         QApplication::translate("main", "file"));
-    parser.addOption(screenshotOption);
+    // For screenshots of each state of the review workspace.
+    const QCommandLineOption iterationOption(QStringLiteral("iteration"),
+        QApplication::translate("main", "Select this iteration of the opened session."), QStringLiteral("N"));
+    const QCommandLineOption inspectorOption(QStringLiteral("inspector"),
+        QApplication::translate("main", "Show this inspector tab (Source, Diff, Verification, Metrics, ...)."),
+        QStringLiteral("tab"));
+    const QCommandLineOption chartOption(QStringLiteral("chart"),
+        QApplication::translate("main", "Show this chart tab (Latency, Bandwidth, ...)."), QStringLiteral("tab"));
+    parser.addOptions({ dbOption, screenshotOption, iterationOption, inspectorOption, chartOption });
     parser.process(app);
 
     kl::gui::MainWindow window;
@@ -76,8 +98,53 @@ int main(int argc, char* argv[])
     window.show();
 
     const QStringList arguments = parser.positionalArguments();
-    if (!arguments.isEmpty()) {
-        const bool opened = window.openProblem(arguments.first());
+    QString file = arguments.isEmpty() ? QString() : arguments.first();
+    if (file.isEmpty()) {
+        // --db, $KERNELLOOP_DB, the default store: opened for review when there is one.
+        const auto store = kl::store::storeLocation(kl::gui::toStdString(parser.value(dbOption)));
+        if (parser.isSet(dbOption) || std::filesystem::exists(store))
+            file = kl::gui::toQString(store.string());
+    }
+    kl::gui::ReviewWorkspace* review = window.review();
+    auto tabNamed = [](QTabWidget* tabs, const QString& name) {
+        for (int i = 0; i < tabs->count(); ++i)
+            if (tabs->tabText(i).remove(QLatin1Char('&')).startsWith(name, Qt::CaseInsensitive))
+                tabs->setCurrentIndex(i);
+    };
+    auto applyReviewState = [&] {
+        if (parser.isSet(iterationOption))
+            review->selection()->select(parser.value(iterationOption).toInt());
+        if (parser.isSet(inspectorOption))
+            tabNamed(review->inspector(), parser.value(inspectorOption));
+        if (parser.isSet(chartOption))
+            tabNamed(review->charts()->tabs(), parser.value(chartOption));
+    };
+    if (!file.isEmpty() && kl::gui::isStoreFile(file)) {
+        if (!screenshot.isEmpty()) {
+            QObject::disconnect(&window, &kl::gui::MainWindow::analysisShown, nullptr, nullptr);
+            QObject::connect(
+                review, &kl::gui::ReviewWorkspace::figuresShown, &app,
+                [&, screenshot] {
+                    applyReviewState();
+                    QTimer::singleShot(200, &app,
+                        [&window, screenshot] { QApplication::exit(window.grab().save(screenshot, "PNG") ? 0 : 1); });
+                },
+                Qt::SingleShotConnection);
+        }
+        const bool opened = window.openStore(file);
+        if (opened && !review->hasSession() && !screenshot.isEmpty())
+            QTimer::singleShot(
+                0, &app, [&window, screenshot] { QApplication::exit(window.grab().save(screenshot, "PNG") ? 0 : 2); });
+        if (!opened && !screenshot.isEmpty())
+            QTimer::singleShot(0, &app, [&window, screenshot] {
+                window.grab().save(screenshot, "PNG");
+                QApplication::exit(2);
+            });
+        if (opened && screenshot.isEmpty())
+            QObject::connect(
+                review, &kl::gui::ReviewWorkspace::figuresShown, &app, applyReviewState, Qt::SingleShotConnection);
+    } else if (!file.isEmpty()) {
+        const bool opened = window.openProblem(file);
         if (!opened && !screenshot.isEmpty()) {
             // Nothing will be analysed: show the error as it is.
             QTimer::singleShot(0, &app, [&window, screenshot] {

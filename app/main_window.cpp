@@ -1,6 +1,8 @@
 #include "app/main_window.h"
 
 #include "app/analysis_scheduler.h"
+#include "app/review_workspace.h"
+#include "app/store_document.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/occupancy_panel.h"
@@ -13,6 +15,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -20,6 +24,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSplitter>
@@ -66,6 +71,8 @@ QPlainTextEdit* monospaceView(QWidget* parent)
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_scheduler(new AnalysisScheduler(this))
+    , m_review(new ReviewWorkspace(this))
+    , m_workspaces(new QTabWidget(this))
     , m_editor(new KernelEditor(this))
     , m_problemHeader(new QLabel(this))
     , m_reportModel(new StaticReportModel(this))
@@ -113,16 +120,24 @@ MainWindow::MainWindow(QWidget* parent)
     m_mainSplitter->setStretchFactor(0, 5);
     m_mainSplitter->setStretchFactor(1, 4);
     m_mainSplitter->setSizes({ 820, 640 });
-    setCentralWidget(m_mainSplitter);
+    m_workspaces->setDocumentMode(true);
+    //: workspace tab: a stored session inspected
+    m_workspaces->addTab(m_review, tr("Review"));
+    //: workspace tab: the candidate editor and its static analysis
+    m_workspaces->addTab(m_mainSplitter, tr("Editor"));
+    m_workspaces->setCurrentWidget(m_mainSplitter);
+    setCentralWidget(m_workspaces);
+    setAcceptDrops(true);
 
     buildDocks();
     buildMenus();
+    buildReviewMenu();
 
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_status, 1);
     statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_timing);
-    setStatus(tr("Open a problem file (File ▸ Open) to start."), false);
+    setStatus(tr("Open a problem, a store or a recorded session (File ▸ Open, or drop it here) to start."), false);
     updateProblemHeader();
 
     m_editDebounce->setSingleShot(true);
@@ -176,7 +191,8 @@ void MainWindow::buildDocks()
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open Problem…"), this, &MainWindow::openWithDialog);
+    //: menu action: opens a problem file, a store or a .klsession
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openWithDialog);
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
@@ -198,6 +214,8 @@ void MainWindow::buildMenus()
         if (!m_problem)
             return;
         m_editor->setSource(toQString(m_problem->baseline.source));
+        // The baseline is its source and its tunable values together.
+        m_tunables->setTunables(m_problem->baseline.tunables, m_problem->baseline.defaults());
         analyseNow();
     });
 
@@ -232,6 +250,7 @@ bool MainWindow::openProblem(const QString& path)
     m_editDebounce->stop();
     m_editor->setSource(toQString(m_problem->baseline.source));
     m_tunables->setTunables(m_problem->baseline.tunables, m_problem->baseline.defaults());
+    showWorkspace(Workspace::Editor);
     m_fitRightPane = true; // once the first report is in and the window has its size
     m_reportModel->clear();
     m_occupancy->clear();
@@ -276,11 +295,12 @@ void MainWindow::closeEvent(QCloseEvent* event)
 void MainWindow::openWithDialog()
 {
     const QString start = m_problem ? toQString(m_problem->dir.string()) : QString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open Problem"), start,
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open"), start,
         //: file dialog filter
-        tr("Problem files (*.json);;All files (*)"));
+        tr("KernelLoop files (*.json *.klsession *.db);;Problem files (*.json);;Stores and recorded sessions "
+           "(*.klsession *.db);;All files (*)"));
     if (!path.isEmpty())
-        openProblem(path);
+        openPath(path);
 }
 
 void MainWindow::fillRecentMenu()
@@ -291,7 +311,7 @@ void MainWindow::fillRecentMenu()
         QAction* action = m_recentMenu->addAction(path, this, [this, path] {
             if (!QFileInfo::exists(path))
                 m_recent.remove(path);
-            openProblem(path);
+            openPath(path);
         });
         action->setToolTip(path);
     }

@@ -1,7 +1,8 @@
 #pragma once
-// The workbench window: the candidate in the editor, its static report, its tunables, an occupancy
-// chart, and the compiler's word in a dock. All work goes through the core; compiles run off the
-// GUI thread through AnalysisScheduler.
+// The workbench window, a shell of menus, docks and two workspaces: Review (a stored session,
+// every panel following one selection: review_workspace.h) and Editor (the candidate in the
+// editor, its static report, its tunables, an occupancy chart, the compiler's word in a dock).
+// All work goes through the core; compiles run off the GUI thread through AnalysisScheduler.
 #include "app/analysis.h"
 #include "app/recent_files.h"
 
@@ -9,6 +10,9 @@
 
 #include <memory>
 
+class QAction;
+class QDragEnterEvent;
+class QDropEvent;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
@@ -20,6 +24,7 @@ class QTimer;
 namespace kl::gui {
 
 class AnalysisScheduler;
+class ReviewWorkspace;
 class DiagnosticsModel;
 class KernelEditor;
 class OccupancyPanel;
@@ -36,6 +41,15 @@ public:
     // Loads a problem and analyses its baseline. On a malformed file the error is shown in the
     // status bar and the diagnostics dock, the previous problem stays open, and false is returned.
     bool openProblem(const QString& path);
+    // Opens anything a user has: a problem file, a store or a recorded .klsession (read-only).
+    bool openPath(const QString& path);
+    // Opens a store or .klsession for viewing; on failure the error is in the status bar.
+    bool openStore(const QString& path);
+    // Shows `source` in the editor as a new candidate of the open problem.
+    void openCandidate(const QString& source, const TunableValues& tunables);
+    enum class Workspace { Review, Editor };
+    void showWorkspace(Workspace workspace);
+    Workspace currentWorkspace() const;
     // Starts an analysis of the editor's text with the tunables shown.
     void analyseNow();
 
@@ -50,6 +64,7 @@ public:
     TunablesPanel* tunablesPanel() const { return m_tunables; }
     DiagnosticsModel* diagnosticsModel() const { return m_diagnosticsModel; }
     OccupancyPanel* occupancyPanel() const { return m_occupancy; }
+    ReviewWorkspace* review() const { return m_review; }
 
 signals:
     // An analysis result (a report or a categorised error) is on screen.
@@ -57,9 +72,14 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildMenus();
+    void buildReviewMenu(); // main_window_review.cpp
+    void updateReviewActions();
+    void workspaceShown(int index);
     void buildDocks();
     void openWithDialog();
     void fillRecentMenu();
@@ -75,6 +95,10 @@ private:
     RecentFiles m_recent;
 
     AnalysisScheduler* m_scheduler;
+    ReviewWorkspace* m_review;
+    QTabWidget* m_workspaces;
+    QList<QAction*> m_sessionActions; // need an open session
+    QList<QAction*> m_iterationActions; // need a selected iteration
     KernelEditor* m_editor;
     QLabel* m_problemHeader;
     StaticReportModel* m_reportModel;

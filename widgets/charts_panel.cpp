@@ -37,6 +37,7 @@ ChartsPanel::ChartsPanel(IterationSelection* selection, QWidget* parent)
     //: charts tab: warp stall reasons per iteration
     m_tabs->addTab(m_stalls, tr("Stall reasons"));
     m_tabs->addTab(m_resources, tr("Registers && occupancy"));
+    m_sizes->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_sizes->setToolTip(tr("The main size whose figures the charts draw"));
     auto* png = new QPushButton(tr("Export PNG…"), this);
     auto* svg = new QPushButton(tr("Export SVG…"), this);

@@ -76,8 +76,18 @@ void IterationChart::redraw()
     rebuild();
     const auto [first, last] = xRange();
     m_xAxis->setRange(first, last);
-    if (m_xAxis->type() == QAbstractAxis::AxisTypeValue)
-        m_xAxis->setTickCount(std::clamp(static_cast<int>(last - first) + 1, 2, 11));
+    if (m_xAxis->type() == QAbstractAxis::AxisTypeValue) {
+        // Ticks on whole iterations: 1, 2, 5 × 10^k apart, about ten of them.
+        const double span = std::max(1.0, last - first);
+        double interval = 1;
+        for (double scale = 1; interval * 10 < span; scale *= 10)
+            for (double step : { 1.0, 2.0, 5.0 })
+                if (interval * 10 < span)
+                    interval = step * scale;
+        m_xAxis->setTickType(QValueAxis::TicksDynamic);
+        m_xAxis->setTickAnchor(0);
+        m_xAxis->setTickInterval(interval);
+    }
     if (QValueAxis* y = valueAxis()) {
         attach(m_marker, y);
         // The marker is drawn, not a series the reader looks up.

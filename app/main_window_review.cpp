@@ -1,0 +1,170 @@
+// The window's review side: opening stores and sessions (menu, command line, drops), the Review
+// menu's actions, and handing an iteration's source to the editor.
+#include "app/main_window.h"
+
+#include "app/review_workspace.h"
+#include "app/store_document.h"
+#include "core/model/error.h"
+#include "widgets/charts_panel.h"
+#include "widgets/iteration_chart.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/kernel_editor.h"
+#include "widgets/string_conversion.h"
+#include "widgets/tunables_panel.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace kl::gui {
+
+void MainWindow::buildReviewMenu()
+{
+    QMenu* review = menuBar()->addMenu(tr("&Review"));
+    QAction* best = review->addAction(tr("Select &Best Iteration"), this, [this] {
+        if (m_review->hasSession())
+            m_review->openSession(m_review->selection()->session()->session.id);
+    });
+    m_sessionActions.append(best);
+    review->addSeparator();
+    QAction* kernel = review->addAction(tr("Export &Kernel…"), this, [this] {
+        const QString file = QFileDialog::getSaveFileName(this, tr("Export Kernel"),
+            QStringLiteral("iteration-%1.cu").arg(m_review->selection()->current()), tr("CUDA sources (*.cu)"));
+        if (!file.isEmpty()) {
+            const QString error = m_review->exportKernel(file);
+            setStatus(error.isEmpty() ? tr("Wrote %1").arg(file) : error, !error.isEmpty());
+        }
+    });
+    m_iterationActions.append(kernel);
+    auto exportHistory = [this](bool json) {
+        const QString file = QFileDialog::getSaveFileName(this, tr("Export History"),
+            json ? QStringLiteral("history.json") : QStringLiteral("history.csv"),
+            json ? tr("JSON files (*.json)") : tr("CSV files (*.csv)"));
+        if (!file.isEmpty()) {
+            const QString error = m_review->exportHistory(file, json);
+            setStatus(error.isEmpty() ? tr("Wrote %1").arg(file) : error, !error.isEmpty());
+        }
+    };
+    m_sessionActions.append(
+        review->addAction(tr("Export History as &CSV…"), this, [exportHistory] { exportHistory(false); }));
+    m_sessionActions.append(
+        review->addAction(tr("Export History as &JSON…"), this, [exportHistory] { exportHistory(true); }));
+    QAction* copy
+        = review->addAction(tr("&Copy Chart with Evidence"), this, [this] { m_review->charts()->copyFigure(); });
+    m_sessionActions.append(copy);
+    QAction* candidate = review->addAction(tr("&Open Iteration in Editor"), this, [this] {
+        const auto focus = m_review->selection()->focus();
+        if (focus && focus->detail && focus->detail->candidate)
+            openCandidate(toQString(focus->detail->candidate->source), focus->detail->candidate->tunables);
+    });
+    m_iterationActions.append(candidate);
+
+    QMenu* view = nullptr;
+    for (QAction* action : menuBar()->actions())
+        if (action->menu() && action->text() == tr("&View"))
+            view = action->menu();
+    if (view) {
+        view->addSeparator();
+        view->addAction(tr("&Review Workspace"), this, [this] { showWorkspace(Workspace::Review); })
+            ->setShortcut(QKeySequence(Qt::ALT | Qt::Key_1));
+        view->addAction(tr("&Editor Workspace"), this, [this] { showWorkspace(Workspace::Editor); })
+            ->setShortcut(QKeySequence(Qt::ALT | Qt::Key_2));
+    }
+    connect(m_workspaces, &QTabWidget::currentChanged, this, &MainWindow::workspaceShown);
+    connect(m_review->selection(), &IterationSelection::iterationChanged, this, &MainWindow::updateReviewActions);
+    connect(m_review->selection(), &IterationSelection::sessionChanged, this, &MainWindow::updateReviewActions);
+    connect(m_review, &ReviewWorkspace::statusMessage, this, &MainWindow::setStatus);
+    connect(m_review, &ReviewWorkspace::openAsCandidate, this,
+        [this](
+            const QString& source, const TunableValues& tunables, const QString&) { openCandidate(source, tunables); });
+    updateReviewActions();
+}
+
+void MainWindow::updateReviewActions()
+{
+    for (QAction* action : m_sessionActions)
+        action->setEnabled(m_review->hasSession());
+    for (QAction* action : m_iterationActions)
+        action->setEnabled(m_review->selection()->current() > 0);
+}
+
+bool MainWindow::openPath(const QString& path)
+{
+    if (isStoreFile(path))
+        return openStore(path);
+    return openProblem(path);
+}
+
+bool MainWindow::openStore(const QString& path)
+{
+    try {
+        m_review->openStore(path);
+    } catch (const Error& error) {
+        showInputError(error, tr("The store cannot be opened"));
+        return false;
+    }
+    m_recent.add(path);
+    showWorkspace(Workspace::Review);
+    //: window title while reviewing; %1 the store's file name
+    setWindowTitle(tr("%1 — KernelLoop").arg(QFileInfo(path).fileName()));
+    if (!m_review->hasSession())
+        setStatus(tr("%1 holds no session yet.").arg(path), false);
+    return true;
+}
+
+void MainWindow::openCandidate(const QString& source, const TunableValues& tunables)
+{
+    m_editor->setSource(source);
+    if (m_problem) {
+        TunableValues values = m_problem->baseline.defaults();
+        for (const auto& [name, value] : tunables)
+            values[name] = value;
+        m_tunables->setTunables(m_problem->baseline.tunables, values);
+    }
+    showWorkspace(Workspace::Editor);
+    if (m_problem)
+        analyseNow();
+    else
+        setStatus(tr("The source is in the editor; open its problem file to analyse it."), false);
+}
+
+void MainWindow::showWorkspace(Workspace workspace)
+{
+    m_workspaces->setCurrentIndex(workspace == Workspace::Review ? 0 : 1);
+}
+
+void MainWindow::workspaceShown(int index)
+{
+    // The compiler's dock speaks about the editor's text only.
+    if (QDockWidget* compiler = findChild<QDockWidget*>(QStringLiteral("CompilerDock")))
+        compiler->setVisible(index == 1);
+}
+
+MainWindow::Workspace MainWindow::currentWorkspace() const
+{
+    return m_workspaces->currentIndex() == 0 ? Workspace::Review : Workspace::Editor;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openPath(urls.first().toLocalFile());
+}
+
+} // namespace kl::gui

@@ -1,0 +1,233 @@
+#include "app/review_workspace.h"
+
+#include "core/figures/history_export.h"
+#include "core/model/error.h"
+#include "core/review/kernel_export.h"
+#include "widgets/charts_panel.h"
+#include "widgets/diff_panel.h"
+#include "widgets/history_panel.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/metrics_model.h"
+#include "widgets/report_view.h"
+#include "widgets/session_browser.h"
+#include "widgets/source_panel.h"
+#include "widgets/string_conversion.h"
+#include "widgets/transcript_panel.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace kl::gui {
+
+namespace {
+
+QString errorText(const Error& error)
+{
+    return QStringLiteral("[") + toQString(error.category()) + QStringLiteral("] ") + toQString(error.message());
+}
+
+QString writeFile(const QString& file, const QByteArray& bytes)
+{
+    QFile out(file);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(bytes) != bytes.size())
+        return QCoreApplication::translate("kl::gui::ReviewWorkspace", "Cannot write %1: %2")
+            .arg(file, out.errorString());
+    return {};
+}
+
+} // namespace
+
+ReviewWorkspace::ReviewWorkspace(QWidget* parent)
+    : QWidget(parent)
+    , m_selection(new IterationSelection(this))
+    , m_browser(new SessionBrowser(this))
+    , m_history(new HistoryPanel(m_selection, this))
+    , m_inspector(new QTabWidget(this))
+    , m_source(new SourcePanel(m_selection, this))
+    , m_diff(new DiffPanel(m_selection, this))
+    , m_verification(new ReportView(
+          m_selection, verificationPage, tr("Select an iteration to read its verification report."), this))
+    , m_metrics(new MetricsModel(this))
+    , m_metricsView(new QTableView(this))
+    , m_findings(new ReportView(m_selection, findingsPage, tr("Select an iteration to read its findings."), this))
+    , m_evidence(new ReportView(
+          m_selection, evidencePage, tr("Select an iteration to see how its numbers were measured."), this))
+    , m_transcript(new TranscriptPanel(m_selection, this))
+    , m_charts(new ChartsPanel(m_selection, this))
+    , m_figures(new QFutureWatcher<std::vector<figures::IterationFigures>>(this))
+{
+    follow(m_selection, m_metrics, m_metrics);
+    m_metricsView->setModel(m_metrics);
+    m_metricsView->verticalHeader()->hide();
+    m_metricsView->setAlternatingRowColors(true);
+    m_metricsView->setWordWrap(false);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::MetricColumn, QHeaderView::Stretch);
+
+    m_inspector->setDocumentMode(true);
+    m_inspector->addTab(m_source, tr("Source"));
+    m_inspector->addTab(m_diff, tr("Diff"));
+    m_inspector->addTab(m_verification, tr("Verification"));
+    m_inspector->addTab(m_metricsView, tr("Metrics"));
+    m_inspector->addTab(m_findings, tr("Findings"));
+    m_inspector->addTab(m_evidence, tr("Evidence"));
+    //: inspector tab: the LLM's prompt and reply
+    m_inspector->addTab(m_transcript, tr("LLM"));
+
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(m_browser);
+    left->addWidget(m_history);
+    left->setStretchFactor(0, 1);
+    left->setStretchFactor(1, 3);
+    auto* right = new QSplitter(Qt::Vertical, this);
+    right->addWidget(m_inspector);
+    right->addWidget(m_charts);
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 2);
+    auto* main = new QSplitter(Qt::Horizontal, this);
+    main->addWidget(left);
+    main->addWidget(right);
+    main->setStretchFactor(0, 5);
+    main->setStretchFactor(1, 6);
+    main->setSizes({ 720, 860 });
+    left->setSizes({ 200, 600 });
+    right->setSizes({ 480, 360 });
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(main);
+
+    m_browser->setDeleteAllowed(false, tr("Viewing opens stores read-only; delete sessions with kernelloop-cli"));
+    connect(m_browser, &SessionBrowser::openRequested, this, &ReviewWorkspace::openSession);
+    connect(m_browser, &SessionBrowser::exportRequested, this, &ReviewWorkspace::askToExport);
+    connect(m_browser, &SessionBrowser::deleteRequested, this, &ReviewWorkspace::askToDelete);
+    connect(m_source, &SourcePanel::openAsCandidate, this, &ReviewWorkspace::openAsCandidate);
+    connect(m_figures, &QFutureWatcherBase::finished, this, &ReviewWorkspace::figuresRead);
+}
+
+ReviewWorkspace::~ReviewWorkspace() { m_figures->waitForFinished(); }
+
+bool ReviewWorkspace::hasSession() const { return m_selection->session() != nullptr; }
+
+void ReviewWorkspace::openStore(const QString& path)
+{
+    auto document = StoreDocument::open(path);
+    auto sessions = document->sessions();
+    m_document = std::move(document);
+    const std::int64_t newest = sessions.empty() ? 0 : sessions.front().session.id;
+    m_browser->setSessions(std::move(sessions));
+    if (newest)
+        openSession(newest);
+    else
+        m_selection->setSession(nullptr, {});
+}
+
+void ReviewWorkspace::openSession(std::int64_t sessionId)
+{
+    if (!m_document)
+        return;
+    std::shared_ptr<const SessionView> view;
+    try {
+        view = m_document->session(sessionId);
+    } catch (const Error& error) {
+        emit statusMessage(tr("The session cannot be read %1").arg(errorText(error)), true);
+        return;
+    }
+    if (!view)
+        return;
+    const std::shared_ptr<StoreDocument> document = m_document;
+    m_selection->setSession(view, [document, sessionId](int index) { return document->iteration(sessionId, index); });
+    m_browser->setCurrentSession(sessionId);
+    // The loop's best first: what a reviewer looks at before anything else.
+    std::optional<int> best;
+    try {
+        best = review::bestIteration(m_document->store(), sessionId);
+    } catch (const Error&) {
+    }
+    m_selection->select(best.value_or(view->rows.empty() ? 0 : view->rows.front().index));
+    m_figuresFor = sessionId;
+    m_figures->setFuture(QtConcurrent::run(&StoreDocument::readFigures, m_document->path(), sessionId));
+    //: status bar; %1 the problem, %2 the device, %n iterations
+    emit statusMessage(tr("Session %1: %2 on %3, %n iteration(s)", nullptr, static_cast<int>(view->rows.size()))
+                           .arg(sessionId)
+                           .arg(toQString(view->session.problemName), toQString(view->session.device)),
+        false);
+    emit sessionShown();
+}
+
+void ReviewWorkspace::figuresRead()
+{
+    const auto session = m_selection->session();
+    if (!session || session->session.id != m_figuresFor)
+        return; // a newer session is shown; its own read is under way
+    auto view = std::make_shared<SessionView>(*session);
+    try {
+        view->figures = m_figures->result();
+    } catch (const Error& error) {
+        emit statusMessage(tr("The iterations' figures cannot be read %1").arg(errorText(error)), true);
+    }
+    view->sizes = figures::timedSizes(view->figures);
+    m_selection->updateSession(view);
+    emit figuresShown();
+}
+
+QString ReviewWorkspace::exportSession(std::int64_t sessionId, const QString& file) const
+{
+    if (!m_document)
+        return tr("No store is open");
+    try {
+        m_document->exportSession(sessionId, file);
+    } catch (const Error& error) {
+        return errorText(error);
+    }
+    return {};
+}
+
+QString ReviewWorkspace::exportKernel(const QString& file) const
+{
+    const auto session = m_selection->session();
+    if (!m_document || !session || m_selection->current() == 0)
+        return tr("Select an iteration first");
+    try {
+        const review::ExportedKernel kernel
+            = review::exportKernel(m_document->store(), session->session.id, m_selection->current());
+        return writeFile(file, QByteArray::fromStdString(kernel.text));
+    } catch (const Error& error) {
+        return errorText(error);
+    }
+}
+
+QString ReviewWorkspace::exportHistory(const QString& file, bool json) const
+{
+    const auto session = m_selection->session();
+    if (!session)
+        return tr("Open a session first");
+    const std::string text = json ? figures::historyJson(session->session, session->rows).dump(2) + "\n"
+                                  : figures::historyCsv(session->rows);
+    return writeFile(file, QByteArray::fromStdString(text));
+}
+
+void ReviewWorkspace::askToExport(std::int64_t sessionId)
+{
+    const QString file = QFileDialog::getSaveFileName(this, tr("Export Session"),
+        QStringLiteral("session-%1.klsession").arg(sessionId), tr("KernelLoop sessions (*.klsession)"));
+    if (file.isEmpty())
+        return;
+    const QString error = exportSession(sessionId, file);
+    emit statusMessage(
+        error.isEmpty() ? tr("Exported session %1 to %2").arg(sessionId).arg(file) : error, !error.isEmpty());
+}
+
+void ReviewWorkspace::askToDelete(std::int64_t)
+{
+    // The browser keeps Delete disabled until the store can delete a session (H1's deleteSession).
+    emit statusMessage(tr("Deleting a session needs a writable store"), true);
+}
+
+} // namespace kl::gui
