@@ -304,6 +304,26 @@ std::vector<SessionRow> Store::listSessions() const
     return rows;
 }
 
+void Store::deleteSession(std::int64_t sessionId)
+{
+    auto& db = m_impl->db;
+    Transaction transaction(db);
+    {
+        auto select = db.cached("SELECT status, owner_pid, owner_host, owner_start FROM sessions WHERE id = ?1");
+        select.bind(1, sessionId);
+        if (!select.step())
+            throw Error("store.unknown-session", m_impl->path.string(), std::to_string(sessionId), "no such session");
+        if (select.text(0) == "running" && ownerState(ownerOf(select, 1)) == OwnerState::Alive)
+            throw Error("store.session-running", m_impl->path.string(), std::to_string(sessionId),
+                "the session is still being recorded by process " + select.text(1) + "; stop it first");
+    }
+    // The foreign keys cascade from the session to everything under it.
+    auto remove = db.cached("DELETE FROM sessions WHERE id = ?1");
+    remove.bind(1, sessionId).run();
+    db.exec("DELETE FROM sources WHERE hash NOT IN (SELECT source_hash FROM candidates)");
+    transaction.commit();
+}
+
 // --- candidates ---
 
 void Store::Impl::requireSession(std::int64_t sessionId)

@@ -66,6 +66,10 @@ public:
     // A session whose status says "running" but whose process on this host is gone reads as
     // "interrupted", ended at its last iteration, even from a read-only store.
     std::vector<SessionRow> listSessions() const; // newest first
+    // Deletes a session and every row that hangs off it (candidates, iterations, results, sizes,
+    // findings, decisions, exchanges, its cache entries, sources no other candidate uses), in one
+    // transaction. Throws "store.unknown-session", "store.session-running" (its process is alive).
+    void deleteSession(std::int64_t sessionId);
 
     // Candidates belong to a session; a parent must be a candidate of the same session
     // ("store.bad-parent"). Written at once, outside any iteration.
