@@ -6,6 +6,7 @@
 #include "core/store/store.h"
 #include "store_fixtures.h"
 
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -13,6 +14,7 @@
 
 #include <filesystem>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace kl::store;
 namespace fx = kl::store::fixtures;
@@ -25,9 +27,15 @@ struct Run {
     QString err;
 };
 
-Run cli(const QStringList& arguments, const QString& environmentDb = {})
+Run cli(const QStringList& arguments, const QString& environmentDb = {}, bool unprivileged = false)
 {
     QProcess process;
+    // Root ignores file permissions: to meet a read-only folder the child drops to "nobody".
+    if (unprivileged && ::geteuid() == 0)
+        process.setChildProcessModifier([] {
+            if (::setgid(65534) != 0 || ::setuid(65534) != 0)
+                ::_exit(97);
+        });
     auto environment = QProcessEnvironment::systemEnvironment();
     environment.remove(QStringLiteral("KERNELLOOP_DB"));
     if (!environmentDb.isEmpty())
@@ -116,6 +124,32 @@ private slots:
             QCOMPARE(fingerprint(m_export), before); // was switched to WAL and rewritten
         }
         QVERIFY(!QFile::exists(m_export + QStringLiteral("-wal")));
+    }
+
+    void aReadOnlyFolderCanBeViewed()
+    {
+        QTemporaryDir outer;
+        QVERIFY(::chmod(outer.path().toLocal8Bit().constData(), 0755) == 0);
+        const auto folder = outer.filePath(QStringLiteral("readonly"));
+        QVERIFY(QDir().mkdir(folder));
+        const auto exported = folder + QStringLiteral("/one.klsession");
+        const auto store = folder + QStringLiteral("/store.db");
+        QVERIFY(QFile::copy(m_export, exported));
+        QVERIFY(QFile::copy(m_store, store));
+        for (const auto& file : { exported, store })
+            QVERIFY(::chmod(file.toLocal8Bit().constData(), 0444) == 0);
+        QVERIFY(::chmod(folder.toLocal8Bit().constData(), 0555) == 0);
+        const auto before = fingerprint(exported);
+        const auto sessions
+            = cli({ QStringLiteral("history"), QStringLiteral("--sessions"), QStringLiteral("--db"), store }, {}, true);
+        const auto show
+            = cli({ QStringLiteral("show"), QStringLiteral("2"), QStringLiteral("--db"), exported }, {}, true);
+        ::chmod(folder.toLocal8Bit().constData(), 0755);
+        QVERIFY2(sessions.exitCode == 0 && sessions.out.count(QStringLiteral("finished")) == 2,
+            qPrintable(sessions.out + sessions.err));
+        QVERIFY2(show.exitCode == 0 && show.out.startsWith(QStringLiteral("session 1, iteration 2")),
+            qPrintable(show.out + show.err));
+        QCOMPARE(fingerprint(exported), before);
     }
 
     void anEmptyDbOrANonPositiveSessionIsAnError()
