@@ -103,13 +103,15 @@ private slots:
                              "\xE9 \xFF\xFE"
                              R"("},"finish_reason":"stop"}]})");
         });
-        s.route("/forever/v1/chat/completions", [](const SeenRequest&, int count) {
-            if (count % 2 == 0)
+        const auto busyThenOk = [](const SeenRequest&, int count) {
+            if (count == 2)
                 return jsonReply(completion("ok"));
             auto r = jsonReply(R"({"error":{"message":"slow down","type":"rate_limit_error"}})", 429);
             r.headers = { { "Retry-After", "99999" } };
             return r;
-        });
+        };
+        s.route("/forever/v1/chat/completions", busyThenOk);
+        s.route("/retried/v1/chat/completions", busyThenOk);
         s.route("/someday/v1/chat/completions", [](const SeenRequest&, int) {
             auto r = jsonReply(R"({"error":{"message":"overloaded","type":"server_error"}})", 503);
             r.headers = { { "Retry-After", "Sat, 01 Jan 2039 00:00:00 GMT" } };
@@ -207,7 +209,7 @@ private slots:
         QCOMPARE(run.exitCode, 18);
         QVERIFY2(run.err.contains(QStringLiteral("capped at 60 s")), qPrintable(run.err));
 
-        run = check(openAi(base("forever"))
+        run = check(openAi(base("retried"))
             + QStringList { QStringLiteral("--attempts"), QStringLiteral("2"), QStringLiteral("--max-retry-after"),
                 QStringLiteral("1") });
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
