@@ -1,0 +1,319 @@
+// The review workspace end to end, offscreen, on the two bundled recorded H200 sessions and on a
+// synthetic store with stall profiles and two sizes: what each panel shows for chosen iterations
+// (the numbers `kernelloop-cli show N` prints, diff hunks, stall bar categories), selection driven
+// from the table, the tree and a chart, and exports. The bundled files must come out byte-identical.
+#include "app/main_window.h"
+#include "app/review_workspace.h"
+#include "synthetic_store.h"
+#include "widgets/charts_panel.h"
+#include "widgets/diff_panel.h"
+#include "widgets/history_panel.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/iteration_table_model.h"
+#include "widgets/latency_chart.h"
+#include "widgets/metrics_model.h"
+#include "widgets/proposal_tree_model.h"
+#include "widgets/report_view.h"
+#include "widgets/session_browser.h"
+#include "widgets/session_list_model.h"
+#include "widgets/source_panel.h"
+#include "widgets/stall_chart.h"
+#include "widgets/transcript_panel.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace kl;
+using namespace kl::gui;
+
+namespace {
+
+const QString tunerSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession");
+const QString llmSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-llm-replay-h200.klsession");
+
+QByteArray digest(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+QString cell(const QAbstractItemModel* model, int row, int column)
+{
+    return model->index(row, column).data().toString();
+}
+
+} // namespace
+
+class TestGuiReview : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelLoopTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui_review"));
+        QVERIFY(m_dir.isValid());
+    }
+
+    void init()
+    {
+        m_review = std::make_unique<ReviewWorkspace>();
+        m_review->resize(1500, 950);
+        m_review->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_review.get()));
+    }
+
+    void cleanup() { m_review.reset(); }
+
+    void opensTheTunerSessionReadOnlyAndShowsItsNumbers()
+    {
+        const QString copy = m_dir.filePath(QStringLiteral("tuner.klsession"));
+        QFile::remove(copy);
+        QVERIFY(QFile::copy(tunerSession, copy));
+        const QByteArray before = digest(copy);
+        openAndWait(copy);
+
+        QCOMPARE(m_review->sessionBrowser()->model()->rowCount(), 1);
+        QCOMPARE(cell(m_review->sessionBrowser()->model(), 0, SessionListModel::ProposerColumn),
+            QStringLiteral("tuner:auto"));
+        QCOMPARE(
+            cell(m_review->sessionBrowser()->model(), 0, SessionListModel::BestSpeedupColumn), QStringLiteral("1.81×"));
+        const IterationTableModel* table = m_review->history()->tableModel();
+        QCOMPARE(table->rowCount(), 41);
+        // The loop's best is selected on opening: iteration 6 (summary best_iteration).
+        QCOMPARE(m_review->selection()->current(), 6);
+        // `show 6`: median 40.26 us, 3335 GB/s, 82.8% of copy, 1.80x.
+        QCOMPARE(cell(table, 5, IterationTableModel::MedianColumn), QStringLiteral("40.26"));
+        QCOMPARE(cell(table, 5, IterationTableModel::GbpsColumn), QStringLiteral("3335"));
+        QCOMPARE(cell(table, 5, IterationTableModel::PctOfCopyColumn), QStringLiteral("82.8"));
+        QCOMPARE(cell(table, 5, IterationTableModel::SpeedupColumn), QStringLiteral("1.80×"));
+        QCOMPARE(cell(table, 5, IterationTableModel::DecisionColumn), QStringLiteral("auto-keep"));
+
+        // Same source as its parent (iteration 4): the diff says so and the header names VEC 4 -> 8.
+        const DiffPanel* diff = m_review->diffPanel();
+        QVERIFY(diff->shownDiff().same());
+        QVERIFY2(diff->headerText().contains(QStringLiteral("iteration 4")), qPrintable(diff->headerText()));
+        QVERIFY2(diff->headerText().contains(QStringLiteral("VEC 4 -&gt; 8")), qPrintable(diff->headerText()));
+        QVERIFY(m_review->sourcePanel()->headerText().contains(QStringLiteral("VEC=8")));
+
+        // Metrics under Nsight Compute's names, with deltas against the baseline (72.3 us).
+        const MetricsModel* metrics = m_review->metricsModel();
+        const int duration
+            = metrics->rowOfMetric(QStringLiteral("8192x4096"), QStringLiteral("gpu__time_duration.sum"));
+        QVERIFY(duration >= 0);
+        QCOMPARE(cell(metrics, duration, MetricsModel::UnitColumn), QStringLiteral("ns"));
+        QCOMPARE(cell(metrics, duration, MetricsModel::ValueColumn), QStringLiteral("40224"));
+        QCOMPARE(cell(metrics, duration, MetricsModel::VsBaselineColumn), QStringLiteral("-44.8 %"));
+        // Faster is good: green.
+        QCOMPARE(metrics->index(duration, MetricsModel::VsBaselineColumn).data(Qt::ForegroundRole).value<QColor>(),
+            QColor(0x1b, 0x7a, 0x35));
+
+        QVERIFY(m_review->evidenceView()->toPlainText().contains(QStringLiteral("Baseline in the same job")));
+        QVERIFY(m_review->verificationView()->toPlainText().contains(QStringLiteral("13x4097")));
+        QVERIFY(m_review->findingsView()->toPlainText().contains(QStringLiteral("bandwidth.under-ceiling")));
+        QVERIFY(m_review->transcript()->shownText().contains(QStringLiteral("tuner")));
+        // This session was profiled without stall metrics: the chart says so.
+        QVERIFY2(m_review->charts()->stalls()->note().contains(QStringLiteral("No stall profile")),
+            qPrintable(m_review->charts()->stalls()->note()));
+
+        m_review.reset();
+        QCOMPARE(digest(copy), before);
+    }
+
+    void theLlmSessionShowsDiffsVerdictsAndTheModelsWords()
+    {
+        openAndWait(llmSession);
+        QCOMPARE(m_review->history()->tableModel()->rowCount(), 5);
+        m_review->selection()->select(4);
+        const DiffPanel* diff = m_review->diffPanel();
+        // `show 4`: against its parent, iteration 2; the first hunk is the comment above the kernel.
+        QVERIFY2(diff->headerText().contains(QStringLiteral("against its parent, iteration 2")),
+            qPrintable(diff->headerText()));
+        QVERIFY(!diff->shownDiff().same());
+        const review::DiffHunk& first = diff->shownDiff().hunks.front();
+        QCOMPARE(first.beforeStart, 1);
+        QCOMPARE(first.afterStart, 1);
+        QCOMPARE(diff->shownDiff().added, 10);
+        QCOMPARE(diff->shownDiff().removed, 4);
+        QVERIFY(diff->body()->toPlainText().contains(QStringLiteral("tanh.approx.f32")));
+
+        // Between two chosen iterations: 5 against 2.
+        m_review->selection()->select(5);
+        m_review->selection()->compareWith(2);
+        QVERIFY(diff->headerText().contains(QStringLiteral("against iteration 2")));
+        m_review->selection()->compareWith(0);
+
+        // The failed round: verdict, where, and the window of expected against got.
+        m_review->selection()->select(3);
+        const QString verification = m_review->verificationView()->toPlainText();
+        QVERIFY2(verification.contains(QStringLiteral("unwritten-output")), qPrintable(verification));
+        QVERIFY(verification.contains(QStringLiteral("expected")));
+        QCOMPARE(cell(m_review->history()->tableModel(), 2, IterationTableModel::VerdictColumn),
+            QStringLiteral("unwritten-output"));
+        // The latency chart puts it on the failed lane with its category.
+        QCOMPARE(m_review->charts()->latency()->failedCategories(), QStringList { QStringLiteral("unwritten-output") });
+
+        // The LLM's prompt and reply, and the hypothesis against the measurement.
+        m_review->selection()->select(2);
+        QVERIFY(m_review->transcript()->exchanges()->count() >= 2);
+        QVERIFY(m_review->transcript()->shownText().contains(QStringLiteral("[reply]")));
+        const QString evidence = m_review->evidenceView()->toPlainText();
+        QVERIFY2(evidence.contains(QStringLiteral("1.45× / 1.48×")), qPrintable(evidence));
+    }
+
+    void selectionFollowsTheTreeTheTableAndTheChart()
+    {
+        openAndWait(tunerSession);
+        HistoryPanel* history = m_review->history();
+        // The tree: iteration 6 was derived from iteration 4's candidate.
+        const QModelIndex six = history->treeModel()->indexOf(6);
+        QVERIFY(six.isValid());
+        QCOMPARE(six.parent().data(ProposalTreeModel::IterationRole).toInt(), 4);
+        const QModelIndex eight = history->treeModel()->indexOf(8);
+        history->tabs()->setCurrentWidget(history->tree());
+        QTest::mouseClick(history->tree()->viewport(), Qt::LeftButton, {}, history->tree()->visualRect(eight).center());
+        QCOMPARE(m_review->selection()->current(), 8);
+        QCOMPARE(history->table()->currentIndex().data(IterationTableModel::IterationRole).toInt(), 8);
+
+        // The chart: a click on iteration 20's point selects it, and every panel follows.
+        LatencyChart* latency = m_review->charts()->latency();
+        m_review->charts()->tabs()->setCurrentWidget(latency);
+        QTest::mouseClick(latency->viewport(), Qt::LeftButton, {}, latency->positionOf(20));
+        QCOMPARE(m_review->selection()->current(), 20);
+        QVERIFY(m_review->sourcePanel()->headerText().contains(QStringLiteral("Iteration 20")));
+        QCOMPARE(history->table()->currentIndex().data(IterationTableModel::IterationRole).toInt(), 20);
+    }
+
+    void stallBarsAndSizesOfASyntheticSession()
+    {
+        const QString file = m_dir.filePath(QStringLiteral("synthetic.db"));
+        QFile::remove(file);
+        testing::writeSyntheticStore(file.toStdString(), 60);
+        openAndWait(file);
+        ChartsPanel* charts = m_review->charts();
+        QCOMPARE(charts->sizeBox()->count(), 2);
+        StallChart* stalls = charts->stalls();
+        QVERIFY(stalls->categories().contains(QStringLiteral("Stall Long Scoreboard")));
+        QCOMPARE(stalls->categories().first(), QStringLiteral("Stall Long Scoreboard")); // the largest first
+        QVERIFY(stalls->categories().contains(QStringLiteral("other reasons")));
+        // Failed iterations have no stall bars; the chart names how many timed ones lack them (none).
+        for (int index : stalls->shownIterations())
+            QVERIFY(index % 7 != 0 && index % 13 != 0);
+        charts->tabs()->setCurrentWidget(stalls);
+        const int target = stalls->shownIterations().at(5);
+        QTest::mouseClick(stalls->viewport(), Qt::LeftButton, {}, stalls->positionOf(target));
+        QCOMPARE(m_review->selection()->current(), target);
+        // Two failure categories, each on the failed lane.
+        QCOMPARE(charts->latency()->failedCategories(),
+            (QStringList { QStringLiteral("compile.syntax"), QStringLiteral("wrong-result") }));
+        // The size chooser: never two sizes at once.
+        charts->chooseSize(QStringLiteral("4096x1024"));
+        QCOMPARE(charts->latency()->size(), std::string("4096x1024"));
+        QCOMPARE(charts->stalls()->size(), std::string("4096x1024"));
+    }
+
+    void exportsHistoryAndCharts()
+    {
+        openAndWait(tunerSession);
+        const QString csv = m_dir.filePath(QStringLiteral("history.csv"));
+        QCOMPARE(m_review->exportHistory(csv, false), QString());
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csvFile.readAll().split('\n');
+        QCOMPARE(lines.size(), 43); // header, 41 rows, the final newline
+        QVERIFY(lines[6].startsWith("6,"));
+        QVERIFY(lines[6].contains(",40.256,"));
+        const QString json = m_dir.filePath(QStringLiteral("history.json"));
+        QCOMPARE(m_review->exportHistory(json, true), QString());
+
+        const QString png = m_dir.filePath(QStringLiteral("latency.png"));
+        const QString svg = m_dir.filePath(QStringLiteral("latency.svg"));
+        QVERIFY(m_review->charts()->latency()->savePng(png));
+        QVERIFY(m_review->charts()->latency()->saveSvg(svg));
+        QImage image(png);
+        QVERIFY(!image.isNull() && image.width() > 300);
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svgFile.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.contains("Median latency"));
+
+        const QString kernel = m_dir.filePath(QStringLiteral("best.cu"));
+        QCOMPARE(m_review->exportKernel(kernel), QString());
+        QFile kernelFile(kernel);
+        QVERIFY(kernelFile.open(QIODevice::ReadOnly));
+        QVERIFY(kernelFile.readAll().contains("#define VEC 8"));
+
+        QVERIFY(m_review->charts()->figureEvidence().contains(QStringLiteral("median 40.26 us")));
+    }
+
+    void modelsPassTheTester()
+    {
+        openAndWait(llmSession);
+        QAbstractItemModelTester sessions(
+            m_review->sessionBrowser()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester filtered(
+            m_review->sessionBrowser()->filterModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester table(
+            m_review->history()->tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tree(
+            m_review->history()->treeModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester metrics(
+            m_review->metricsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m_review->selection()->select(2);
+        m_review->selection()->select(3);
+        m_review->sessionBrowser()->filterEdit()->setText(QStringLiteral("replay"));
+        QCOMPARE(m_review->sessionBrowser()->filterModel()->rowCount(), 1);
+        m_review->sessionBrowser()->filterEdit()->setText(QStringLiteral("tuner"));
+        QCOMPARE(m_review->sessionBrowser()->filterModel()->rowCount(), 0);
+        openAndWait(tunerSession);
+    }
+
+    void theWindowOpensSessionsThatFileOpenRejectedBefore()
+    {
+        MainWindow window;
+        window.resize(1500, 950);
+        window.show();
+        QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
+        QVERIFY(window.openPath(llmSession));
+        QCOMPARE(window.currentWorkspace(), MainWindow::Workspace::Review);
+        QVERIFY(!window.statusText().contains(QStringLiteral("problem.bad-json")));
+        QVERIFY(figures.wait(10000));
+        // Not a store and not a problem: a categorised error, and nothing else changes.
+        const QString junk = m_dir.filePath(QStringLiteral("junk.klsession"));
+        QFile file(junk);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray("SQLite format 3\0", 16));
+        file.write(QByteArray(200, 'x'));
+        file.close();
+        QVERIFY(!window.openPath(junk));
+        QVERIFY2(window.statusText().contains(QStringLiteral("[store.")), qPrintable(window.statusText()));
+        QCOMPARE(window.review()->history()->tableModel()->rowCount(), 5);
+    }
+
+private:
+    void openAndWait(const QString& path)
+    {
+        QSignalSpy figures(m_review.get(), &ReviewWorkspace::figuresShown);
+        m_review->openStore(path);
+        QVERIFY(figures.wait(20000));
+    }
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<ReviewWorkspace> m_review;
+};
+
+QTEST_MAIN(TestGuiReview)
+#include "test_review.moc"
