@@ -1,19 +1,17 @@
-// kernelloop-cli tune / evaluate: the loop, headless.
+// kernelloop-cli tune / evaluate: the loop, headless. The flags become a session recipe
+// (core/session), which core turns into the loop's configuration and the proposer.
 #include "cli/cli_support.h"
 #include "cli/command.h"
 #include "cli/llm_options.h"
 #include "cli/review_prompt.h"
 #include "cli/tune_output.h"
 
-#include "core/llm/llm_proposer.h"
-#include "core/llm/token_budget.h"
 #include "core/loop/tuning_session.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
-#include "core/propose/hybrid_proposer.h"
 #include "core/runnerclient/runner_client.h"
+#include "core/session/session_recipe.h"
 #include "core/store/store.h"
-#include "core/tuner/tuner.h"
 
 #include <csignal>
 #include <iostream>
@@ -25,61 +23,43 @@ namespace {
 std::atomic<bool> g_interrupted { false };
 extern "C" void onSignal(int) { g_interrupted.store(true); }
 
+// What `tune` and `evaluate` share: the recipe's runner, store and evaluation options.
 struct CommonOptions {
-    std::string problem;
-    std::string db;
-    std::string runner;
-    std::string metrics = "default";
-    int device = 0;
-    int trials = 2;
-    int jobTimeoutSeconds = 120;
-    std::uint64_t seed = 1234;
+    session::SessionRecipe recipe;
     bool json = false;
-    bool noCache = false;
-    std::string label;
 };
 
 void addCommon(CLI::App* cmd, CommonOptions& o)
 {
-    cmd->add_option("PROBLEM", o.problem, "the problem file (problem.json)")->required();
+    auto& r = o.recipe;
+    cmd->add_option("PROBLEM", r.problem, "the problem file (problem.json)")->required();
     cmd->add_option(
-        "--db", o.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
-    cmd->add_option("--runner", o.runner, "the runner executable (default: beside this one)");
-    cmd->add_option("--device", o.device, "GPU index")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--metrics", o.metrics, "CUPTI metric set")
+        "--db", r.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
+    cmd->add_option("--runner", r.runner, "the runner executable (default: beside this one)");
+    cmd->add_option("--device", r.device, "GPU index")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--metrics", r.metrics, "CUPTI metric set")
         ->check(CLI::IsMember({ "none", "default", "sol", "stalls" }));
-    cmd->add_option("--trials", o.trials, "verification trials with fresh inputs")->check(CLI::Range(1, 20));
-    cmd->add_option("--job-timeout", o.jobTimeoutSeconds, "seconds before a hung candidate is killed")
+    cmd->add_option("--trials", r.trials, "verification trials with fresh inputs")->check(CLI::Range(1, 20));
+    cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--seed", o.seed, "seed for inputs and the tuner");
-    cmd->add_option("--label", o.label, "a name for the session");
+    cmd->add_option("--seed", r.seed, "seed for inputs and the tuner");
+    cmd->add_option("--label", r.label, "a name for the session");
     cmd->add_flag("--json", o.json, "JSON lines instead of the table");
-    cmd->add_flag("--no-cache", o.noCache, "evaluate again even when the same candidate was measured before");
-}
-
-LoopConfig baseConfig(const CommonOptions& o)
-{
-    LoopConfig c;
-    c.evaluate.profile = *protocol::parseMetricSet(o.metrics);
-    c.evaluate.trials = o.trials;
-    c.evaluate.seed = o.seed;
-    c.jobTimeout = std::chrono::seconds(o.jobTimeoutSeconds);
-    c.useCache = !o.noCache;
-    c.label = o.label;
-    return c;
+    cmd->add_flag("--no-cache", r.noCache, "evaluate again even when the same candidate was measured before");
 }
 
 // Makes the session's proposer once the session exists (an LLM proposer streams into its events).
 using ProposerFactory = std::function<std::unique_ptr<Proposer>(const std::shared_ptr<LoopEvents>& events)>;
 
 int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
-    const TunableValues& oneTunables, bool review)
+    const TunableValues& oneTunables)
 {
-    const auto problem = loadProblem(o.problem);
-    auto store = store::Store::open(storePath(o.db));
+    const auto& recipe = o.recipe;
+    const auto problem = loadProblem(recipe.problem);
+    auto store = store::Store::open(storePath(recipe.db));
     RunnerConfig rc;
-    rc.path = runnerPath(o.runner);
-    rc.deviceIndex = o.device;
+    rc.path = runnerPath(recipe.runner);
+    rc.deviceIndex = recipe.device;
     rc.defaultJobTimeout = config.jobTimeout;
     RunnerClient runner(rc);
 
@@ -90,7 +70,7 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
     session.events().subscribe([&output](const std::shared_ptr<const LoopEvent>& e) { output.onEvent(*e); });
     const auto proposer = makeProposer ? makeProposer(session.eventStream()) : nullptr;
     ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
-    if (review)
+    if (config.mode == LoopMode::Review)
         session.setReviewGate(&prompt);
     try {
         const auto summary
@@ -103,7 +83,7 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
         return summary.best ? Ok : Failure;
     } catch (const Error& e) {
         if (e.category() == "runner.no-device") {
-            std::cerr << "error [no-device] " << o.problem << ": this command needs a GPU: " << e.message()
+            std::cerr << "error [no-device] " << recipe.problem << ": this command needs a GPU: " << e.message()
                       << "\n  (check, history, show, export and import work without one)\n";
             return NoDevice;
         }
@@ -114,107 +94,75 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
 const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
     auto* cmd = app.add_subcommand("tune", "Run the tuning loop on a problem (needs a GPU)");
     auto o = std::make_shared<CommonOptions>();
+    auto& r = o->recipe;
     auto proposerName = std::make_shared<std::string>("tuner");
-    auto strategy = std::make_shared<std::string>("auto");
-    auto budget = std::make_shared<int>(20);
     auto time = std::make_shared<std::string>();
-    auto target = std::make_shared<double>(0.0);
     auto mode = std::make_shared<std::string>("auto");
-    auto k = std::make_shared<int>(1);
-    auto patience = std::make_shared<int>(2);
-    auto minGain = std::make_shared<double>(0.05);
-    auto maxFailedRounds = std::make_shared<int>(3);
     addCommon(cmd, *o);
     auto llm = std::make_shared<LlmEndpointOptions>();
-    llm->attempts = "3";
-    llm->timeout = "300";
-    auto roles = std::make_shared<std::string>("planner-coder");
-    auto temperature = std::make_shared<double>(-1.0);
-    auto maxTokens = std::make_shared<int>(8192);
-    auto prompts = std::make_shared<std::string>();
-    auto tokenBudget = std::make_shared<std::int64_t>(0);
-    auto fixAttempts = std::make_shared<int>(1);
-    auto tunerRounds = std::make_shared<int>(2);
+    llm->attempts = r.llm.attempts;
+    llm->timeout = r.llm.timeout;
     cmd->add_option("--proposer", *proposerName,
            "who proposes: the built-in tuner, an LLM, or both (the LLM writes, the tuner sweeps each new best)")
         ->check(CLI::IsMember({ "tuner", "llm", "llm+tuner" }))
         ->capture_default_str();
-    cmd->add_option("--strategy", *strategy, "tuner search strategy")
+    cmd->add_option("--strategy", r.strategy, "tuner search strategy")
         ->check(CLI::IsMember({ "auto", "exhaustive", "random", "evolutionary" }));
-    cmd->add_option("--budget", *budget, "rounds after the baseline")->check(CLI::PositiveNumber);
+    cmd->add_option("--budget", r.budget, "rounds after the baseline")->check(CLI::PositiveNumber);
     cmd->add_option("--time", *time, "wall-time budget, e.g. 10m");
-    cmd->add_option("--target", *target, "stop at this speedup over the baseline");
+    cmd->add_option("--target", r.targetSpeedup, "stop at this speedup over the baseline");
     cmd->add_option("--mode", *mode, "auto, or review: every proposal waits for you")
         ->check(CLI::IsMember({ "auto", "review" }));
-    cmd->add_option("-k,--candidates", *k, "candidates evaluated per round")->check(CLI::Range(1, 64));
-    cmd->add_option("--patience", *patience, "stop after this many rounds under --min-gain (0: never)");
-    cmd->add_option("--min-gain", *minGain, "a round gaining less than this fraction counts against patience");
-    cmd->add_option("--max-failed-rounds", *maxFailedRounds,
+    cmd->add_option("-k,--candidates", r.candidatesPerRound, "candidates evaluated per round")
+        ->check(CLI::Range(1, 64));
+    cmd->add_option("--patience", r.patience, "stop after this many rounds under --min-gain (0: never)");
+    cmd->add_option("--min-gain", r.minGain, "a round gaining less than this fraction counts against patience");
+    cmd->add_option("--max-failed-rounds", r.maxFailedRounds,
            "stop after this many consecutive rounds with nothing to run (endpoint or reply failures; 0: never)")
         ->check(CLI::Range(0, 1000))
         ->capture_default_str();
     auto* llmGroup = cmd->add_option_group("LLM proposer", "with --proposer llm");
     addLlmEndpointOptions(llmGroup, *llm, false);
     llmGroup
-        ->add_option("--roles", *roles, "planner then coder (debugger after a failure), or one role for small models")
+        ->add_option(
+            "--roles", r.llm.roles, "planner then coder (debugger after a failure), or one role for small models")
         ->check(CLI::IsMember({ "planner-coder", "single" }))
         ->capture_default_str();
-    llmGroup->add_option("--temperature", *temperature, "sampling temperature (default: the server's)");
-    llmGroup->add_option("--max-tokens", *maxTokens, "reply limit per request")->capture_default_str();
-    llmGroup->add_option("--prompts", *prompts, "a folder of prompt templates overriding the built-in ones");
-    llmGroup->add_option("--token-budget", *tokenBudget, "stop proposing after this many tokens (0: no limit)");
-    llmGroup->add_option("--fix-attempts", *fixAttempts, "debugger rounds for a candidate that failed")
+    llmGroup->add_option("--temperature", r.llm.temperature, "sampling temperature (default: the server's)");
+    llmGroup->add_option("--max-tokens", r.llm.maxTokens, "reply limit per request")->capture_default_str();
+    llmGroup->add_option("--prompts", r.llm.prompts, "a folder of prompt templates overriding the built-in ones");
+    llmGroup->add_option("--token-budget", r.llm.tokenBudget, "stop proposing after this many tokens (0: no limit)");
+    llmGroup->add_option("--fix-attempts", r.llm.fixAttempts, "debugger rounds for a candidate that failed")
         ->capture_default_str();
     llmGroup
-        ->add_option("--tuner-rounds", *tunerRounds,
+        ->add_option("--tuner-rounds", r.llm.tunerRounds,
             "llm+tuner: tuner rounds over each new best source's tunables before the LLM again")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     return [=]() {
-        auto config = baseConfig(*o);
-        config.stop.maxIterations = *budget;
-        config.stop.maxWallSeconds = time->empty() ? 0.0 : parseDuration(*time);
-        config.stop.targetSpeedup = *target;
-        config.stop.patience = *patience;
-        config.stop.minGain = *minGain;
-        config.stop.maxFailedRounds = *maxFailedRounds;
-        config.candidatesPerIteration = *k;
-        config.mode = *mode == "review" ? LoopMode::Review : LoopMode::Auto;
-        ProposerFactory factory;
-        const TunerOptions tc { *parseTunerStrategy(*strategy), o->seed };
-        if (*proposerName != "tuner") {
-            auto endpoint = endpointConfig(*llm);
-            if (*tokenBudget > 0)
-                endpoint.budget = std::make_shared<TokenBudget>(*tokenBudget);
-            config.proposerDetail = *proposerName + ":" + llm->provider + "/" + llm->model;
-            const bool hybrid = *proposerName == "llm+tuner";
-            const int rounds = *tunerRounds;
-            LlmProposerConfig lc;
-            lc.roles = *parseRoles(*roles);
-            if (*temperature >= 0.0)
-                lc.temperature = *temperature;
-            lc.maxTokens = *maxTokens;
-            lc.maxFixAttempts = *fixAttempts;
+        auto& recipe = o->recipe;
+        recipe.proposer = *session::parseProposerChoice(*proposerName);
+        recipe.wallSeconds = time->empty() ? 0.0 : parseDuration(*time);
+        recipe.mode = *mode == "review" ? LoopMode::Review : LoopMode::Auto;
+        recipe.llm.provider = llm->provider;
+        recipe.llm.baseUrl = llm->baseUrl;
+        recipe.llm.model = llm->model;
+        recipe.llm.keyEnv = llm->keyEnv;
+        recipe.llm.keyFile = llm->keyFile;
+        recipe.llm.anthropicVersion = llm->anthropicVersion;
+        recipe.llm.timeout = llm->timeout;
+        recipe.llm.connectTimeout = llm->connectTimeout;
+        recipe.llm.attempts = llm->attempts;
+        std::optional<EndpointConfig> endpoint;
+        if (recipe.proposer != session::ProposerChoice::Tuner) {
+            endpoint = endpointConfig(*llm); // the key is loaded here, never kept in the recipe
             // Checked before the runner starts: a bad template folder fails at once.
-            auto library = prompts->empty() ? PromptLibrary::builtIn() : PromptLibrary::withOverrides(*prompts);
-            factory = [endpoint, lc, library, hybrid, rounds, tc](
-                          const std::shared_ptr<LoopEvents>& events) mutable -> std::unique_ptr<Proposer> {
-                // The model's streamed text goes through the session's event stream, like everything else.
-                lc.onText = [events](std::string_view role, int alternative, std::string_view text) {
-                    events->publish(ProposerText { std::string(role), alternative, std::string(text) });
-                };
-                auto writer = std::make_unique<LlmProposer>(makeChatClient(endpoint), library, lc);
-                if (!hybrid)
-                    return writer;
-                return std::make_unique<HybridProposer>(std::move(writer), std::make_unique<Tuner>(tc), rounds);
-            };
-        } else {
-            config.proposerDetail = "tuner:" + *strategy;
-            factory = [tc](const std::shared_ptr<LoopEvents>&) -> std::unique_ptr<Proposer> {
-                return std::make_unique<Tuner>(tc);
-            };
+            session::makeProposer(recipe, &*endpoint, nullptr);
         }
-        return runSession(*o, config, factory, nullptr, {}, config.mode == LoopMode::Review);
+        const ProposerFactory factory = [recipe, endpoint](const std::shared_ptr<LoopEvents>& events) {
+            return session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, events);
+        };
+        return runSession(*o, session::loopConfig(recipe), factory, nullptr, {});
     };
 });
 
@@ -229,9 +177,9 @@ const CommandRegistration evaluate([](CLI::App& app) -> std::function<int()> {
     return [=]() {
         const auto candidate = loadCandidate(*file);
         const auto tunables = candidate.withOverrides(parseSets(*sets));
-        auto config = baseConfig(*o);
+        auto config = session::loopConfig(o->recipe);
         config.proposerDetail = "human";
-        return runSession(*o, config, {}, &candidate, tunables, false);
+        return runSession(*o, config, {}, &candidate, tunables);
     };
 });
 

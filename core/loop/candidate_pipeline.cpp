@@ -229,15 +229,8 @@ void TuningSession::record(
     if (auto it = m_candidateIds.find(key); it != m_candidateIds.end()) {
         o.candidateId = it->second;
     } else {
-        store::CandidateRecord c;
-        c.source = proposal.candidate.source;
-        c.fileName = proposal.candidate.fileName;
+        auto c = candidateRecord(proposal, m_config.proposerDetail);
         c.parentId = parentId;
-        c.proposer = storedProposer(proposal.proposer);
-        c.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
-        c.tunables = proposal.tunables;
-        c.hypothesis = proposal.hypothesis;
-        c.predictedSpeedup = proposal.predictedSpeedup;
         o.candidateId = m_store.addCandidate(m_sessionId, c);
         m_candidateIds[key] = *o.candidateId;
     }

@@ -89,4 +89,17 @@ std::string proposerDetailFor(const std::string& proposer, const std::string& se
     return proposer;
 }
 
+store::CandidateRecord candidateRecord(const Proposal& proposal, const std::string& sessionDetail)
+{
+    store::CandidateRecord c;
+    c.source = proposal.candidate.source;
+    c.fileName = proposal.candidate.fileName.empty() ? "candidate.cu" : proposal.candidate.fileName;
+    c.proposer = storedProposer(proposal.proposer);
+    c.proposerDetail = proposerDetailFor(proposal.proposer, sessionDetail);
+    c.tunables = proposal.tunables;
+    c.hypothesis = proposal.hypothesis;
+    c.predictedSpeedup = proposal.predictedSpeedup;
+    return c;
+}
+
 } // namespace kl

@@ -135,15 +135,7 @@ void TuningSession::prepare(const std::string& proposerName)
 
 void TuningSession::recordRefusal(IterationOutcome& o, const Proposal& proposal, const store::DecisionRecord* decision)
 {
-    store::CandidateRecord c;
-    c.source = proposal.candidate.source;
-    c.fileName = proposal.candidate.fileName.empty() ? "candidate.cu" : proposal.candidate.fileName;
-    c.proposer = storedProposer(proposal.proposer);
-    c.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
-    c.tunables = proposal.tunables;
-    c.hypothesis = proposal.hypothesis;
-    c.predictedSpeedup = proposal.predictedSpeedup;
-    o.candidateId = m_store.addCandidate(m_sessionId, c);
+    o.candidateId = m_store.addCandidate(m_sessionId, candidateRecord(proposal, m_config.proposerDetail));
     const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
     o.index = ref.index;
     if (!proposal.failure.empty()) {

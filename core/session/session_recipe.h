@@ -1,0 +1,86 @@
+#pragma once
+// A session recipe: everything that says what a tuning session does (problem, who proposes, budgets,
+// mode, runner, LLM settings), as one value. The CLI builds it from `tune` flags, the GUI from its
+// dialog; core turns it into the loop's configuration and the proposer. It renders back as the
+// equivalent `kernelloop-cli tune ...` line and parses from one. It never holds an API key: only
+// where the key comes from (an environment variable's name or a file). Extra HTTP headers are not
+// part of it either (they may carry credentials).
+#include "core/llm/chat_client.h"
+#include "core/loop/loop_events.h"
+#include "core/loop/loop_values.h"
+#include "core/propose/proposer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace kl::session {
+
+enum class ProposerChoice { Tuner, Llm, LlmAndTuner }; // "tuner", "llm", "llm+tuner"
+
+struct LlmSettings {
+    std::string provider = "openai";
+    std::string baseUrl;
+    std::string model;
+    std::string keyEnv; // the variable holding the key, never the key
+    std::string keyFile; // or a file holding it
+    std::string anthropicVersion = "2023-06-01";
+    std::string timeout = "300"; // seconds, as typed (the endpoint options validate them)
+    std::string connectTimeout = "10";
+    std::string attempts = "3";
+    std::string roles = "planner-coder"; // or "single"
+    double temperature = -1.0; // < 0: the server's
+    int maxTokens = 8192;
+    std::string prompts; // a folder of prompt templates
+    std::int64_t tokenBudget = 0;
+    int fixAttempts = 1;
+    int tunerRounds = 2; // llm+tuner
+    bool operator==(const LlmSettings&) const = default;
+};
+
+struct SessionRecipe {
+    std::string problem; // the problem file
+    ProposerChoice proposer = ProposerChoice::Tuner;
+    std::string strategy = "auto"; // tuner search strategy
+    int budget = 20; // rounds after the baseline
+    double wallSeconds = 0.0; // 0: no limit
+    double targetSpeedup = 0.0;
+    int patience = 2;
+    double minGain = 0.05;
+    int maxFailedRounds = 3;
+    int candidatesPerRound = 1; // k
+    std::string metrics = "default"; // none, default, sol, stalls
+    LoopMode mode = LoopMode::Auto;
+    std::string label;
+    std::string db; // the store; empty: the default
+    std::string runner; // the runner command; empty: the default
+    int device = 0; // its GPU
+    int trials = 2;
+    int jobTimeoutSeconds = 120;
+    std::uint64_t seed = 1234;
+    bool noCache = false;
+    LlmSettings llm;
+    bool operator==(const SessionRecipe&) const = default;
+};
+
+const char* proposerChoiceName(ProposerChoice choice);
+std::optional<ProposerChoice> parseProposerChoice(const std::string& name);
+
+// The loop's configuration (stop rules, k, mode, evaluation options, label, proposer detail).
+LoopConfig loopConfig(const SessionRecipe& recipe);
+
+// The proposer the recipe names. `endpoint` (with the key, loaded by the front end) is needed for
+// llm and llm+tuner; the model's streamed text is published to `events` as ProposerText. Throws
+// kl::Error "session.no-endpoint", and the prompt library's errors for a bad --prompts folder.
+std::unique_ptr<Proposer> makeProposer(
+    const SessionRecipe& recipe, const EndpointConfig* endpoint, std::shared_ptr<LoopEvents> events);
+
+// "kernelloop-cli tune PROBLEM --proposer llm ..." with only the options that differ from their
+// defaults, each argument quoted for a POSIX shell where needed.
+std::string commandLine(const SessionRecipe& recipe);
+
+// The inverse of commandLine (and of what a user types): "[kernelloop-cli] tune PROBLEM [options]".
+// Throws kl::Error "session.bad-command-line" naming the argument it cannot use.
+SessionRecipe parseCommandLine(const std::string& line);
+
+} // namespace kl::session
