@@ -133,6 +133,40 @@ private slots:
                                         << QStringLiteral("NAME=INTEGER");
         QTest::newRow("unknown arch") << QStringList { QStringLiteral("--arch"), QStringLiteral("sm_61") }
                                       << QStringLiteral("device.unknown-arch");
+        // Bad input, not our bug: these were "[internal] stoll" / "stoi" with exit 1, or exit 0.
+        QTest::newRow("20-digit value") << QStringList { QStringLiteral("--set"),
+            QStringLiteral("THREADS=99999999999999999999") }
+                                        << QStringLiteral("[cli.bad-set]");
+        QTest::newRow("11-digit arch") << QStringList { QStringLiteral("--arch"), QStringLiteral("sm_99999999999") }
+                                       << QStringLiteral("[device.unknown-arch]");
+        QTest::newRow("empty arch") << QStringList { QStringLiteral("--arch"), QString() }
+                                    << QStringLiteral("[cli.bad-option]");
+        QTest::newRow("empty candidate") << QStringList { QStringLiteral("--candidate"), QString() }
+                                         << QStringLiteral("[cli.bad-option]");
+    }
+
+    // Any error line means a non-zero exit: 300 KiB of dynamic shared memory cannot launch, so the
+    // candidate failed (exit 1, as README's exit codes say), with --json too.
+    void errorLineMeansNonZeroExit()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString example = QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/");
+        for (const char* file : { "problem.json", "reference.cu" })
+            QVERIFY(QFile::copy(example + QLatin1String(file), dir.filePath(QLatin1String(file))));
+        auto baseline
+            = QString::fromStdString(kl::test::readFile((example + QStringLiteral("baseline.cu")).toStdString()));
+        QVERIFY(baseline.contains(QStringLiteral("smem=(0)")));
+        baseline.replace(QStringLiteral("smem=(0)"), QStringLiteral("smem=(300 * 1024)"));
+        QFile out(dir.filePath(QStringLiteral("baseline.cu")));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(baseline.toUtf8());
+        out.close();
+        for (const auto& extra : { QStringList {}, QStringList { QStringLiteral("--json") } }) {
+            const auto r = check(QStringList { dir.filePath(QStringLiteral("problem.json")) } + extra);
+            QVERIFY2(r.err.contains(QStringLiteral("error [compile.too-many-resources]")), qPrintable(r.err));
+            QCOMPARE(r.exitCode, int(kl::cli::Failure));
+        }
     }
 
     void badOptions()
