@@ -6,6 +6,7 @@
 
 #include "core/compile/static_report.h"
 #include "core/model/error.h"
+#include "core/review/static_severity.h"
 
 #include <nlohmann/json.hpp>
 
@@ -140,6 +141,9 @@ void printReport(std::ostream& out, const StaticReport& r)
             o.error.empty() ? fixed(l.waves, 2) : "-" });
     }
     launches.print(out);
+    for (const auto& l : r.launches) // the same severities the GUI's report table colours (core/review)
+        for (const auto& line : review::staticSeverityLines(l))
+            out << line << "\n";
     for (const auto& l : r.launches)
         if (l.needsSharedOptIn && l.occupancy.error.empty())
             out << "note: " << l.kernel << " at " << l.sizes.label << " uses " << bytes(l.sharedBytes)

@@ -4,6 +4,7 @@
 #include "core/review/kernel_export.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
+#include "core/review/static_severity.h"
 #include "core/store/store.h"
 
 #include "store_fixtures.h"
@@ -232,6 +233,33 @@ private slots:
             e.text.c_str());
         QVERIFY2(e.text.find("1.40x (geometric mean over 2 main sizes)") != std::string::npos, e.text.c_str());
         QVERIFY2(e.text.find("// Median ") == std::string::npos, e.text.c_str());
+    }
+
+    // One classification of the static report for the GUI's table and `check`, from the findings' thresholds.
+    void staticSeverities()
+    {
+        StaticReport::PerLaunch l;
+        l.kernel = "k";
+        l.sizes.label = "8192x4096";
+        l.occupancy.theoretical = 0.375;
+        l.waves = 0.5;
+        QVERIFY(staticSeverity(l, StaticFigure::Occupancy) == Severity::Warning);
+        QVERIFY(staticSeverity(l, StaticFigure::Limiter) == Severity::Warning);
+        QVERIFY(staticSeverity(l, StaticFigure::Waves) == Severity::Warning);
+        QVERIFY(staticSeverity(l, StaticFigure::SpillStores) == Severity::None);
+        FindingThresholds strict;
+        strict.occupancyCritical = 0.40;
+        QVERIFY(staticSeverity(l, StaticFigure::Occupancy, strict) == Severity::Critical);
+        l.resources.spillStoreBytes = 64;
+        const auto lines = staticSeverityLines(l);
+        QVERIFY(!lines.empty());
+        KL_COMPARE_TEXT(lines.front(), "critical: k at 8192x4096: 64 B of spill stores");
+        QVERIFY(std::any_of(lines.begin(), lines.end(), [](const std::string& x) {
+            return x.rfind("warning: k at 8192x4096: theoretical occupancy 37.5 %", 0) == 0;
+        }));
+        l.occupancy.error = "too much shared memory";
+        QVERIFY(staticSeverity(l, StaticFigure::Occupancy) == Severity::Critical);
+        QVERIFY(staticSeverity(l, StaticFigure::Limiter) == Severity::None);
     }
 
     void cliShowHistoryAndExportPerSize()
