@@ -50,6 +50,7 @@ std::string formatMicros(double us)
 Evaluator::Evaluator(const Device& device)
     : m_device(device)
     , m_profiler(device)
+    , m_sampler(device)
     , m_clock(device.staticDescription().uuid)
 {
 }
@@ -206,6 +207,28 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         skipped.status = protocol::ProfileStatus::Skipped;
         result.profile = skipped;
     }
+
+    // PC sampling, opt-in: after the counters, never during timing.
+    if (request.options.pcSampling) {
+        started = Clock::now();
+        progress("pc-sampling", 0, 1);
+        try {
+            const lines::PcSampling sampled = sampleLines(request);
+            if (sampled.status != lines::SamplingStatus::Ok || !sampled.reason.empty())
+                result.header.detail += "; pc sampling: " + (sampled.reason.empty() ? sampled.detail : sampled.reason);
+            result.pcSampling = lines::toJson(sampled);
+        } catch (const JobFailure& failure) {
+            result.phasesMs["pc_sampling"] = millisSince(started);
+            fail(failure);
+            return outcome;
+        } catch (const CudaError& error) {
+            result.phasesMs["pc_sampling"] = millisSince(started);
+            fail(failureFrom(error, "PC sampling"));
+            return outcome;
+        }
+        result.phasesMs["pc_sampling"] = millisSince(started);
+        progress("pc-sampling", 1, 1);
+    }
     return outcome;
 }
 
@@ -283,15 +306,21 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     return timing;
 }
 
+namespace {
+// The size the counters and the samples describe: the first timed one, else the first.
+const protocol::Case* profiledCase(const protocol::EvaluateRequest& request)
+{
+    for (const protocol::Case& c : request.cases)
+        if (c.timed)
+            return &c;
+    return request.cases.empty() ? nullptr : &request.cases.front();
+}
+} // namespace
+
 protocol::Profile Evaluator::profileCandidate(
     const protocol::EvaluateRequest& request, LoadedModule& candidate, std::string& detail)
 {
-    const protocol::Case* chosen = nullptr;
-    for (const protocol::Case& c : request.cases)
-        if (c.timed && !chosen)
-            chosen = &c;
-    if (!chosen && !request.cases.empty())
-        chosen = &request.cases.front();
+    const protocol::Case* chosen = profiledCase(request);
     if (!chosen) {
         protocol::Profile skipped;
         skipped.status = protocol::ProfileStatus::Skipped;
@@ -310,6 +339,31 @@ protocol::Profile Evaluator::profileCandidate(
             waitGuarded(m_device, "profiling " + chosen->label);
         },
         runner.kernelNames(), chosen->label, detail);
+}
+
+} // namespace kl::runner
+
+namespace kl::runner {
+
+lines::PcSampling Evaluator::sampleLines(const protocol::EvaluateRequest& request)
+{
+    const protocol::Case* chosen = profiledCase(request);
+    if (!chosen) {
+        lines::PcSampling skipped;
+        skipped.status = lines::SamplingStatus::Skipped;
+        return skipped;
+    }
+    CaseMemory memory(m_device, helpers(), *chosen);
+    memory.prepare(request.options.seed);
+    m_device.synchronize();
+    return m_sampler.sample(
+        request.modules.candidate.cubin,
+        [&](LoadedModule& module) {
+            ProgramRunner runner(m_device, module, chosen->programs.candidate, memory.buffersFor(Role::Candidate));
+            runner.enqueue();
+            waitGuarded(m_device, "PC sampling " + chosen->label);
+        },
+        chosen->label);
 }
 
 } // namespace kl::runner

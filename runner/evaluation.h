@@ -5,6 +5,7 @@
 #include "runner/clock_reader.h"
 #include "runner/device.h"
 #include "runner/helper_kernels.h"
+#include "runner/pc_sampling.h"
 #include "runner/profiler.h"
 #include "runner/timer.h"
 #include "runner/verifier.h"
@@ -35,12 +36,14 @@ private:
         LoadedModule* baseline, const ProgressFunction& progress);
     protocol::Profile profileCandidate(
         const protocol::EvaluateRequest& request, LoadedModule& candidate, std::string& detail);
+    lines::PcSampling sampleLines(const protocol::EvaluateRequest& request);
 
     const Device& m_device;
     std::unique_ptr<HelperKernels> m_helpers;
     std::unique_ptr<Timer> m_timer;
     std::optional<protocol::DeviceDescription> m_description;
     Profiler m_profiler;
+    PcSampler m_sampler;
     ClockReader m_clock;
 };
 
