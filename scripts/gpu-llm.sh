@@ -11,18 +11,21 @@
 #
 # Knobs (environment): KL_LLM_BUDGET (4), KL_LLM_K (the CLI's default), KL_LLM_ROLES (the CLI's
 # default), KL_LLM_PROVIDER (openai), KL_LLM_MODEL (replay), KL_LLM_SCENARIO, KL_LLM_TIMEOUT (300 s),
-# KL_LLM_PROPOSER (llm; llm+tuner lets the tuner sweep each new best source first).
+# KL_LLM_PROPOSER (llm; llm+tuner lets the tuner sweep each new best source first),
+# KL_LLM_FAIL_FIRST (0; the server answers the first N requests with HTTP 500 / a non-JSON body),
+# KL_LLM_PATIENCE (0: off; the patience rule must count only measured rounds, not endpoint faults),
+# KL_LLM_DIR (llm: the folder under $OUT), KL_LLM_PROBLEM (the layernorm_gelu example).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BIN=${BIN:?folder of kernelloop-cli, kernelloop-runner and kl-llm-replay}
 OUT=${OUT:-$ROOT/gpu-check-out}
-DIR=$OUT/llm
+DIR=$OUT/${KL_LLM_DIR:-llm}
 mkdir -p "$DIR"
 SUMMARY=$DIR/llm-summary.txt
 : >"$SUMMARY"
 
-PROBLEM=resources/examples/layernorm_gelu/problem.json
+PROBLEM=${KL_LLM_PROBLEM:-resources/examples/layernorm_gelu/problem.json}
 SCENARIO=${KL_LLM_SCENARIO:-$ROOT/tests/fixtures/llm/scenarios/layernorm_gelu/scenario.json}
 BUDGET=${KL_LLM_BUDGET:-4}
 PROVIDER=${KL_LLM_PROVIDER:-openai}
@@ -30,7 +33,11 @@ MODEL=${KL_LLM_MODEL:-replay}
 CLI=$BIN/kernelloop-cli
 SERVER=$BIN/kl-llm-replay
 SESSION_FILE=$DIR/layernorm_gelu-llm-replay.klsession
-HEAD="LLM loop (${KL_LLM_PROPOSER:-llm}, kl-llm-replay, $PROVIDER protocol, model \"$MODEL\", budget $BUDGET)"
+FAIL_FIRST=${KL_LLM_FAIL_FIRST:-0}
+PATIENCE=${KL_LLM_PATIENCE:-0}
+HEAD="LLM loop (${KL_LLM_PROPOSER:-llm}, kl-llm-replay, $PROVIDER protocol, model \"$MODEL\", budget $BUDGET"
+[[ $FAIL_FIRST -gt 0 ]] && HEAD+=", first $FAIL_FIRST requests faulted, patience $PATIENCE"
+HEAD+=")"
 
 summary() { echo "$*" | tee -a "$SUMMARY"; }
 skip() {
@@ -59,7 +66,9 @@ fi
 # The server, on a free loopback port it writes to the port file.
 PORT_FILE=$DIR/replay.port
 rm -f "$PORT_FILE"
-"$SERVER" --scenario "$SCENARIO" --port 0 --port-file "$PORT_FILE" >"$DIR/replay.log" 2>&1 &
+server_args=(--scenario "$SCENARIO" --port 0 --port-file "$PORT_FILE")
+[[ $FAIL_FIRST -gt 0 ]] && server_args+=(--fail-first "$FAIL_FIRST")
+"$SERVER" "${server_args[@]}" >"$DIR/replay.log" 2>&1 &
 SERVER_PID=$!
 port=
 for _ in $(seq 100); do # up to 10 s
@@ -91,7 +100,7 @@ esac
 # The loop: the baseline, then BUDGET rounds of LLM proposals, every candidate verified and timed.
 DB=$(mktemp -d)/llm-session.db
 args=(tune "$PROBLEM" --proposer "${KL_LLM_PROPOSER:-llm}" --provider "$PROVIDER" --base-url "$BASE_URL" --model "$MODEL"
-    --budget "$BUDGET" --patience 0 --metrics default --db "$DB" --runner "$BIN/kernelloop-runner"
+    --budget "$BUDGET" --patience "$PATIENCE" --metrics default --db "$DB" --runner "$BIN/kernelloop-runner"
     --label "H200 LLM loop (replay)" --json)
 [[ -n ${KL_LLM_ROLES:-} ]] && args+=(--roles "$KL_LLM_ROLES")
 [[ -n ${KL_LLM_K:-} ]] && args+=(-k "$KL_LLM_K")

@@ -28,6 +28,10 @@
 //
 // --log PATH appends one line per request (which route, which reply files); without it the
 // lines go to stderr.
+//
+// --fail-first N answers the first N requests with endpoint faults before replaying anything:
+// HTTP 500 and a 200 whose body is not JSON, in turn, as a flaky gateway does. The loop must treat
+// them as failed proposer rounds, not as rounds without gain (the GPU check runs it so).
 #include "replay_bodies.h"
 #include "replay_server.h"
 
@@ -41,6 +45,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -259,10 +264,13 @@ int main(int argc, char** argv)
     CLI::App app { "Replays a recorded LLM scenario over the OpenAI-compatible and Anthropic APIs on 127.0.0.1" };
     std::string scenarioPath, portFile, logPath;
     int port = 0;
+    int failFirst = 0;
     app.add_option("--scenario", scenarioPath, "the scenario file (JSON)")->required()->check(CLI::ExistingFile);
     app.add_option("--port", port, "the port to listen on; 0 picks a free one")->check(CLI::Range(0, 65535));
     app.add_option("--port-file", portFile, "write the port to this file once listening");
     app.add_option("--log", logPath, "append one line per request to this file (default: stderr)");
+    app.add_option("--fail-first", failFirst, "answer the first N requests with HTTP 500 / a non-JSON body, in turn")
+        ->check(CLI::Range(0, 1000));
     CLI11_PARSE(app, argc, argv);
 
     std::vector<Route> routes;
@@ -298,10 +306,34 @@ int main(int argc, char** argv)
         std::cerr << "kl-llm-replay: " << e.what() << "\n";
         return 2;
     }
-    server->route(
-        "/v1/chat/completions", [&replay](const SeenRequest& r, int) { return replay.answer(r, Protocol::OpenAi); });
-    server->route(
-        "/v1/messages", [&replay](const SeenRequest& r, int) { return replay.answer(r, Protocol::Anthropic); });
+    std::mutex faultMutex;
+    int faultsServed = 0;
+    // A fault instead of the replay while any of the first N are left; the replay's positions stay put.
+    auto fault = [&]() -> std::optional<Reply> {
+        std::lock_guard lock(faultMutex);
+        if (faultsServed >= failFirst)
+            return std::nullopt;
+        Reply reply;
+        if (faultsServed++ % 2 == 0) {
+            reply.status = 500;
+            reply.body = R"({"error":{"message":"replay: injected server error","type":"server_error"}})";
+        } else {
+            reply.body = "<html><body>502 Bad Gateway (replay: injected non-JSON body)</body></html>";
+        }
+        log << "fault " << faultsServed << " of " << failFirst << ": "
+            << (reply.status == 500 ? "HTTP 500" : "non-JSON body") << std::endl;
+        return reply;
+    };
+    server->route("/v1/chat/completions", [&](const SeenRequest& r, int) {
+        if (auto f = fault())
+            return *f;
+        return replay.answer(r, Protocol::OpenAi);
+    });
+    server->route("/v1/messages", [&](const SeenRequest& r, int) {
+        if (auto f = fault())
+            return *f;
+        return replay.answer(r, Protocol::Anthropic);
+    });
 
     if (!portFile.empty()) {
         // Written whole, then renamed: a reader never sees a half-written file.

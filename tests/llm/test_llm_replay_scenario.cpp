@@ -16,6 +16,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -386,6 +387,32 @@ private slots:
                 e.message.find("no scenario route matches the system prompt") != std::string::npos, e.message.c_str());
         }
         QCOMPARE(server.stop(), 0);
+    }
+
+    // --fail-first N: the first N requests are faults (HTTP 500, then a body that is not JSON, in
+    // turn) and the replay starts untouched after them: its first reply is the planner's first.
+    void theFirstRequestsCanBeFaulted()
+    {
+        ReplayProcess server({ QStringLiteral("--fail-first"), QStringLiteral("3") });
+        const int port = server.waitForPort();
+        QVERIFY2(port > 0, qPrintable(server.errors()));
+        auto client = makeChatClient(endpoint(Provider::OpenAi, port));
+        const ExchangeCategory expected[]
+            = { ExchangeCategory::Http5xx, ExchangeCategory::BadJson, ExchangeCategory::Http5xx };
+        for (auto category : expected) {
+            const auto e = client->send(request(PromptRole::Planner, false));
+            QCOMPARE(int(e.category), int(category));
+        }
+        const auto e = send(*client, request(PromptRole::Planner, false));
+        QVERIFY2(e.ok(), e.message.c_str());
+        std::ifstream first(std::filesystem::path(kScenario).parent_path() / "planner_1.md");
+        const std::string planner1((std::istreambuf_iterator<char>(first)), std::istreambuf_iterator<char>());
+        QVERIFY(!planner1.empty());
+        QCOMPARE(e.text(), planner1);
+        QCOMPARE(server.stop(), 0);
+        QFile log(server.logPath());
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(log.readAll()).count(QStringLiteral("fault ")), 3);
     }
 
     void aBrokenScenarioStopsAtOnce()
