@@ -210,11 +210,43 @@ say "gpu-llm rc=$?"
 mkdir -p "$OUT/llm"
 [[ -s $OUT/llm/llm-summary.txt ]] || echo "LLM loop: no summary (gpu-llm.sh rc above; see gpu-check-details.tgz llm.log)" >"$OUT/llm/llm-summary.txt"
 
+# 2e. A problem with two main sizes (softmax_bf16: 16384x2048 and 2048x16384): one evaluation of its
+# baseline, then `show` prints each main size's own median, p20, p80, GB/s, % of copy and speedup, and
+# the aggregate speedup as a geometric mean over the sizes (issue 12, "Honest numbers").
+say "== multi-size"
+MS=$WORK/multisize && mkdir -p "$MS"
+timeout 150 "$BIN/kernelloop-cli" evaluate resources/examples/softmax_bf16/problem.json \
+    resources/examples/softmax_bf16/baseline.cu --db "$MS/ms.db" --runner "$KL_RUNNER" \
+    --label "two main sizes" >"$MS/evaluate.txt" 2>&1
+say "evaluate softmax_bf16 rc=$?"
+"$BIN/kernelloop-cli" show 1 --db "$MS/ms.db" >"$MS/show.txt" 2>&1
+"$BIN/kernelloop-cli" history --db "$MS/ms.db" >"$MS/history.txt" 2>&1
+{
+    echo "multi-size (softmax_bf16 baseline, kernelloop-cli evaluate, then show 1):"
+    grep -iE "^ *(size|[0-9]+x[0-9]+)|geometric|median" "$MS/show.txt" | head -12 | sed 's/^/  /'
+} >"$WORK/multisize-summary.txt"
+cat "$WORK/multisize-summary.txt" >>"$LOG"
+
+# 2f. The LLM loop against an endpoint that fails twice (HTTP 500, then a body that is not JSON) and then
+# answers: with patience 2 it must run to its budget; the faults are failed proposer rounds, not rounds
+# without gain. Its registers/occupancy in the first prompt show the compiler feedback reaching the model.
+say "== gpu-llm with endpoint faults"
+BIN=$BIN OUT=$OUT KL_LLM_DIR=llm-faults KL_LLM_FAIL_FIRST=2 KL_LLM_PATIENCE=2 KL_LLM_BUDGET=4 \
+    KL_LLM_TIMEOUT=${KL_LLM_TIMEOUT:-240} timeout 300 scripts/gpu-llm.sh >"$WORK/llm-faults.log" 2>&1
+say "gpu-llm (faults) rc=$?"
+[[ -s $OUT/llm-faults/llm-summary.txt ]] || echo "LLM loop with faults: no summary" >"$OUT/llm-faults/llm-summary.txt"
+# The compiler feedback as the model saw it (registers 0 before NVRTC's --no-cache).
+if [[ -f $OUT/llm-faults/layernorm_gelu-llm-replay.klsession ]]; then
+    "$BIN/kernelloop-cli" show 2 --prompts --db "$OUT/llm-faults/layernorm_gelu-llm-replay.klsession" 2>&1 \
+        | grep -m4 -iE "registers|occupancy|primary stall" | sed 's/^/  prompt: /' >>"$OUT/llm-faults/llm-summary.txt"
+fi
+
 # The device hands back only a few files per run: the dumps and the LLM loop's files travel in the tarball.
-cp -r "$OUT/findings-dumps" "$OUT/llm" "$WORK/" 2>/dev/null
+cp -r "$OUT/findings-dumps" "$OUT/llm" "$OUT/llm-faults" "$WORK/" 2>/dev/null
 tar -C "$WORK" -czf "$OUT/gpu-check-details.tgz" --exclude='*.cubin' . 2>/dev/null
 cp "$OUT/llm/llm-summary.txt" "$WORK/llm-summary.txt" 2>/dev/null
-rm -rf "$OUT/findings-dumps" "$OUT/llm"
+cp "$OUT/llm-faults/llm-summary.txt" "$WORK/llm-faults-summary.txt" 2>/dev/null
+rm -rf "$OUT/findings-dumps" "$OUT/llm" "$OUT/llm-faults"
 mkdir -p "$OUT/llm" && cp "$WORK/llm-summary.txt" "$OUT/llm/llm-summary.txt" 2>/dev/null
 
 # 3. The table, last.
@@ -223,4 +255,8 @@ python3 bench/gpu/summarize.py "$WORK" "$DATE" "$COMMIT" | tee "$OUT/table.txt"
     cat "$WORK/tune/tune-table.txt" 2>/dev/null
     printf '\n%s\n\n' "$DUMPS_LINE"
     cat "$OUT/llm/llm-summary.txt"
+    echo
+    cat "$WORK/llm-faults-summary.txt" 2>/dev/null
+    echo
+    cat "$WORK/multisize-summary.txt" 2>/dev/null
 } | tee -a "$OUT/table.txt"
