@@ -17,6 +17,8 @@ namespace kl {
 
 namespace {
 
+constexpr std::size_t kMaxLogLineChars = 2000;
+
 constexpr const char* kNameMapFile = "__nv_name_map";
 
 std::string lastComponent(const std::string& path)
@@ -163,6 +165,10 @@ std::vector<CompilerDiagnostic> parseCompilerLog(
         while (std::getline(in, line)) {
             if (!line.empty() && line.back() == '\r')
                 line.pop_back();
+            // std::regex recurses once per character: a line that echoes a 400,000-character
+            // identifier overflowed the stack. Its head (where) and tail (what) are kept.
+            if (line.size() > kMaxLogLineChars)
+                line = line.substr(0, kMaxLogLineChars / 2) + "..." + line.substr(line.size() - kMaxLogLineChars / 2);
             lines.push_back(line);
         }
     }
