@@ -109,6 +109,10 @@ std::vector<Example> bundledExamples()
         e.name = entry.path().filename().string();
         e.dir = entry.path();
         e.problem = json::parse(readText(entry.path() / "problem.json"));
+        // CUDA C++ baselines only: the directive mutants write C++, and a Triton baseline needs
+        // Python and Triton, which a CI machine may lack.
+        if (fs::path(e.problem.value("baseline", "")).extension() != ".cu")
+            continue;
         e.baseline = readText(entry.path() / e.problem["baseline"].get<std::string>());
         examples.push_back(std::move(e));
     }
@@ -209,6 +213,13 @@ std::vector<Mutant> directiveMutants(const Example& e)
         });
     smem.expect = Expect::Failed;
     out.push_back(smem);
+    // The compiler echoes the source line: its log reaches the regexes with a 400,000-character line.
+    Mutant identifier = directiveMutant(e, "400,000-character identifier in the source",
+        "compile.undeclared-identifier", [](std::vector<std::string>& source) {
+            source.push_back("__device__ int fuzz_long() { return " + std::string(400000, 'q') + "; }");
+        });
+    identifier.expect = Expect::Failed;
+    out.push_back(identifier);
     const auto option = [&](std::string name, const std::string& category, QStringList arguments) {
         Mutant m = directiveMutant(e, std::move(name), category, [](std::vector<std::string>&) {});
         m.arguments = std::move(arguments);

@@ -127,8 +127,14 @@ QStringList runAll(const std::vector<Mutant>& mutants)
                     fs::copy_file(source, r->dir / name, fs::copy_options::overwrite_existing);
             }
         write(r->dir / "problem.json", m.problemText.empty() ? m.problem.dump(2) : m.problemText);
-        if (!m.baseline.empty())
-            write(r->dir / "baseline.cu", m.baseline);
+        if (!m.baseline.empty()) {
+            const std::string named = example.contains("baseline") && example["baseline"].is_string()
+                ? example["baseline"].get<std::string>()
+                : std::string();
+            const bool plain
+                = !named.empty() && named.find('\0') == std::string::npos && named.find('/') == std::string::npos;
+            write(r->dir / (plain ? named : std::string("baseline.cu")), m.baseline);
+        }
         fs::path target = r->dir / "problem.json";
         if (m.prepare)
             if (auto prepared = m.prepare(r->dir); !prepared.empty())
