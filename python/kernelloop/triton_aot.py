@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Compiles one Triton kernel of a KernelLoop candidate ahead of time, with no GPU launch.
+
+    python3 triton_aot.py REQUEST.json OUT_DIR
+
+REQUEST (written by core/compile/triton_compiler.cpp):
+    {"source": "...", "file": "candidate.py", "kernel": "ln_gelu", "signature": ["*fp16", "i32"],
+     "constexprs": {"BLOCK_N": 1024}, "num_warps": 4, "num_stages": 3, "capability": 90, "line": 12}
+OUT_DIR/reply.json:
+    {"ok": true, "triton_version", "metadata": {...}, "ptx", "ptxas_log", "implicit_params": [...],
+     "params": [...], "compile_ms", "num_warps", "num_stages", "target"}  and OUT_DIR/kernel.cubin
+  or {"ok": false, "stage", "exception", "message", "line", "column", "traceback"}.
+The C++ side names the error (syntax, type-mismatch, ...); this side finds the candidate's line.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+CANDIDATE_MODULE = "kl_candidate"
+
+
+def def_line(source, kernel):
+    """1-based line of `def KERNEL(` in the file, 0 when absent."""
+    for number, text in enumerate(source.splitlines(), start=1):
+        if re.match(r"\s*def\s+" + re.escape(kernel) + r"\s*\(", text):
+            return number
+    return 0
+
+
+def error_line(error, source, kernel, path):
+    """The candidate line an exception points at: a SyntaxError's own line, Triton's
+    CompilationError node (counted from the kernel's def), or the last traceback frame in the file."""
+    if isinstance(error, SyntaxError) and getattr(error, "filename", None) in (path, "<unknown>", None):
+        return error.lineno or 0, error.offset or 0
+    node = getattr(error, "node", None)
+    if node is not None and getattr(node, "lineno", None):
+        start = def_line(source, kernel)
+        return (start + node.lineno - 1 if start else node.lineno), getattr(node, "col_offset", 0) + 1
+    match = re.search(r"^at (\d+):(\d+):", str(error), re.MULTILINE)
+    if match:
+        start = def_line(source, kernel)
+        line = int(match.group(1))
+        return (start + line - 1 if start else line), int(match.group(2)) + 1
+    line = 0
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename == path:
+            line = frame.lineno
+    return line, 0
+
+
+def exception_name(error):
+    """A CompilationError wraps the real one (NameError, TypeError, ...): name that one."""
+    inner = error.__cause__ or error.__context__
+    name = type(error).__name__
+    if name == "CompilationError" and inner is not None:
+        return type(inner).__name__
+    text = str(error)
+    for known in ("NameError", "TypeError", "ValueError", "NotImplementedError", "AssertionError"):
+        if known + "(" in text or known + ":" in text:
+            return known if name in ("CompilationError", "CompileTimeAssertionFailure") else name
+    return name
+
+
+def failure(stage, error, source, kernel, path, started):
+    line, column = error_line(error, source, kernel, path)
+    return {"ok": False, "stage": stage, "exception": exception_name(error), "message": str(error).strip(),
+            "line": line, "column": column, "traceback": traceback.format_exc(limit=8),
+            "compile_ms": (time.perf_counter() - started) * 1e3}
+
+
+def plain_failure(exception, message, line=0):
+    return {"ok": False, "stage": "request", "exception": exception, "message": message, "line": line, "column": 0}
+
+
+def find_ptxas():
+    try:
+        from triton.backends.nvidia import compiler as nv
+        getter = getattr(nv, "get_ptxas", None)
+        if getter is not None:
+            try:
+                tool = getter()
+            except TypeError:
+                tool = getter(90)
+            path = getattr(tool, "path", None) or (tool[0] if isinstance(tool, tuple) else None)
+            if path:
+                return path
+        finder = getattr(nv, "_path_to_binary", None)
+        if finder is not None:
+            return finder("ptxas")[0]
+    except Exception:  # noqa: BLE001 - any failure here only costs the register report
+        pass
+    return shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+
+
+def ptxas_report(ptx):
+    """ptxas -v on Triton's own PTX: registers, spills, stack, in the layout our C++ parser reads."""
+    target = re.search(r"^\.target\s+(sm_\w+)", ptx, re.MULTILINE)
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "kernel.ptx")
+        with open(source, "w") as out:
+            out.write(ptx)
+        try:
+            done = subprocess.run([find_ptxas(), "-v", "--gpu-name", target.group(1) if target else "sm_90a", source,
+                                   "-o", os.path.join(folder, "kernel.cubin")], capture_output=True, text=True,
+                                  timeout=120)
+            return done.stderr + done.stdout
+        except Exception as error:  # noqa: BLE001
+            return "ptxas -v did not run: %s" % error
+
+
+def compile_request(request, out_dir):
+    started = time.perf_counter()
+    source, kernel = request["source"], request["kernel"]
+    try:
+        import triton
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler import ASTSource
+    except Exception as error:  # noqa: BLE001
+        return plain_failure("NeedsTriton", "needs Triton: %s cannot import it (%s)" % (sys.executable, error))
+
+    folder = tempfile.mkdtemp(prefix="kl-triton-")
+    path = os.path.join(folder, os.path.basename(request.get("file") or "candidate.py"))
+    if not path.endswith(".py"):
+        path += ".py"
+    with open(path, "w") as out:
+        out.write(source)
+    try:
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(CANDIDATE_MODULE, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[CANDIDATE_MODULE] = module
+        spec.loader.exec_module(module)
+    except BaseException as error:  # noqa: BLE001 - the candidate's own code: report, never crash
+        return failure("import", error, source, kernel, path, started)
+
+    fn = getattr(module, kernel, None)
+    while fn is not None and not isinstance(fn, triton.runtime.JITFunction) and hasattr(fn, "fn"):
+        fn = fn.fn  # through @triton.autotune / @triton.heuristics to the JIT function
+    if fn is None or not isinstance(fn, triton.runtime.JITFunction):
+        return plain_failure("MissingKernel", "the file defines no @triton.jit function named %s" % kernel,
+                             request.get("line", 0))
+
+    constexprs = dict(request.get("constexprs", {}))
+    names = list(fn.arg_names)
+    unknown = [name for name in constexprs if name not in names]
+    if unknown:
+        return plain_failure("TypeError", "%s has no parameter %s (its parameters: %s)"
+                             % (kernel, ", ".join(unknown), ", ".join(names)), request.get("line", 0))
+    positional = [name for name in names if name not in constexprs]
+    types = list(request["signature"])
+    if len(positional) != len(types):
+        return plain_failure("TypeError", "the launch passes %d positional arguments but %s takes %d besides "
+                             "the constexprs given (%s)" % (len(types), kernel, len(positional),
+                                                            ", ".join(positional)), request.get("line", 0))
+    signature = {}
+    for name in names:
+        signature[name] = "constexpr" if name in constexprs else types[positional.index(name)]
+    # The runner's buffers start 256-byte aligned, as PyTorch's do: say so, as Triton's JIT would.
+    attrs = {(names.index(name),): [["tt.divisibility", 16]]
+             for name, kind in zip(positional, types) if kind.startswith("*")}
+    options = {"num_warps": int(request.get("num_warps", 4)), "num_stages": int(request.get("num_stages", 3))}
+    target = GPUTarget("cuda", int(request.get("capability", 90)), 32)
+    dropped = None
+    try:
+        try:
+            compiled = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=target, options=options)
+        except (KeyError, AttributeError, AssertionError) as error:
+            tb = traceback.extract_tb(error.__traceback__)
+            if any(frame.filename == path for frame in tb):
+                raise
+            dropped = "%s: %s" % (type(error).__name__, error)  # another attrs format: compile without hints
+            compiled = triton.compile(ASTSource(fn, signature, constexprs), target=target, options=options)
+    except BaseException as error:  # noqa: BLE001
+        return failure("compile", error, source, kernel, path, started)
+    compile_ms = (time.perf_counter() - started) * 1e3
+
+    metadata = compiled.metadata._asdict() if hasattr(compiled.metadata, "_asdict") else dict(compiled.metadata)
+    metadata = json.loads(json.dumps(metadata, default=str))
+    implicit = [{"name": "global_scratch", "size": int(metadata.get("global_scratch_size", 0) or 0),
+                 "align": int(metadata.get("global_scratch_align", 1) or 1)}]
+    if "profile_scratch_size" in metadata:
+        implicit.append({"name": "profile_scratch", "size": int(metadata.get("profile_scratch_size", 0) or 0),
+                         "align": int(metadata.get("profile_scratch_align", 1) or 1)})
+    ptx = compiled.asm.get("ptx", "")
+    with open(os.path.join(out_dir, "kernel.cubin"), "wb") as out:
+        out.write(compiled.asm["cubin"])
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"ok": True, "triton_version": triton.__version__, "metadata": metadata, "ptx": ptx,
+            "ptxas_log": ptxas_report(ptx), "implicit_params": implicit,
+            "params": [{"name": name, "type": signature[name]} for name in positional]
+                      + [{"name": extra["name"], "type": "*i8"} for extra in implicit],
+            "num_warps": options["num_warps"], "num_stages": options["num_stages"],
+            "target": "cuda:%d" % target.arch, "compile_ms": compile_ms, "attrs_dropped": dropped}
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    with open(argv[1]) as request_file:
+        request = json.load(request_file)
+    try:
+        reply = compile_request(request, argv[2])
+    except BaseException as error:  # noqa: BLE001 - our own bug: still a reply, marked as such
+        reply = {"ok": False, "stage": "helper", "exception": "InternalError",
+                 "message": "[internal] the Triton helper failed: %s" % error, "traceback": traceback.format_exc()}
+    if "triton_version" not in reply:
+        try:
+            import triton
+            reply["triton_version"] = triton.__version__
+        except Exception:  # noqa: BLE001
+            pass
+    with open(os.path.join(argv[2], "reply.json"), "w") as out:
+        json.dump(reply, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
