@@ -5,6 +5,7 @@
 #include "app/review_workspace.h"
 #include "core/store/store_location.h"
 #include "widgets/charts_panel.h"
+#include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/string_conversion.h"
 
@@ -73,7 +74,10 @@ int main(int argc, char* argv[])
         QStringLiteral("tab"));
     const QCommandLineOption chartOption(QStringLiteral("chart"),
         QApplication::translate("main", "Show this chart tab (Latency, Bandwidth, ...)."), QStringLiteral("tab"));
-    parser.addOptions({ dbOption, screenshotOption, iterationOption, inspectorOption, chartOption });
+    const QCommandLineOption historyOption(QStringLiteral("history"),
+        QApplication::translate("main", "Show the history as this tab (Iterations or Proposal tree)."),
+        QStringLiteral("tab"));
+    parser.addOptions({ dbOption, screenshotOption, iterationOption, inspectorOption, chartOption, historyOption });
     parser.process(app);
 
     kl::gui::MainWindow window;
@@ -118,6 +122,10 @@ int main(int argc, char* argv[])
             tabNamed(review->inspector(), parser.value(inspectorOption));
         if (parser.isSet(chartOption))
             tabNamed(review->charts()->tabs(), parser.value(chartOption));
+        if (parser.isSet(historyOption))
+            tabNamed(review->history()->tabs(),
+                parser.value(historyOption).startsWith(QLatin1Char('t')) ? QStringLiteral("Proposal")
+                                                                         : parser.value(historyOption));
     };
     if (!file.isEmpty() && kl::gui::isStoreFile(file)) {
         if (!screenshot.isEmpty()) {

@@ -75,9 +75,9 @@ void IterationChart::redraw()
     setNote({});
     rebuild();
     const auto [first, last] = xRange();
-    m_xAxis->setRange(first, last);
     if (m_xAxis->type() == QAbstractAxis::AxisTypeValue) {
-        // Ticks on whole iterations: 1, 2, 5 × 10^k apart, about ten of them.
+        // Ticks on whole iterations: 1, 2, 5 × 10^k apart, about ten of them. Never a moment with a
+        // long range and a short interval: that draws a tick item per iteration.
         const double span = std::max(1.0, last - first);
         double interval = 1;
         for (double scale = 1; interval * 10 < span; scale *= 10)
@@ -86,8 +86,11 @@ void IterationChart::redraw()
                     interval = step * scale;
         m_xAxis->setTickType(QValueAxis::TicksDynamic);
         m_xAxis->setTickAnchor(0);
+        if (interval < m_xAxis->tickInterval())
+            m_xAxis->setRange(first, last); // the old, wider interval over the new, shorter range first
         m_xAxis->setTickInterval(interval);
     }
+    m_xAxis->setRange(first, last);
     if (QValueAxis* y = valueAxis()) {
         attach(m_marker, y);
         // The marker is drawn, not a series the reader looks up.

@@ -1,7 +1,8 @@
-# Runs `kernelloop PROBLEM --screenshot OUT` and checks that it quit by itself with 0 and left a
-# PNG of plausible size.
+# Runs `kernelloop PROBLEM --screenshot OUT [ARGS...]` and checks that it quit by itself with 0 and
+# left a PNG of plausible size. PROBLEM may be a store or a .klsession; ARGS (a ;-list) picks the
+# review state (--iteration, --inspector, --chart).
 file(REMOVE ${OUT})
-execute_process(COMMAND ${APP} ${PROBLEM} --screenshot ${OUT} RESULT_VARIABLE rc TIMEOUT 110
+execute_process(COMMAND ${APP} ${PROBLEM} --screenshot ${OUT} ${ARGS} RESULT_VARIABLE rc TIMEOUT 110
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
     message(FATAL_ERROR "kernelloop --screenshot exited with ${rc}\n${out}\n${err}")
