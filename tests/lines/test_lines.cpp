@@ -1,0 +1,232 @@
+// The line profiler's core on recorded and real inputs: the runner's pc_sampling value decoded
+// (and refused when malformed), summed per source line, shown as `show --lines` prints it; SASS
+// listings in both tools' layouts linked to lines and samples; the PTX fallback on real NVRTC
+// output of the planted GPU kernels (tests/gpu/lines).
+#include "core/compile/compiler.h"
+#include "core/lines/line_heat.h"
+#include "core/lines/pc_sampling.h"
+#include "core/lines/ptx_listing.h"
+#include "core/lines/sass_listing.h"
+#include "core/model/candidate.h"
+#include "core/model/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace kl;
+
+namespace {
+
+std::filesystem::path source(const std::string& relative) { return std::filesystem::path(KL_SOURCE_DIR) / relative; }
+
+std::string readText(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+nlohmann::json fixture()
+{
+    return nlohmann::json::parse(readText(source("tests/fixtures/lines/pointer_chase-lines-synthetic.json")));
+}
+
+lines::PcSampling sampling() { return *lines::pcSamplingFromJson(fixture()["pc_sampling"]); }
+
+} // namespace
+
+class TestLines : public QObject {
+    Q_OBJECT
+
+private slots:
+    void decodesTheRunnersValue()
+    {
+        const lines::PcSampling s = sampling();
+        QCOMPARE(s.status, lines::SamplingStatus::Ok);
+        QCOMPARE(s.caseLabel, std::string("64Mx256k"));
+        QCOMPARE(s.periodLog2, 12);
+        QCOMPARE(s.runs, 3);
+        QCOMPARE(s.totalSamples, std::int64_t(24310));
+        QCOMPARE(s.pcs.size(), std::size_t(6));
+        QCOMPARE(s.pcs[2].pcOffset, std::uint64_t(208));
+        QCOMPARE(s.pcs[2].line, 11);
+        // The not-issued subset is not counted again.
+        QCOMPARE(s.pcs[2].samples(), std::int64_t(15210 + 310 + 420));
+        QCOMPARE(s.sampledInCandidate(), std::int64_t(23890));
+        QCOMPARE(*lines::pcSamplingFromJson(lines::toJson(s)), s);
+        QVERIFY(!lines::pcSamplingFromJson(nlohmann::json(nullptr)));
+    }
+
+    void cuptiNamesAreShortened()
+    {
+        QCOMPARE(lines::stallName("smsp__pcsamp_warps_issue_stalled_long_scoreboard"), std::string("long_scoreboard"));
+        QCOMPARE(lines::stallName("smsp__pcsamp_warps_issue_stalled_mio_throttle_not_issued"),
+            std::string("mio_throttle_not_issued"));
+        QCOMPARE(lines::stallName("wait"), std::string("wait"));
+        nlohmann::json v = fixture()["pc_sampling"];
+        v["pcs"][0]["stalls"] = { { "smsp__pcsamp_warps_issue_stalled_barrier", 5 } };
+        QCOMPARE(lines::pcSamplingFromJson(v)->pcs[0].stalls.at("barrier"), std::int64_t(5));
+    }
+
+    void refusesMalformedValues_data()
+    {
+        QTest::addColumn<QString>("patch");
+        QTest::addColumn<QString>("where");
+        QTest::newRow("not an object") << R"({"op":"replace","path":"","value":[1]})"
+                                       << "pc_sampling";
+        QTest::newRow("unknown status") << R"({"op":"replace","path":"/status","value":"fine"})"
+                                        << "pc_sampling.status";
+        QTest::newRow("negative count") << R"({"op":"replace","path":"/total_samples","value":-1})"
+                                        << "pc_sampling.total_samples";
+        QTest::newRow("pcs not a list") << R"({"op":"replace","path":"/pcs","value":{}})"
+                                        << "pc_sampling.pcs";
+        QTest::newRow("stall count a string") << R"({"op":"replace","path":"/pcs/1/stalls/wait","value":"200"})"
+                                              << "pc_sampling.pcs[1].stalls.wait";
+        QTest::newRow("fractional line") << R"({"op":"replace","path":"/pcs/3/line","value":1.5})"
+                                         << "pc_sampling.pcs[3].line";
+        QTest::newRow("negative ms") << R"({"op":"replace","path":"/ms","value":-2})"
+                                     << "pc_sampling.ms";
+    }
+    void refusesMalformedValues()
+    {
+        QFETCH(QString, patch);
+        QFETCH(QString, where);
+        const nlohmann::json value
+            = fixture()["pc_sampling"].patch(nlohmann::json::array({ nlohmann::json::parse(patch.toStdString()) }));
+        try {
+            lines::pcSamplingFromJson(value);
+            QFAIL("accepted");
+        } catch (const Error& error) {
+            QCOMPARE(QString::fromStdString(error.category()), QStringLiteral("lines.bad-value"));
+            QCOMPARE(QString::fromStdString(error.where()), where);
+        }
+    }
+
+    void sumsSamplesPerLine()
+    {
+        const lines::LineHeat heat = lines::lineHeat(sampling());
+        QCOMPARE(heat.samples, std::int64_t(23890));
+        QCOMPARE(heat.unmappedSamples, std::int64_t(80));
+        QCOMPARE(heat.lines.size(), std::size_t(4));
+        const lines::HotLine& hot = heat.lines.front();
+        QCOMPARE(hot.line, 11);
+        QCOMPARE(hot.samples, std::int64_t(15940 + 6970));
+        QVERIFY(qAbs(hot.share - 22910.0 / 23890.0) < 1e-9);
+        QCOMPARE(hot.dominantStall(), std::string("long_scoreboard"));
+        QVERIFY(qAbs(hot.dominantShare() - 20330.0 / 22910.0) < 1e-9);
+        QCOMPARE(hot.pcOffsets, (std::vector<std::uint64_t> { 208, 224 }));
+        for (const lines::StallCount& s : hot.stalls)
+            QVERIFY(!lines::isNotIssuedSubset(s.stall));
+        QCOMPARE(heat.lines[1].line, 12); // 530 samples, before line 10's 328
+        QVERIFY(heat.line(10, "tests/gpu/lines/pointer_chase/baseline.cu"));
+        QVERIFY(!heat.line(10, "other.cu"));
+        QVERIFY(lines::lineHeat(sampling(), "other.cu").lines.empty());
+    }
+
+    void reportsTheHottestLinesWithTheirSource()
+    {
+        const std::string code = readText(source("tests/gpu/lines/pointer_chase/baseline.cu"));
+        const std::string report = lines::hotLinesReport(sampling(), code, 2);
+        QVERIFY2(
+            report.find(
+                "23890 samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped, 80 without a source line")
+                != std::string::npos,
+            report.c_str());
+        QVERIFY2(report.find("     11   95.9%  long_scoreboard 89%, wait 6%, selected 3%\n"
+                             "         for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n; // @hot\n")
+                != std::string::npos,
+            report.c_str());
+        QVERIFY(report.find("   10 ") == std::string::npos); // only two lines asked for
+        const std::string text = lines::hotLineText(lines::lineHeat(sampling()).lines.front(), code);
+        QVERIFY2(text.starts_with("line 11: 96% of samples, long_scoreboard 89% (the warp waits for a global"),
+            text.c_str());
+
+        lines::PcSampling refused;
+        refused.status = lines::SamplingStatus::Unavailable;
+        refused.reason = "insufficient-privileges";
+        refused.detail = "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
+        QCOMPARE(lines::hotLinesReport(refused, code, 3),
+            std::string("no line samples: PC sampling unavailable (insufficient-privileges): "
+                        "cuptiPCSamplingEnable: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\n"));
+    }
+
+    void readsNvdisasmWithLineMarkers()
+    {
+        const lines::SassListing listing
+            = lines::parseSass(readText(source("tests/fixtures/lines/pointer_chase-nvdisasm-synthetic.txt")));
+        QCOMPARE(listing.functions.size(), std::size_t(1));
+        QVERIFY(listing.hasLineInfo());
+        const lines::SassFunction* chase = listing.function("chase");
+        QVERIFY(chase);
+        QCOMPARE(chase->instructions.size(), std::size_t(7));
+        const lines::SassInstruction& load = chase->instructions[3];
+        QCOMPARE(load.offset, std::uint64_t(0xd0));
+        QCOMPARE(load.text, std::string("LDG.E R3, desc[UR6][R2.64]"));
+        QCOMPARE(load.line, 11);
+        QCOMPARE(load.file, std::string("baseline.cu"));
+        const auto sampled = lines::sampledInstructions(*chase, sampling());
+        QCOMPARE(sampled[3].samples, std::int64_t(15940));
+        QCOMPARE(sampled[3].dominantStall, std::string("long_scoreboard"));
+        QCOMPARE(lines::offsetsForLine(sampled, 11), (std::vector<std::uint64_t> { 0xd0, 0xe0 }));
+    }
+
+    void readsCuobjdumpAndTakesLinesFromTheSamples()
+    {
+        const lines::SassListing listing
+            = lines::parseSass(readText(source("tests/fixtures/lines/pointer_chase-cuobjdump-synthetic.txt")));
+        QCOMPARE(listing.functions.size(), std::size_t(1));
+        QVERIFY(!listing.hasLineInfo());
+        const lines::SassFunction& chase = listing.functions.front();
+        QCOMPARE(chase.instructions.size(), std::size_t(4)); // the encoding lines are not instructions
+        QCOMPARE(chase.instructions[1].text, std::string("LDG.E R3, desc[UR6][R2.64]"));
+        const auto sampled = lines::sampledInstructions(chase, sampling());
+        QCOMPARE(sampled[1].instruction.line, 11);
+        QCOMPARE(sampled[3].instruction.line, 0); // EXIT was not sampled: no line known
+        QVERIFY(lines::parseSass("not a listing\n/*00d0*/ LDG ;\n").functions.empty());
+    }
+
+    void ptxFallbackLinksThePlantedLines_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("line");
+        QTest::addColumn<QString>("instruction");
+        QTest::newRow("dependent load") << "tests/gpu/lines/pointer_chase/baseline.cu" << 11 << "ld.global";
+        QTest::newRow("conflicting shared read")
+            << "tests/gpu/lines/bank_conflict/baseline.cu" << 19 << "ld.volatile.shared";
+    }
+    void ptxFallbackLinksThePlantedLines()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, line);
+        QFETCH(QString, instruction);
+        const Candidate candidate = loadCandidate(source(file.toStdString()).string());
+        CompileOptions options;
+        options.lineInfo = true;
+        const CompileResult compiled = compileCandidate(candidate, options);
+        QVERIFY2(compiled.ok, compiled.log.c_str());
+        const lines::PtxListing ptx = lines::parsePtx(compiled.ptx);
+        const std::vector<int> generated = ptx.ptxLinesFor(line, candidate.fileName);
+        QVERIFY(!generated.empty());
+        bool found = false;
+        for (const int number : generated) {
+            QCOMPARE(ptx.sourceLineOf(number), line);
+            found = found || ptx.lines[number - 1].text.find(instruction.toStdString()) != std::string::npos;
+        }
+        QVERIFY2(found, qPrintable(instruction));
+        // Directives never carry a line; without -lineinfo nothing does.
+        for (const lines::PtxLine& l : ptx.lines)
+            if (l.text.find(".loc") != std::string::npos)
+                QCOMPARE(l.sourceLine, 0);
+        options.lineInfo = false;
+        const lines::PtxListing bare = lines::parsePtx(compileCandidate(candidate, options).ptx);
+        QVERIFY(bare.ptxLinesFor(line).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLines)
+#include "test_lines.moc"
