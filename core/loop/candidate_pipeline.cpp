@@ -6,14 +6,17 @@
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/loop/evaluation.h"
+#include "core/loop/pending_candidate.h"
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
+#include "core/pool/runner_pool.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 
+#include <future>
 #include <set>
 
 namespace kl {
@@ -42,40 +45,7 @@ bool cacheable(const std::string& category)
 {
     static const std::set<std::string> transient { "timeout", "crash", "runner-lost", "cancelled", "bad-message",
         "no-device", "bad-request", "out-of-memory" };
-    return !transient.count(category);
-}
-
-// What a crash says besides the runner's own words: that it was restarted (or could not be).
-std::string restarted(RunnerClient& runner)
-{
-    try {
-        runner.start();
-        return "; the runner was restarted (pid " + std::to_string(runner.pid()) + ")";
-    } catch (const Error& e) {
-        return "; the runner could not be restarted: " + e.message();
-    }
-}
-
-// One job. A runner killed from outside (SIGKILL by a user or the OOM killer, SIGTERM) says nothing
-// about the candidate: it runs once more on a fresh runner. A runner the candidate crashed (SIGSEGV,
-// SIGABRT, ...) is that candidate's verdict.
-protocol::EvaluateResult runJob(RunnerClient& runner, const protocol::EvaluateRequest& request, const JobOptions& jo)
-{
-    auto result = runner.evaluate(request, jo);
-    if (result.category() != protocol::Category::Crash || !runner.lastDeath())
-        return result;
-    const bool outside = runner.lastDeath()->fromOutside();
-    const auto first = result.header.detail + restarted(runner);
-    if (!outside) {
-        result.header.detail = first;
-        return result;
-    }
-    result = runner.evaluate(request, jo);
-    const auto again = result.category() == protocol::Category::Crash && runner.lastDeath();
-    const auto note = "requeued once: " + first;
-    result.header.detail = again ? result.header.detail + restarted(runner) + "; first " + note
-                                 : (result.header.detail.empty() ? note : result.header.detail + "; " + note);
-    return result;
+    return !transient.count(category) && category.rfind("runner.", 0) != 0; // a runner's fault says nothing of it
 }
 
 } // namespace
@@ -83,8 +53,20 @@ protocol::EvaluateResult runJob(RunnerClient& runner, const protocol::EvaluateRe
 EvaluatedCandidate TuningSession::evaluate(
     const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel)
 {
-    const auto start = Clock::now();
-    EvaluatedCandidate e;
+    auto pending = begin(proposal, round, cancel);
+    return complete(*pending, parentId);
+}
+
+// Cache, compile and static analysis here; the runner's job is queued on the pool and runs meanwhile.
+std::unique_ptr<TuningSession::Pending> TuningSession::begin(
+    const Proposal& proposal, int round, const std::atomic<bool>* cancel)
+{
+    auto pending = std::make_unique<Pending>();
+    pending->start = Clock::now();
+    pending->round = round;
+    const auto start = pending->start;
+    EvaluatedCandidate& e = pending->e;
+    EvaluationArtifacts& a = pending->a;
     e.proposal = proposal;
     IterationOutcome& o = e.outcome;
     o.round = round;
@@ -94,7 +76,6 @@ EvaluatedCandidate TuningSession::evaluate(
     o.fileName = proposal.candidate.fileName;
     o.sourceHash = contentHash(proposal.candidate.source);
     o.tunables = proposal.tunables;
-    EvaluationArtifacts a;
 
     a.cacheKey = store::evaluationCacheKey({ proposal.candidate.source, proposal.tunables, m_problemHash, m_device.name,
         m_reference->baseline.compiled.nvrtcVersion, optionsKey(m_config.evaluate) });
@@ -156,22 +137,43 @@ EvaluatedCandidate TuningSession::evaluate(
                 JobOptions jo;
                 jo.timeout = m_config.jobTimeout;
                 jo.cancel = cancel;
-                jo.progress = [&](const protocol::Progress& p) {
+                // On the runner's worker thread: only copies and the (thread-safe) event stream.
+                jo.progress = [this, round, file = o.fileName](const protocol::Progress& p) {
                     if (p.phase == "time")
-                        phase(round, LoopPhase::Benchmark, o.fileName);
+                        phase(round, LoopPhase::Benchmark, file);
                     else if (p.phase == "profile" || p.phase == "pc-sampling")
-                        phase(round, LoopPhase::Profile, o.fileName);
+                        phase(round, LoopPhase::Profile, file);
                 };
-                a.result = runJob(m_runner, *request, jo);
-                o.status = std::string(protocol::statusName(a.result->header.status));
-                o.category = std::string(protocol::categoryName(a.result->category()));
-                o.detail = a.result->category() == protocol::Category::Passed ? a.result->header.detail
-                                                                              : verificationBrief(*a.result);
-                for (const auto& [k, v] : a.result->phasesMs)
-                    o.phasesMs[k] = v;
-                a.staticJson["telemetry"] = telemetryStatic(*a.report, dominantKernel(*a.result));
+                pending->job = m_pool->submit(std::move(*request), std::move(jo));
             }
         }
+    }
+    return pending;
+}
+
+// Waits for the runner's answer, then findings and the rows that record it, on the loop's thread.
+EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::int64_t> parentId)
+{
+    EvaluatedCandidate& e = pending.e;
+    EvaluationArtifacts& a = pending.a;
+    IterationOutcome& o = e.outcome;
+    const auto& proposal = e.proposal;
+    const int round = pending.round;
+    const auto start = pending.start;
+    if (pending.job) {
+        auto pooled = pending.job->get();
+        a.result = std::move(pooled.result);
+        o.endpoint = pooled.endpoint;
+        if (a.result->device)
+            o.device = a.result->device->name + " #" + std::to_string(a.result->device->index);
+        o.status = std::string(protocol::statusName(a.result->header.status));
+        o.category = pooled.fault.empty() ? std::string(protocol::categoryName(a.result->category())) : pooled.fault;
+        o.detail = a.result->category() == protocol::Category::Passed || !pooled.fault.empty()
+            ? a.result->header.detail
+            : verificationBrief(*a.result);
+        for (const auto& [k, v] : a.result->phasesMs)
+            o.phasesMs[k] = v;
+        a.staticJson["telemetry"] = telemetryStatic(*a.report, dominantKernel(*a.result));
     }
 
     // A cached result was decoded like a fresh one: the figures read the same typed value.
@@ -250,6 +252,7 @@ void TuningSession::record(
         r.speedup = o.speedup;
         r.fromCache = o.fromCache;
         r.compile = a.staticJson;
+        r.endpoint = o.endpoint;
         m_store.recordResult(ref, r);
         if (!o.findings.empty())
             m_store.recordFindings(ref, findingRecords(o.findings));

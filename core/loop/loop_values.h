@@ -58,6 +58,8 @@ struct IterationOutcome {
     bool losesOnSomeSize = false;
     std::map<std::string, double> phasesMs; // compile, verify, time, profile, total
     std::optional<std::int64_t> candidateId;
+    std::string endpoint; // the runner endpoint that measured it ("local:0", "ssh:host:1"); empty: none did
+    std::string device; // its GPU, "NVIDIA H200 #0"
 };
 
 struct LoopSummary {

@@ -3,10 +3,12 @@
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/loop/evaluation.h"
+#include "core/loop/pending_candidate.h"
 #include "core/loop/scaling.h"
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
+#include "core/pool/runner_pool.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/runner_result.h"
@@ -82,7 +84,16 @@ struct TuningSession::Incumbent {
 TuningSession::TuningSession(const Problem& problem, store::Store& store, RunnerClient& runner, LoopConfig config)
     : m_problem(problem)
     , m_store(store)
-    , m_runner(runner)
+    , m_ownPool(std::make_unique<pool::RunnerPool>(runner))
+    , m_pool(m_ownPool.get())
+    , m_config(std::move(config))
+{
+}
+
+TuningSession::TuningSession(const Problem& problem, store::Store& store, pool::RunnerPool& runners, LoopConfig config)
+    : m_problem(problem)
+    , m_store(store)
+    , m_pool(&runners)
     , m_config(std::move(config))
 {
 }
@@ -96,10 +107,7 @@ void TuningSession::phase(int round, LoopPhase p, const std::string& detail)
 
 void TuningSession::prepare(const std::string& proposerName)
 {
-    const auto hello = m_runner.start();
-    if (!hello.deviceOk)
-        throw Error("runner.no-device", {}, {}, "no GPU: " + hello.detail);
-    m_device = m_runner.describe();
+    m_device = m_pool->start(); // throws runner.no-device when no runner has a GPU
     m_limits = limitsOf(m_device, m_problem.arch);
 
     auto job = compileEvaluateJob(
@@ -116,7 +124,10 @@ void TuningSession::prepare(const std::string& proposerName)
     store::SessionRecord s;
     s.problemHash = m_problemHash;
     s.label = m_config.label;
-    s.device = m_device.name + " #" + std::to_string(m_device.index);
+    const auto endpoints = m_pool->endpoints();
+    s.device = m_device.name
+        + (endpoints.size() > 1 ? " x" + std::to_string(m_pool->usableRunners())
+                                : " #" + std::to_string(m_device.index));
     nlohmann::json device = m_device;
     s.deviceInfo = device;
     s.proposer = m_config.proposerDetail.empty() ? proposerName : m_config.proposerDetail;
@@ -127,7 +138,7 @@ void TuningSession::prepare(const std::string& proposerName)
               { "min_gain", m_config.stop.minGain }, { "max_failed_rounds", m_config.stop.maxFailedRounds },
               { "candidates_per_iteration", m_config.candidatesPerIteration },
               { "metric_set", std::string(protocol::metricSetName(m_config.evaluate.profile)) },
-              { "trials", m_config.evaluate.trials }, { "seed", m_config.evaluate.seed } };
+              { "trials", m_config.evaluate.trials }, { "seed", m_config.evaluate.seed }, { "runners", endpoints } };
     m_sessionId = m_store.createSession(s);
     m_events->publish(SessionStarted { m_sessionId, m_problem.name, s.proposer, m_device, m_config.mode,
         m_config.stop.maxIterations, std::max(1, m_config.candidatesPerIteration) });
@@ -358,6 +369,20 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         std::vector<EvaluatedCandidate> batch;
         RoundTally tally; // for the stop rules: proposer failures count apart from measured gains
         tally.proposals = int(proposals.size());
+        // Candidates queued on the pool, recorded in the order proposed (a refusal waits for those before it).
+        std::vector<std::unique_ptr<Pending>> pending;
+        const auto collect = [&] {
+            for (auto& queued : pending) {
+                auto e = complete(*queued, m_best->outcome.candidateId);
+                if (e.outcome.category == "cancelled")
+                    continue;
+                ++summary.evaluated;
+                if (e.outcome.category == "passed")
+                    ++summary.passed;
+                batch.push_back(std::move(e));
+            }
+            pending.clear();
+        };
         for (auto& p : proposals) {
             summary.tokens += exchangeTokens(p.exchanges);
             if (cancel && cancel->load())
@@ -374,6 +399,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 refused.detail = p.failureDetail;
                 ++tally.proposerFailures;
                 tally.lastFailure = refused.category;
+                collect();
                 recordRefusal(refused, p, nullptr);
                 m_history.push_back(historyEntry(refused));
                 m_events->publish(IterationFinished { refused });
@@ -393,6 +419,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                         m_steering.push_back(d.steering);
                     refused.category = d.kind == ReviewDecision::Kind::Reject ? "rejected" : "steered";
                     refused.detail = d.kind == ReviewDecision::Kind::Reject ? d.reason : d.steering;
+                    collect();
                     recordRefusal(refused, p, &record);
                     m_history.push_back(historyEntry(refused, d.reason));
                     m_events->publish(IterationFinished { refused });
@@ -405,14 +432,9 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                     p.hypothesis = d.reason.empty() ? "edited by the engineer" : d.reason;
                 }
             }
-            auto e = evaluate(p, round, m_best->outcome.candidateId, cancel);
-            if (e.outcome.category == "cancelled")
-                break;
-            ++summary.evaluated;
-            if (e.outcome.category == "passed")
-                ++summary.passed;
-            batch.push_back(std::move(e));
+            pending.push_back(begin(p, round, cancel));
         }
+        collect();
         phase(round, LoopPhase::Decide, {});
         const int incumbent = m_best->outcome.index;
         const double gain = decide(batch);

@@ -27,6 +27,10 @@
 namespace kl {
 
 class RunnerClient;
+namespace pool {
+class RunnerPool;
+struct PooledResult;
+} // namespace pool
 namespace store {
 class Store;
 struct DecisionRecord;
@@ -59,7 +63,11 @@ public:
 
 class TuningSession {
 public:
+    // One runner (a pool of one, borrowing it).
     TuningSession(const Problem& problem, store::Store& store, RunnerClient& runner, LoopConfig config);
+    // A pool of runners: the k candidates of a round are compiled one after another and each is queued
+    // as soon as it is ready, so they run side by side on the pool's GPUs while the next compiles.
+    TuningSession(const Problem& problem, store::Store& store, pool::RunnerPool& runners, LoopConfig config);
     ~TuningSession();
 
     // Every observer subscribes here (the CLI's output, the GUI's live session); see loop_events.h.
@@ -80,9 +88,12 @@ public:
 
 private:
     struct Incumbent;
+    struct Pending; // a candidate compiled and queued on the pool (or failed, or cached), not yet recorded
     void prepare(const std::string& proposerName);
     EvaluatedCandidate evaluate(
         const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel);
+    std::unique_ptr<Pending> begin(const Proposal& proposal, int round, const std::atomic<bool>* cancel);
+    EvaluatedCandidate complete(Pending& pending, std::optional<std::int64_t> parentId);
     ProposalContext context(int round, int remaining) const;
     void phase(int round, LoopPhase phase, const std::string& detail = {});
     double decide(std::vector<EvaluatedCandidate>& batch); // the round's gain over the previous best
@@ -93,7 +104,8 @@ private:
 
     const Problem& m_problem;
     store::Store& m_store;
-    RunnerClient& m_runner;
+    std::unique_ptr<pool::RunnerPool> m_ownPool; // the single runner's pool
+    pool::RunnerPool* m_pool = nullptr;
     LoopConfig m_config;
     std::shared_ptr<LoopEvents> m_events = std::make_shared<LoopEvents>();
     ReviewGate* m_gate = nullptr;

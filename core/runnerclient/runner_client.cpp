@@ -74,16 +74,47 @@ std::string RunnerClient::stderrTail() const
 
 std::string RunnerClient::nextId() { return std::to_string(m_nextId++); }
 
+namespace {
+std::string shellQuoted(const std::string& word)
+{
+    if (!word.empty()
+        && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%")
+            == std::string::npos)
+        return word;
+    std::string out = "'";
+    for (const char c : word)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+} // namespace
+
 std::optional<std::string> RunnerClient::startOnce()
 {
     std::vector<std::string> args { "--device", std::to_string(m_config.deviceIndex) };
     args.insert(args.end(), m_config.extraArgs.begin(), m_config.extraArgs.end());
+    std::string program = m_config.path.string();
+    if (!m_config.launcher.empty()) {
+        std::vector<std::string> through(m_config.launcher.begin() + 1, m_config.launcher.end());
+        if (m_config.remoteShell) {
+            std::string line = shellQuoted(program);
+            for (const auto& a : args)
+                line += " " + shellQuoted(a);
+            through.push_back(line + "; exit $?");
+        } else {
+            through.push_back(program);
+            through.insert(through.end(), args.begin(), args.end());
+        }
+        program = m_config.launcher.front();
+        args = std::move(through);
+    }
     try {
-        m_process = RunnerProcess::spawn(m_config.path.string(), args);
+        m_process = RunnerProcess::spawn(program, args);
     } catch (const Error& e) {
+        m_startFailure = StartFailure::Spawn;
         return e.message();
     }
     ++m_starts;
+    m_startFailure = StartFailure::NoHello;
     const auto giveUp = [&](const std::string& why) {
         m_process->kill();
         m_lastStderr = m_process->stderrTail();
@@ -108,6 +139,10 @@ std::optional<std::string> RunnerClient::startOnce()
     try {
         m_hello = protocol::parseMessage<protocol::Hello>(line);
     } catch (const Error& e) {
+        // A hello of another protocol version still says "hello": the runner is there, but too old or new.
+        const auto peek = nlohmann::json::parse(line, nullptr, false);
+        if (peek.is_object() && peek.value("type", "") == protocol::Hello::kType)
+            m_startFailure = StartFailure::VersionMismatch;
         return giveUp("the runner's first line is not a protocol v" + std::to_string(protocol::kProtocolVersion)
             + " hello (" + e.what() + "): \"" + shortened(line) + "\"");
     }
@@ -127,8 +162,10 @@ std::optional<std::string> RunnerClient::ensureStarted()
     const int attempts = std::max(1, m_config.startAttempts);
     for (int attempt = 0; attempt < attempts; ++attempt) {
         const auto failure = startOnce();
-        if (!failure)
+        if (!failure) {
+            m_startFailure = StartFailure::None;
             return std::nullopt;
+        }
         why = *failure;
     }
     return "cannot start " + m_config.path.string() + " (" + std::to_string(attempts)

@@ -40,6 +40,12 @@ struct RunnerConfig {
     std::chrono::milliseconds describeTimeout { 60'000 }; // the first describe measures copy bandwidth
     std::chrono::milliseconds shutdownTimeout { 2'000 }; // then it is killed
     std::vector<std::string> extraArgs; // after --device N
+    // A command the runner is started through (an absolute program path first), e.g. ssh with its options
+    // and host, or srun with its job: the runner's own command line follows it, as one shell-quoted word
+    // ending in "; exit $?" when remoteShell (ssh hands a remote shell one line; the explicit exit keeps a
+    // signal's death visible as status 128+N instead of ssh's 255). Empty: the runner is started directly.
+    std::vector<std::string> launcher;
+    bool remoteShell = false;
     int startAttempts = 2; // spawns tried before runner-lost
 };
 
@@ -51,6 +57,14 @@ struct RunnerDeath {
     // SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGQUIT come from outside the runner (a user, the OOM
     // killer, a scheduler), not from the kernel it was running; SIGSEGV, SIGBUS, SIGABRT ... do.
     bool fromOutside() const;
+};
+
+// Why the last start failed (runner-lost results and start()'s error say it in words).
+enum class StartFailure {
+    None,
+    Spawn, // the program (runner or launcher) could not be executed
+    NoHello, // it started but exited, hung or wrote something else before a hello
+    VersionMismatch, // it said hello in another protocol version
 };
 
 struct JobOptions {
@@ -92,6 +106,7 @@ public:
     // Set when the runner died during the last evaluate or describe; reset by the next one.
     const std::optional<RunnerDeath>& lastDeath() const { return m_lastDeath; }
     const RunnerConfig& config() const { return m_config; }
+    StartFailure lastStartFailure() const { return m_startFailure; }
 
 private:
     struct Failure {
@@ -115,6 +130,7 @@ private:
     std::string m_lastPhase;
     std::optional<RunnerDeath> m_lastDeath;
     int m_starts = 0;
+    StartFailure m_startFailure = StartFailure::None;
     std::uint64_t m_nextId = 1;
     mutable std::mutex m_mutex;
 };

@@ -130,6 +130,7 @@ struct ResultRecord {
     std::vector<SizeResult> sizes;
     bool fromCache = false;
     std::int64_t recordedMs = 0;
+    std::string endpoint; // the runner endpoint that measured it ("local:0", "ssh:host:1"); empty: unknown
 };
 
 struct FindingRecord {

@@ -320,10 +320,15 @@ CREATE TABLE size_results (
     backfillSizeResults(db);
 }
 
+// v4 → v5: which runner endpoint measured a result ("local:0", "ssh:host:1", "slurm:-p gpu"), now that a
+// session may spread its candidates over a pool; NULL in older rows (one local runner measured them).
+void migrate4to5(Database& db) { db.exec("ALTER TABLE results ADD COLUMN runner_endpoint TEXT;"); }
+
 // migrations[v - 1] takes a file from version v to v + 1.
 const std::vector<std::function<void(Database&)>>& migrations()
 {
-    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4 };
+    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4,
+        migrate4to5 };
     return steps;
 }
 

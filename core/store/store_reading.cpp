@@ -120,7 +120,7 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     const std::string file = path.string();
     auto select = db.cached("SELECT id, status, category, detail, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, "
                             "speedup, sm_clock_mhz, toolkit, verification_json, timing_json, device_json, "
-                            "compile_json, profile_json, from_cache, recorded_ms FROM results WHERE "
+                            "compile_json, profile_json, from_cache, recorded_ms, runner_endpoint FROM results WHERE "
         + keyColumn + " = ?1");
     select.bind(1, key);
     if (!select.step())
@@ -146,6 +146,7 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     result.profile = readJson(select, 17, file);
     result.fromCache = select.integer(18) != 0;
     result.recordedMs = select.integer(19);
+    result.endpoint = select.text(20);
 
     auto metrics = db.cached("SELECT name, value FROM metrics WHERE result_id = ?1");
     metrics.bind(1, result.id);

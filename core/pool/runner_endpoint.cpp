@@ -1,0 +1,309 @@
+#include "core/pool/runner_endpoint.h"
+
+#include "core/model/error.h"
+#include "core/model/input_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+namespace kl::pool {
+
+namespace {
+
+constexpr const char* kForms = "a runner endpoint is local:N, local:all, ssh:[user@]host[:gpu] or slurm:ARGS";
+
+[[noreturn]] void bad(std::string_view text, const std::string& why)
+{
+    throw Error(
+        "runner.bad-endpoint", {}, std::string(text), "\"" + std::string(text) + "\": " + why + " (" + kForms + ")");
+}
+
+std::optional<int> smallNumber(std::string_view text)
+{
+    if (text.empty() || text.size() > 4
+        || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::nullopt;
+    return std::stoi(std::string(text));
+}
+
+bool nameChars(std::string_view text, std::string_view extra)
+{
+    return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || extra.find(c) != std::string_view::npos;
+    });
+}
+
+// POSIX shell words: blanks separate, '...' is literal, "..." and \ escape.
+std::vector<std::string> shellWords(std::string_view whole, std::string_view line)
+{
+    std::vector<std::string> out;
+    std::string word;
+    bool inWord = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+            bad(whole, "a control character in the Slurm arguments");
+        if (c == ' ' || c == '\t') {
+            if (inWord)
+                out.push_back(word);
+            word.clear();
+            inWord = false;
+        } else if (c == '\'') {
+            const auto end = line.find('\'', i + 1);
+            if (end == std::string_view::npos)
+                bad(whole, "an unclosed ' quote");
+            word += line.substr(i + 1, end - i - 1);
+            i = end;
+            inWord = true;
+        } else if (c == '"') {
+            for (++i; i < line.size() && line[i] != '"'; ++i) {
+                if (line[i] == '\\' && i + 1 < line.size())
+                    ++i;
+                word += line[i];
+            }
+            if (i >= line.size())
+                bad(whole, "an unclosed \" quote");
+            inWord = true;
+        } else if (c == '\\' && i + 1 < line.size()) {
+            word += line[++i];
+            inWord = true;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (inWord)
+        out.push_back(word);
+    return out;
+}
+
+std::string quotedWord(const std::string& word)
+{
+    if (!word.empty()
+        && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%")
+            == std::string::npos)
+        return word;
+    std::string out = "'";
+    for (const char c : word)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+} // namespace
+
+std::string Endpoint::text() const
+{
+    switch (kind) {
+    case EndpointKind::Local:
+        return allLocal ? "local:all" : "local:" + std::to_string(gpu);
+    case EndpointKind::Ssh:
+        return "ssh:" + (user.empty() ? "" : user + "@")
+            + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(gpu);
+    case EndpointKind::Slurm: {
+        std::string t = "slurm:";
+        for (std::size_t i = 0; i < slurmArgs.size(); ++i)
+            t += (i ? " " : "") + quotedWord(slurmArgs[i]);
+        return t;
+    }
+    }
+    return {};
+}
+
+Endpoint parseEndpoint(std::string_view text)
+{
+    Endpoint e;
+    const auto colon = text.find(':');
+    if (colon == std::string_view::npos)
+        bad(text, "no kind before a colon");
+    const auto kind = text.substr(0, colon);
+    const auto rest = text.substr(colon + 1);
+    if (kind == "local") {
+        e.kind = EndpointKind::Local;
+        if (rest == "all") {
+            e.allLocal = true;
+            return e;
+        }
+        const auto n = smallNumber(rest);
+        if (!n)
+            bad(text, "the GPU after local: is a number (0, 1, ...) or all");
+        e.gpu = *n;
+        return e;
+    }
+    if (kind == "ssh") {
+        e.kind = EndpointKind::Ssh;
+        std::string_view target = rest;
+        if (const auto at = target.find('@'); at != std::string_view::npos) {
+            e.user = std::string(target.substr(0, at));
+            if (!nameChars(e.user, "._-") || e.user[0] == '-')
+                bad(text, "the user before @ is letters, digits, . _ and - (not first)");
+            target = target.substr(at + 1);
+        }
+        std::string_view gpu;
+        if (!target.empty() && target[0] == '[') { // [::1] or [::1]:2
+            const auto close = target.find(']');
+            if (close == std::string_view::npos)
+                bad(text, "an unclosed [ around the host");
+            e.host = std::string(target.substr(1, close - 1));
+            const auto after = target.substr(close + 1);
+            if (!after.empty() && after[0] != ':')
+                bad(text, "text after the ] of the host");
+            gpu = after.empty() ? std::string_view {} : after.substr(1);
+            if (!nameChars(e.host, ":.%"))
+                bad(text, "not an IPv6 address between [ and ]");
+        } else {
+            const auto c = target.find(':');
+            e.host = std::string(target.substr(0, c));
+            gpu = c == std::string_view::npos ? std::string_view {} : target.substr(c + 1);
+            if (c != std::string_view::npos && gpu.empty())
+                bad(text, "nothing after the colon where the GPU index goes");
+            if (!nameChars(e.host, ".-_"))
+                bad(text, e.host.empty() ? "no host" : "the host is letters, digits, . - and _");
+        }
+        if (e.host[0] == '-')
+            bad(text, "a host cannot start with - (ssh would read it as an option)");
+        if (!gpu.empty()) {
+            const auto n = smallNumber(gpu);
+            if (!n)
+                bad(text, "the GPU after the host is a number");
+            e.gpu = *n;
+        }
+        return e;
+    }
+    if (kind == "slurm") {
+        e.kind = EndpointKind::Slurm;
+        e.slurmArgs = shellWords(text, rest);
+        for (const auto& a : e.slurmArgs)
+            if (a == "--no-shell" || a.rfind("--jobid", 0) == 0 || a == "--wrap" || a.rfind("--wrap=", 0) == 0)
+                bad(text, "\"" + a + "\" is the pool's to set (it makes and reuses the allocation itself)");
+        return e;
+    }
+    bad(text, "\"" + std::string(kind) + "\" is not local, ssh or slurm");
+}
+
+std::vector<Endpoint> readRunnersFile(const std::filesystem::path& file)
+{
+    std::istringstream in(readInputFile(file, 1 << 20, "runners"));
+    std::vector<Endpoint> out;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const auto first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '#')
+            continue;
+        const auto last = line.find_last_not_of(" \t\r");
+        try {
+            out.push_back(parseEndpoint(std::string_view(line).substr(first, last - first + 1)));
+        } catch (const Error& e) {
+            throw Error(e.category(), file.string(), "line " + std::to_string(number), e.message());
+        }
+    }
+    if (out.empty())
+        throw Error("runner.bad-endpoint", file.string(), {}, "the runners file names no endpoint");
+    return out;
+}
+
+int localGpuCount()
+{
+    std::error_code ec;
+    int count = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
+        (void)entry;
+        ++count;
+    }
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+        const std::string v = visible;
+        const int listed = v.empty() ? 0 : int(std::count(v.begin(), v.end(), ',')) + 1;
+        count = std::min(count, listed);
+    }
+    return count;
+}
+
+std::vector<Endpoint> expandEndpoints(const std::vector<Endpoint>& endpoints, int localGpus)
+{
+    std::vector<Endpoint> out;
+    std::set<std::string> seen;
+    const auto add = [&](Endpoint e) {
+        // Two runners on one GPU would time against each other; Slurm hands each step its own GPU.
+        if (e.kind != EndpointKind::Slurm && !seen.insert(e.text()).second)
+            throw Error("runner.duplicate-endpoint", {}, e.text(),
+                e.text() + " is named twice: one timing job per GPU at a time");
+        out.push_back(std::move(e));
+    };
+    for (const auto& e : endpoints) {
+        if (!e.allLocal) {
+            add(e);
+            continue;
+        }
+        for (int gpu = 0; gpu < std::max(1, localGpus); ++gpu) {
+            Endpoint one = e;
+            one.allLocal = false;
+            one.gpu = gpu;
+            add(one);
+        }
+    }
+    return out;
+}
+
+std::optional<std::filesystem::path> findProgram(const std::string& name)
+{
+    if (name.empty())
+        return std::nullopt;
+    if (name.find('/') != std::string::npos)
+        return ::access(name.c_str(), X_OK) == 0 ? std::optional<std::filesystem::path>(name) : std::nullopt;
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        const auto candidate = std::filesystem::path(dir.empty() ? "." : dir) / name;
+        if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate))
+            return candidate;
+    }
+    return std::nullopt;
+}
+
+RunnerConfig runnerConfigFor(const Endpoint& endpoint, const EndpointOptions& options, const std::string& slurmJob)
+{
+    RunnerConfig config = options.base;
+    config.deviceIndex = endpoint.gpu;
+    const auto program = [&](const std::string& name, const char* category, const char* what) {
+        const auto found = findProgram(name);
+        if (!found)
+            throw Error(category, {}, endpoint.text(),
+                "\"" + name + "\" is not installed or not on PATH; " + what + " endpoints need it");
+        return found->string();
+    };
+    switch (endpoint.kind) {
+    case EndpointKind::Local:
+        config.path = options.localRunner;
+        break;
+    case EndpointKind::Ssh: {
+        config.path = options.remoteRunner;
+        config.remoteShell = true;
+        // BatchMode: never a password or host-key prompt (there is no terminal to answer it).
+        config.launcher = { program(options.ssh, "runner.no-ssh", "ssh"), "-T", "-o", "BatchMode=yes", "-o",
+            "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3" };
+        for (const auto& o : options.sshOptions) {
+            config.launcher.push_back("-o");
+            config.launcher.push_back(o);
+        }
+        config.launcher.push_back("--");
+        config.launcher.push_back(endpoint.user.empty() ? endpoint.host : endpoint.user + "@" + endpoint.host);
+        break;
+    }
+    case EndpointKind::Slurm:
+        config.path = options.remoteRunner;
+        config.deviceIndex = 0; // the step sees only its own GPU
+        config.launcher = { program(options.srun, "runner.no-slurm", "slurm"), "--jobid=" + slurmJob, "--ntasks=1",
+            "--nodes=1", "--quiet" };
+        if (!options.slurmGres.empty())
+            config.launcher.push_back("--gres=" + options.slurmGres);
+        break;
+    }
+    return config;
+}
+
+} // namespace kl::pool
