@@ -138,18 +138,7 @@ void readTiming(Telemetry& t, const json& timing, const std::string& sizeLabel, 
     t.tflops = number(c, "tflops");
     t.pctOfCopy = number(c, "pct_of_copy");
 
-    const auto copyMedian = number(c.value("copy", json::object()), "median_us");
-    if (t.bytes && copyMedian && *copyMedian > 0)
-        t.copyGbps = *t.bytes / *copyMedian / 1e3;
-    else if (deviceCopyGbps > 0)
-        t.copyGbps = deviceCopyGbps;
-    const bool timed = t.medianUs && *t.medianUs > 0;
-    if (!t.gbps && t.bytes && timed)
-        t.gbps = *t.bytes / *t.medianUs / 1e3;
-    if (!t.tflops && t.flops && timed)
-        t.tflops = *t.flops / *t.medianUs / 1e6;
-    if (!t.pctOfCopy && t.gbps && t.copyGbps && *t.copyGbps > 0)
-        t.pctOfCopy = 100.0 * *t.gbps / *t.copyGbps;
+    deriveRates(t, number(c.value("copy", json::object()), "median_us"), deviceCopyGbps);
 }
 
 // `strict`: the caller named the kernel, so a profile that never mentions it is an error;
@@ -196,6 +185,46 @@ void readProfile(
 }
 
 } // namespace
+
+void deriveRates(Telemetry& t, std::optional<double> copyMedianUs, double deviceCopyGbps)
+{
+    if (t.bytes && copyMedianUs && *copyMedianUs > 0)
+        t.copyGbps = *t.bytes / *copyMedianUs / 1e3;
+    else if (deviceCopyGbps > 0)
+        t.copyGbps = deviceCopyGbps;
+    const bool timed = t.medianUs && *t.medianUs > 0;
+    if (!t.gbps && t.bytes && timed)
+        t.gbps = *t.bytes / *t.medianUs / 1e3;
+    if (!t.tflops && t.flops && timed)
+        t.tflops = *t.flops / *t.medianUs / 1e6;
+    if (!t.pctOfCopy && t.gbps && t.copyGbps && *t.copyGbps > 0)
+        t.pctOfCopy = 100.0 * *t.gbps / *t.copyGbps;
+}
+
+Telemetry staticTelemetryFromJson(const json& statics)
+{
+    Telemetry t;
+    readStatic(t, statics);
+    return t;
+}
+
+json staticTelemetryJson(const Telemetry& t)
+{
+    return {
+        { "kernel", t.kernel },
+        { "registers", t.registers },
+        { "threads_per_block", t.threadsPerBlock },
+        { "static_shared", t.staticShared },
+        { "dynamic_shared", t.dynamicShared },
+        { "stack_frame", t.stackFrame },
+        { "spill_stores", t.spillStores },
+        { "spill_loads", t.spillLoads },
+        { "blocks_per_sm", t.blocksPerSm },
+        { "theoretical_occupancy", t.theoreticalOccupancy },
+        { "occupancy_limiter", t.occupancyLimiter },
+        { "grid_blocks", t.gridBlocks },
+    };
+}
 
 Telemetry telemetryFromJson(const json& result, const std::string& kernel, const std::string& sizeLabel)
 {

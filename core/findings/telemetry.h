@@ -78,6 +78,17 @@ std::string stallRatio(const std::string& reason);
 // SM × 2 (FMA) × clock. 0 for an architecture it does not know.
 double peakFp32Tflops(int smCount, double smClockMhz, const std::string& computeCapability);
 
+// Fills what the runner's timing leaves out, as both readers of a result do: copyGbps from the
+// same-size copy's median (else the device's copy bandwidth), and gbps, tflops and % of copy from
+// bytes, flops and the median where they are absent.
+void deriveRates(Telemetry& t, std::optional<double> copyMedianUs, double deviceCopyGbps);
+
+// The static facts alone from their stored object (the "static" of a dump, the "telemetry" of a
+// stored compile report; keys as below), and that object from them. Throws "findings.bad-telemetry"
+// for a value that is not an object.
+Telemetry staticTelemetryFromJson(const nlohmann::json& statics);
+nlohmann::json staticTelemetryJson(const Telemetry& t);
+
 // Reads a runner `evaluate` result (docs/runner-protocol.md) for one kernel at one timed size:
 // device (sm_count, copy_bandwidth_gbps, clocks), timing.cases[] and profile.kernels[], plus an
 // optional "static" object with what the compile part reports (snake case: registers,
@@ -85,7 +96,8 @@ double peakFp32Tflops(int smCount, double smClockMhz, const std::string& compute
 // blocks_per_sm, theoretical_occupancy, occupancy_limiter, grid_blocks, kernel). An empty
 // `kernel` / `sizeLabel` takes the first one. Anything absent stays unknown.
 // Throws kl::Error "findings.bad-telemetry" for a document that is not such a result, or
-// names a kernel or size it does not hold.
+// names a kernel or size it does not hold. This reads recorded dumps and fixtures; the loop reads
+// the typed reply (telemetryFromResult in core/loop/evaluation.h) with the same rules.
 Telemetry telemetryFromJson(
     const nlohmann::json& result, const std::string& kernel = {}, const std::string& sizeLabel = {});
 // As above, from a file; also "findings.unreadable" and "findings.bad-json".

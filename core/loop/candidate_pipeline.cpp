@@ -38,7 +38,8 @@ std::string optionsKey(const protocol::EvaluateOptions& o)
 {
     return "seed=" + std::to_string(o.seed) + ";trials=" + std::to_string(o.trials) + ";reps="
         + std::to_string(o.minReps) + "-" + std::to_string(o.maxReps) + ";flush=" + std::to_string(o.flushBytes)
-        + ";profile=" + std::string(protocol::metricSetName(o.profile)) + ";time=" + (o.time ? "1" : "0");
+        + ";profile=" + std::string(protocol::metricSetName(o.profile)) + ";time=" + (o.time ? "1" : "0")
+        + (o.pcSampling ? ";lines=1" : ""); // a cached result without samples must not answer a request for them
 }
 
 bool cacheable(const std::string& category)
@@ -94,6 +95,13 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
         o.category = cached->category;
         o.detail = cached->detail;
         a.staticJson = cached->compile;
+        if (a.staticJson.is_object() && a.staticJson.contains("telemetry")) {
+            try {
+                a.statics = staticTelemetryFromJson(a.staticJson["telemetry"]);
+            } catch (const Error&) {
+                // A stored row this version cannot read gives no findings; the result itself stands.
+            }
+        }
     } else {
         phase(round, LoopPhase::Compile, o.fileName);
         CompileOptions options;
@@ -109,7 +117,8 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
         o.phasesMs["compile"] = msSince(start);
         if (a.report) {
             a.staticJson = staticReportJson(*a.report);
-            a.staticJson["telemetry"] = telemetryStatic(*a.report);
+            a.statics = staticTelemetry(*a.report);
+            a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
             if (!a.report->compile.ok) {
                 o.status = "failed";
                 o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
@@ -173,24 +182,20 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
             : verificationBrief(*a.result);
         for (const auto& [k, v] : a.result->phasesMs)
             o.phasesMs[k] = v;
-        a.staticJson["telemetry"] = telemetryStatic(*a.report, dominantKernel(*a.result));
+        a.statics = staticTelemetry(*a.report, dominantKernel(*a.result));
+        a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
     }
 
     // A cached result was decoded like a fresh one: the figures read the same typed value.
-    if (a.result) {
-        a.resultJson = *a.result; // the stored form, and what the findings' telemetry reader takes
-        if (a.result->timing) {
-            takeFigures(o, *a.result->timing);
-            a.timings = timingsOf(*a.result->timing);
-        }
+    if (a.result && a.result->timing) {
+        takeFigures(o, *a.result->timing);
+        a.timings = timingsOf(*a.result->timing);
     }
     if (o.category != "cancelled") {
         phase(round, LoopPhase::Synthesise, o.fileName);
-        if (a.staticJson.is_object() && a.staticJson.contains("telemetry")) {
-            nlohmann::json doc = a.resultJson.is_object() ? a.resultJson : nlohmann::json::object();
-            doc["static"] = a.staticJson["telemetry"];
+        if (a.statics) {
             try {
-                auto t = telemetryFromJson(doc);
+                auto t = a.result ? telemetryFromResult(*a.result, *a.statics) : *a.statics;
                 if (t.peakTflops <= 0 && m_device.smCount > 0)
                     t.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
                 o.findings = synthesise(t);
@@ -208,13 +213,13 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
             m_store.cacheStore(a.cacheKey, detail->result->id);
     }
     e.timings = a.timings;
-    if (a.staticJson.is_object() && a.staticJson.contains("telemetry")) {
-        const auto& t = a.staticJson["telemetry"];
-        e.statics.registers = t.value("registers", 0);
-        e.statics.sharedBytes = t.value("static_shared", std::int64_t(0)) + t.value("dynamic_shared", std::int64_t(0));
-        e.statics.spillBytes = t.value("spill_stores", std::int64_t(0)) + t.value("spill_loads", std::int64_t(0));
-        e.statics.occupancy = t.value("theoretical_occupancy", 0.0);
-        e.statics.limiter = t.value("occupancy_limiter", "");
+    if (a.statics) {
+        const auto& t = *a.statics;
+        e.statics.registers = t.registers;
+        e.statics.sharedBytes = t.staticShared + t.dynamicShared;
+        e.statics.spillBytes = t.spillStores + t.spillLoads;
+        e.statics.occupancy = t.theoreticalOccupancy;
+        e.statics.limiter = t.occupancyLimiter;
     }
     for (const auto& f : o.findings)
         if (f.id.rfind("stall.", 0) == 0) {
@@ -239,10 +244,14 @@ void TuningSession::record(
     const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
     o.index = ref.index;
     if (!o.category.empty()) {
-        // The runner's reply as the store reads it; the loop's own verdict and first-size figures on top
-        // (the outcome also covers failures before the runner and results from the cache).
-        auto r = store::resultFromRunnerReply(a.resultJson.is_object() ? a.resultJson : nlohmann::json::object(),
-            m_reference->baseline.compiled.nvrtcVersion);
+        // The runner's typed reply as the store records it; the loop's own verdict and first-size figures
+        // on top (the outcome also covers failures before the runner and results from the cache).
+        const auto& toolkit = m_reference->baseline.compiled.nvrtcVersion;
+        store::ResultRecord r;
+        if (a.result)
+            r = store::resultFromEvaluateResult(*a.result, toolkit);
+        else
+            r.toolkit = toolkit;
         r.status = o.status;
         r.category = o.category;
         r.detail = o.detail;

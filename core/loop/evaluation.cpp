@@ -1,10 +1,13 @@
 #include "core/loop/evaluation.h"
 
+#include "core/model/error.h"
+
+#include <cmath>
 #include <cstdio>
 
 namespace kl {
 
-nlohmann::json telemetryStatic(const StaticReport& report, const std::string& kernel)
+Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel)
 {
     const StaticReport::PerLaunch* chosen = nullptr;
     for (const auto& l : report.launches) {
@@ -17,23 +20,118 @@ nlohmann::json telemetryStatic(const StaticReport& report, const std::string& ke
     }
     if (!chosen && !report.launches.empty())
         chosen = &report.launches.front();
+    Telemetry t;
     if (!chosen)
-        return nlohmann::json::object();
+        return t;
     const auto& r = chosen->resources;
-    return {
-        { "kernel", chosen->kernel },
-        { "registers", r.registers },
-        { "threads_per_block", chosen->launch.threadsPerBlock() },
-        { "static_shared", r.staticSharedBytes },
-        { "dynamic_shared", chosen->launch.sharedBytes },
-        { "stack_frame", r.stackFrameBytes },
-        { "spill_stores", r.spillStoreBytes },
-        { "spill_loads", r.spillLoadBytes },
-        { "blocks_per_sm", chosen->occupancy.blocksPerSm },
-        { "theoretical_occupancy", chosen->occupancy.theoretical },
-        { "occupancy_limiter", occupancyLimiterName(chosen->occupancy.limiter) },
-        { "grid_blocks", chosen->launch.blocks() },
-    };
+    t.kernel = chosen->kernel;
+    t.registers = r.registers;
+    t.threadsPerBlock = static_cast<int>(chosen->launch.threadsPerBlock());
+    t.staticShared = r.staticSharedBytes;
+    t.dynamicShared = chosen->launch.sharedBytes;
+    t.stackFrame = r.stackFrameBytes;
+    t.spillStores = r.spillStoreBytes;
+    t.spillLoads = r.spillLoadBytes;
+    t.blocksPerSm = chosen->occupancy.blocksPerSm;
+    t.theoreticalOccupancy = chosen->occupancy.theoretical;
+    t.occupancyLimiter = occupancyLimiterName(chosen->occupancy.limiter);
+    t.gridBlocks = chosen->launch.blocks();
+    return t;
+}
+
+namespace {
+
+std::optional<double> finite(std::optional<double> value)
+{
+    return value && std::isfinite(*value) ? value : std::nullopt;
+}
+
+[[noreturn]] void badTelemetry(const std::string& where, const std::string& message)
+{
+    throw Error("findings.bad-telemetry", {}, where, message);
+}
+
+void readTiming(Telemetry& t, const protocol::Timing& timing, const std::string& sizeLabel, double deviceCopyGbps)
+{
+    const protocol::CaseTiming* chosen = nullptr;
+    for (const auto& c : timing.cases)
+        if (sizeLabel.empty() || c.label == sizeLabel) {
+            chosen = &c;
+            break;
+        }
+    if (!chosen) {
+        if (!sizeLabel.empty() && !timing.cases.empty())
+            badTelemetry("timing.cases", "no timed case labelled \"" + sizeLabel + "\"");
+        return;
+    }
+    const auto& c = *chosen;
+    t.sizeLabel = c.label;
+    t.bytes = finite(c.bytes);
+    t.flops = finite(c.flops);
+    t.medianUs = finite(c.candidate.medianUs);
+    t.cv = finite(c.candidate.cv);
+    t.graphMedianUs = finite(c.candidate.graphMedianUs);
+    t.gbps = finite(c.gbps);
+    t.tflops = finite(c.tflops);
+    t.pctOfCopy = finite(c.pctOfCopy);
+    deriveRates(t, c.copy ? finite(c.copy->medianUs) : std::nullopt, deviceCopyGbps);
+}
+
+// As telemetryFromJson: a named kernel must be in the profile; otherwise the static report's
+// kernel is preferred and the first one at the size taken when it is not there.
+void readProfile(Telemetry& t, const protocol::Profile& profile, const std::string& kernel,
+    const std::string& sizeLabel, bool strict)
+{
+    if (profile.status != protocol::ProfileStatus::Ok)
+        return; // unavailable or skipped: the counter rules stay silent
+    const protocol::KernelProfile* chosen = nullptr;
+    const protocol::KernelProfile* sameCase = nullptr;
+    bool kernelSeen = false;
+    for (const auto& k : profile.kernels) {
+        kernelSeen = kernelSeen || k.kernel == kernel;
+        if (!sizeLabel.empty() && k.caseLabel != sizeLabel)
+            continue;
+        if (!sameCase)
+            sameCase = &k;
+        if (kernel.empty() || k.kernel == kernel) {
+            chosen = &k;
+            break;
+        }
+    }
+    if (strict && !kernelSeen && !profile.kernels.empty())
+        badTelemetry("profile.kernels", "no profile for kernel \"" + kernel + "\"");
+    if (!chosen && !strict)
+        chosen = sameCase;
+    if (!chosen)
+        return; // profiled at another size only
+    if (t.kernel.empty())
+        t.kernel = chosen->kernel;
+    for (const auto& [name, value] : chosen->metrics)
+        t.metrics[name] = value;
+}
+
+} // namespace
+
+Telemetry telemetryFromResult(
+    const protocol::EvaluateResult& result, Telemetry t, const std::string& kernel, const std::string& sizeLabel)
+{
+    if (t.kernel.empty())
+        t.kernel = kernel;
+    if (result.device)
+        t.smCount = result.device->smCount;
+    // Prefer the clock recorded with the timing: clocks are not locked (GPU-NOTES.md).
+    const auto clock = result.timing ? finite(result.timing->smClockMhz) : std::nullopt;
+    t.peakTflops = peakFp32Tflops(t.smCount,
+        clock               ? *clock
+            : result.device ? result.device->smClockMhz
+                            : 0.0,
+        result.device ? result.device->computeCapability : std::string());
+    if (result.timing)
+        readTiming(t, *result.timing, sizeLabel, result.device ? result.device->copyBandwidthGbps : 0.0);
+    if (result.profile)
+        readProfile(t, *result.profile, kernel.empty() ? t.kernel : kernel, sizeLabel.empty() ? t.sizeLabel : sizeLabel,
+            !kernel.empty());
+    return t;
 }
 
 std::string dominantKernel(const protocol::EvaluateResult& result)

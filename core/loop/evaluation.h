@@ -1,6 +1,7 @@
 #pragma once
 // The pieces of one evaluation that the loop records and that findings are computed from.
 #include "core/compile/static_report.h"
+#include "core/findings/telemetry.h"
 #include "core/loop/comparison.h"
 #include "core/loop/loop_values.h"
 #include "core/protocol/messages.h"
@@ -18,14 +19,21 @@ struct EvaluationArtifacts {
     std::optional<StaticReport> report;
     std::optional<protocol::EvaluateResult> result;
     nlohmann::json staticJson; // the compile report as stored (with "telemetry" for findings)
-    nlohmann::json resultJson; // the runner's reply as stored (or rebuilt from the cache)
+    std::optional<Telemetry> statics; // that "telemetry" as the findings read it
     std::vector<SizeTiming> timings; // per main size, for the noise-aware comparison
     std::string cacheKey;
 };
 
 // The flat static facts findings read, for the main kernel at the first main size. `kernel` picks
-// a launch by name (source or lowered); empty picks the first.
-nlohmann::json telemetryStatic(const StaticReport& report, const std::string& kernel = {});
+// a launch by name (source or lowered); empty picks the first. Stored as staticTelemetryJson(...).
+Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel = {});
+
+// What the findings read of a runner's typed reply on top of the static facts: the device, one timed
+// case and one profiled kernel, chosen by the rules of telemetryFromJson (core/findings/telemetry.h),
+// which reads the same reply as JSON (a recorded dump); both give the same Telemetry. Throws
+// "findings.bad-telemetry" for a `kernel` or `sizeLabel` the reply does not hold.
+Telemetry telemetryFromResult(const protocol::EvaluateResult& result, Telemetry statics = {},
+    const std::string& kernel = {}, const std::string& sizeLabel = {});
 
 // The kernel the profile spent most time in (gpu__time_duration.sum), or empty.
 std::string dominantKernel(const protocol::EvaluateResult& result);

@@ -2,6 +2,8 @@
 
 #include "core/store/size_results.h"
 
+#include <cmath>
+
 namespace kl::store {
 
 namespace {
@@ -33,6 +35,29 @@ nlohmann::json valueOf(const nlohmann::json& object, const char* key)
     return nullptr;
 }
 
+std::optional<double> finite(std::optional<double> value)
+{
+    return value && std::isfinite(*value) ? value : std::nullopt;
+}
+
+// The headline figures all come from one size, the first; only the speedup is averaged.
+void takeHeadline(ResultRecord& result)
+{
+    if (result.sizes.empty())
+        return;
+    const auto& first = result.sizes.front();
+    result.medianUs = first.medianUs;
+    result.p20Us = first.p20Us;
+    result.p80Us = first.p80Us;
+    result.cv = first.cv;
+    result.gbps = first.gbps;
+    result.pctOfCopy = first.pctOfCopy;
+    std::vector<std::optional<double>> speedups;
+    for (const auto& size : result.sizes)
+        speedups.push_back(size.speedup);
+    result.speedup = result.sizes.size() == 1 ? first.speedup : geometricMean(speedups);
+}
+
 } // namespace
 
 ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::string& toolkit)
@@ -50,21 +75,8 @@ ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::strin
     if (!result.smClockMhz)
         result.smClockMhz = numberAt(reply, { "device", "sm_clock_mhz" });
 
-    // The headline figures all come from one size, the first; only the speedup is averaged.
     result.sizes = sizeResultsFromTiming(result.timing);
-    if (!result.sizes.empty()) {
-        const auto& first = result.sizes.front();
-        result.medianUs = first.medianUs;
-        result.p20Us = first.p20Us;
-        result.p80Us = first.p80Us;
-        result.cv = first.cv;
-        result.gbps = first.gbps;
-        result.pctOfCopy = first.pctOfCopy;
-        std::vector<std::optional<double>> speedups;
-        for (const auto& size : result.sizes)
-            speedups.push_back(size.speedup);
-        result.speedup = result.sizes.size() == 1 ? first.speedup : geometricMean(speedups);
-    }
+    takeHeadline(result);
 
     if (result.profile.is_object() && result.profile.contains("kernels") && result.profile["kernels"].is_array()) {
         for (const auto& kernel : result.profile["kernels"]) {
@@ -76,6 +88,50 @@ ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::strin
                 if (it.value().is_number())
                     result.metrics[prefix + it.key()] = it.value().get<double>();
             }
+        }
+    }
+    return result;
+}
+
+ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, const std::string& toolkit)
+{
+    ResultRecord result;
+    result.status = protocol::statusName(reply.header.status);
+    result.category = protocol::categoryName(reply.category());
+    result.detail = reply.header.detail;
+    // The stored columns hold the protocol's own JSON of each part: JSON only at the store boundary.
+    const nlohmann::json wire = reply;
+    result.verification = wire["verification"];
+    result.timing = wire["timing"];
+    result.device = wire["device"];
+    result.profile = wire["profile"];
+    result.toolkit = !toolkit.empty() ? toolkit : reply.device ? reply.device->runtimeToolkit : std::string();
+    if (reply.timing && reply.timing->smClockMhz)
+        result.smClockMhz = reply.timing->smClockMhz;
+    else if (reply.device)
+        result.smClockMhz = reply.device->smClockMhz;
+
+    if (reply.timing) {
+        for (const auto& timed : reply.timing->cases) {
+            SizeResult size;
+            size.label = timed.label;
+            size.medianUs = finite(timed.candidate.medianUs);
+            size.p20Us = finite(timed.candidate.p20Us);
+            size.p80Us = finite(timed.candidate.p80Us);
+            size.cv = finite(timed.candidate.cv);
+            size.gbps = finite(timed.gbps);
+            size.pctOfCopy = finite(timed.pctOfCopy);
+            size.speedup = finite(timed.speedupVsBaseline);
+            result.sizes.push_back(std::move(size));
+        }
+    }
+    takeHeadline(result);
+
+    if (reply.profile) {
+        for (const auto& kernel : reply.profile->kernels) {
+            const auto prefix = kernel.kernel + "/" + kernel.caseLabel + "/";
+            for (const auto& [name, value] : kernel.metrics)
+                result.metrics[prefix + name] = value;
         }
     }
     return result;

@@ -1,6 +1,8 @@
 #pragma once
 // A runner's evaluate reply (docs/runner-protocol.md) as a ResultRecord, so that the loop
-// stores what the runner said without re-deriving the summary itself.
+// stores what the runner said without re-deriving the summary itself. The loop hands over the
+// typed reply it decoded once; the JSON reader is for stored rows and recorded fixtures.
+#include "core/protocol/messages.h"
 #include "core/store/records.h"
 
 namespace kl::store {
@@ -12,5 +14,10 @@ namespace kl::store {
 // toolkit is device.runtime_toolkit unless `toolkit` is given. Size values (M, N, ...) are filled
 // by the store from the session's problem when the result is recorded.
 ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::string& toolkit = {});
+
+// The same record from the typed reply: the figures are read from the typed value, the verification,
+// timing, device and profile columns hold its protocol JSON. For any reply R,
+// resultFromEvaluateResult(R) equals resultFromRunnerReply(nlohmann::json(R)).
+ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, const std::string& toolkit = {});
 
 } // namespace kl::store

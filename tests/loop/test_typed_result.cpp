@@ -1,0 +1,203 @@
+// The loop reads the runner's reply as the typed value it decoded once; the JSON readers stay for
+// stored rows and recorded dumps. Both must give the same record and the same telemetry: for every
+// real H200 reply in tests/fixtures/findings, the typed path (resultFromEvaluateResult,
+// telemetryFromResult) is compared field by field with the JSON path (resultFromRunnerReply,
+// telemetryFromJson), also for a two-size reply and a chosen kernel and size, and the findings of
+// the typed telemetry are the golden findings of the dump.
+#include "core/findings/synthesise.h"
+#include "core/findings/telemetry.h"
+#include "core/loop/evaluation.h"
+#include "core/model/error.h"
+#include "core/protocol/messages.h"
+#include "core/store/runner_result.h"
+
+#include <QTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fixtures() { return fs::path(KL_SOURCE_DIR) / "tests/fixtures/findings"; }
+
+json readJson(const fs::path& p)
+{
+    std::ifstream in(p);
+    return json::parse(in);
+}
+
+json optionalJson(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+// Every field of a Telemetry, so that a difference shows which one.
+json telemetryJson(const kl::Telemetry& t)
+{
+    json j = kl::staticTelemetryJson(t);
+    j["sm_count"] = t.smCount;
+    j["size_label"] = t.sizeLabel;
+    for (const auto& [key, value] : { std::pair<const char*, const std::optional<double>*> { "median_us", &t.medianUs },
+             { "gbps", &t.gbps }, { "pct_of_copy", &t.pctOfCopy }, { "copy_gbps", &t.copyGbps }, { "bytes", &t.bytes },
+             { "flops", &t.flops }, { "tflops", &t.tflops }, { "cv", &t.cv }, { "graph_median_us", &t.graphMedianUs } })
+        j[key] = optionalJson(*value);
+    j["peak_tflops"] = t.peakTflops;
+    j["metrics"] = t.metrics;
+    return j;
+}
+
+// Every field of a ResultRecord the reply fills.
+json recordJson(const kl::store::ResultRecord& r, bool withColumns)
+{
+    json sizes = json::array();
+    for (const auto& s : r.sizes)
+        sizes.push_back(
+            { { "label", s.label }, { "median_us", optionalJson(s.medianUs) }, { "p20_us", optionalJson(s.p20Us) },
+                { "p80_us", optionalJson(s.p80Us) }, { "cv", optionalJson(s.cv) }, { "gbps", optionalJson(s.gbps) },
+                { "pct_of_copy", optionalJson(s.pctOfCopy) }, { "speedup", optionalJson(s.speedup) } });
+    json j { { "status", r.status }, { "category", r.category }, { "detail", r.detail },
+        { "median_us", optionalJson(r.medianUs) }, { "p20_us", optionalJson(r.p20Us) },
+        { "p80_us", optionalJson(r.p80Us) }, { "cv", optionalJson(r.cv) }, { "gbps", optionalJson(r.gbps) },
+        { "pct_of_copy", optionalJson(r.pctOfCopy) }, { "speedup", optionalJson(r.speedup) },
+        { "sm_clock_mhz", optionalJson(r.smClockMhz) }, { "toolkit", r.toolkit }, { "metrics", r.metrics },
+        { "sizes", sizes } };
+    if (withColumns)
+        j.update({ { "verification", r.verification }, { "timing", r.timing }, { "device", r.device },
+            { "profile", r.profile } });
+    return j;
+}
+
+void compareJson(const json& typed, const json& fromJson)
+{
+    if (typed != fromJson)
+        QFAIL(("typed path:\n" + typed.dump(1) + "\nJSON path:\n" + fromJson.dump(1)).c_str());
+}
+
+// The same kl::Error category from both paths.
+void expectBothFail(const std::function<void()>& typed, const std::function<void()>& fromJson)
+{
+    for (const auto& f : { typed, fromJson }) {
+        try {
+            f();
+            QFAIL("no kl::Error was thrown");
+        } catch (const kl::Error& e) {
+            QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("findings.bad-telemetry"));
+        }
+    }
+}
+
+// The reply as a second main size: another label, another speedup, its own profiled kernel.
+json withSecondSize(json reply)
+{
+    auto second = reply["timing"]["cases"][0];
+    second["label"] = "4096x4096";
+    second["speedup_vs_baseline"] = 2.0;
+    second["gbps"] = 1234.5;
+    second["candidate"]["median_us"] = 20.0;
+    reply["timing"]["cases"].push_back(second);
+    auto kernel = reply["profile"]["kernels"][0];
+    kernel["case"] = "4096x4096";
+    kernel["metrics"]["gpu__time_duration.sum"] = 20000.0;
+    reply["profile"]["kernels"].push_back(kernel);
+    return reply;
+}
+
+} // namespace
+
+class TestTypedResult : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void sameRecordAndTelemetry_data()
+    {
+        QTest::addColumn<QString>("file");
+        int count = 0;
+        for (const auto& entry : fs::directory_iterator(fixtures())) {
+            const auto name = entry.path().filename().string();
+            if (name.size() > 10 && name.substr(name.size() - 10) == "-h200.json") {
+                QTest::newRow(name.c_str()) << QString::fromStdString(name);
+                ++count;
+            }
+        }
+        QVERIFY2(count >= 6, "the real H200 replies are missing from tests/fixtures/findings");
+    }
+
+    void sameRecordAndTelemetry()
+    {
+        QFETCH(QString, file);
+        const auto raw = readJson(fixtures() / file.toStdString());
+        const auto typed = raw.get<kl::protocol::EvaluateResult>();
+        QVERIFY(typed.timing && typed.profile && typed.device);
+
+        // The record: the figures equal those read from the recorded reply; every column equals the
+        // JSON reader's on the typed value's own JSON (what the loop used to store).
+        const auto record = kl::store::resultFromEvaluateResult(typed, "13.0");
+        compareJson(recordJson(record, false), recordJson(kl::store::resultFromRunnerReply(raw, "13.0"), false));
+        compareJson(recordJson(record, true), recordJson(kl::store::resultFromRunnerReply(json(typed), "13.0"), true));
+        QVERIFY(record.medianUs && *record.medianUs > 0);
+        QVERIFY(record.speedup && *record.speedup > 0);
+        QVERIFY(!record.metrics.empty());
+        QCOMPARE(kl::store::resultFromEvaluateResult(typed).toolkit, std::string("13.0")); // the device's
+
+        // The telemetry, with the dump's static facts, and the findings the golden file holds.
+        const auto statics = kl::staticTelemetryFromJson(raw["static"]);
+        const auto telemetry = kl::telemetryFromResult(typed, statics);
+        compareJson(telemetryJson(telemetry), telemetryJson(kl::telemetryFromJson(raw)));
+        QVERIFY(telemetry.peakTflops > 0);
+        QVERIFY(telemetry.copyGbps && telemetry.pctOfCopy);
+        QVERIFY(!telemetry.metrics.empty());
+        const auto golden = readJson(fixtures() / "golden" / file.toStdString());
+        compareJson(kl::toJson(kl::synthesise(telemetry)), golden);
+
+        // Named kernel and size, and names the reply does not hold.
+        const auto kernel = raw["profile"]["kernels"][0]["kernel"].get<std::string>();
+        const auto size = raw["timing"]["cases"][0]["label"].get<std::string>();
+        compareJson(telemetryJson(kl::telemetryFromResult(typed, statics, kernel, size)),
+            telemetryJson(kl::telemetryFromJson(raw, kernel, size)));
+        expectBothFail([&] { kl::telemetryFromResult(typed, statics, {}, "1x1"); },
+            [&] { kl::telemetryFromJson(raw, {}, "1x1"); });
+        expectBothFail([&] { kl::telemetryFromResult(typed, statics, "no_such_kernel"); },
+            [&] { kl::telemetryFromJson(raw, "no_such_kernel"); });
+    }
+
+    void twoSizes()
+    {
+        const auto raw = withSecondSize(readJson(fixtures() / "layernorm-tuned-best-stalls-h200.json"));
+        const auto typed = raw.get<kl::protocol::EvaluateResult>();
+        const auto record = kl::store::resultFromEvaluateResult(typed);
+        compareJson(recordJson(record, false), recordJson(kl::store::resultFromRunnerReply(raw), false));
+        QCOMPARE(record.sizes.size(), std::size_t(2));
+        QCOMPARE(record.sizes[1].label, std::string("4096x4096"));
+        // Headline of the first size, speedup the geometric mean of both.
+        QCOMPARE(*record.medianUs, *record.sizes[0].medianUs);
+        QVERIFY(qFuzzyCompare(*record.speedup, std::sqrt(*record.sizes[0].speedup * 2.0)));
+        QVERIFY(record.metrics.count("layernorm_gelu/4096x4096/gpu__time_duration.sum"));
+
+        const auto statics = kl::staticTelemetryFromJson(raw["static"]);
+        const auto second = kl::telemetryFromResult(typed, statics, {}, "4096x4096");
+        compareJson(telemetryJson(second), telemetryJson(kl::telemetryFromJson(raw, {}, "4096x4096")));
+        QCOMPARE(second.sizeLabel, std::string("4096x4096"));
+        QCOMPARE(*second.medianUs, 20.0);
+        QCOMPARE(second.metrics.at("gpu__time_duration.sum"), 20000.0);
+    }
+
+    void staticFactsRoundTrip()
+    {
+        const auto raw = readJson(fixtures() / "layernorm-naive-default-h200.json");
+        const auto statics = kl::staticTelemetryFromJson(raw["static"]);
+        compareJson(kl::staticTelemetryJson(statics), raw["static"]);
+        try {
+            kl::staticTelemetryFromJson(json::array());
+            QFAIL("an array was read as static facts");
+        } catch (const kl::Error& e) {
+            QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("findings.bad-telemetry"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTypedResult)
+#include "test_typed_result.moc"
