@@ -2,11 +2,7 @@
 
 #include <QtTest>
 
-#include <arpa/inet.h>
 #include <ctime>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace kl::test {
 
@@ -15,23 +11,6 @@ using namespace std::chrono_literals;
 namespace {
 
 bool wantsStream(const SeenRequest& r) { return nlohmann::json::parse(r.body).value("stream", false); }
-
-Reply json(const std::string& body, int status = 200)
-{
-    Reply r;
-    r.status = status;
-    r.body = body;
-    return r;
-}
-
-Reply sse(const std::string& body)
-{
-    Reply r;
-    r.contentType = "text/event-stream";
-    r.chunked = true;
-    r.body = body;
-    return r;
-}
 
 // Byte offset just past the n-th event (events end with a blank line).
 std::size_t afterEvents(const std::string& stream, int n)
@@ -47,19 +26,6 @@ std::size_t afterEvents(const std::string& stream, int n)
 std::string openAiPath(const std::string& scenario) { return "/" + scenario + "/v1/chat/completions"; }
 
 std::string anthropicPath(const std::string& scenario) { return "/" + scenario + "/v1/messages"; }
-
-int closedPort()
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(s, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    socklen_t length = sizeof address;
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&address), &length);
-    ::close(s);
-    return ntohs(address.sin_port);
-}
 
 std::string megabyteReply()
 {
@@ -115,7 +81,7 @@ void LlmClientFixture::waitForReads(int count)
 
 Reply LlmClientFixture::pacedStream(const std::string& body)
 {
-    auto r = sse(body);
+    auto r = eventStreamReply(body);
     static const std::size_t sizes[] = { 1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31 };
     for (int i = 0; i < 60; ++i)
         r.firstPieces.push_back(sizes[i % 12]);
@@ -141,7 +107,7 @@ void LlmClientFixture::verifyNoSecret(const Exchange& e)
     }
 }
 
-void LlmClientFixture::startServer()
+void LlmClientFixture::initTestCase()
 {
     // Everything stays on 127.0.0.1: no proxy may see these requests.
     for (const char* name : { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY" })
@@ -151,34 +117,36 @@ void LlmClientFixture::startServer()
     auto& s = *m_server;
 
     s.route(openAiPath("ok"), [](const SeenRequest& r, int) {
-        return wantsStream(r) ? sse(fixture("openai/chat_completion_stream.sse"))
-                              : json(fixture("openai/chat_completion.json"));
+        return wantsStream(r) ? eventStreamReply(fixture("openai/chat_completion_stream.sse"))
+                              : jsonReply(fixture("openai/chat_completion.json"));
     });
     s.route(anthropicPath("ok"), [](const SeenRequest& r, int) {
-        return wantsStream(r) ? sse(fixture("anthropic/message_stream.sse")) : json(fixture("anthropic/message.json"));
+        return wantsStream(r) ? eventStreamReply(fixture("anthropic/message_stream.sse"))
+                              : jsonReply(fixture("anthropic/message.json"));
     });
     s.route(openAiPath("split"),
         [this](const SeenRequest&, int) { return pacedStream(fixture("openai/chat_completion_stream.sse")); });
     s.route(anthropicPath("split"),
         [this](const SeenRequest&, int) { return pacedStream(fixture("anthropic/message_stream.sse")); });
     s.route(openAiPath("multiline"), [](const SeenRequest&, int) {
-        auto r = sse(fixture("openai/chat_completion_multiline.sse"));
+        auto r = eventStreamReply(fixture("openai/chat_completion_multiline.sse"));
         r.firstPieces.assign(400, 7);
         return r;
     });
     s.route(anthropicPath("overloaded"),
-        [](const SeenRequest&, int) { return sse(fixture("anthropic/stream_overloaded.sse")); });
+        [](const SeenRequest&, int) { return eventStreamReply(fixture("anthropic/stream_overloaded.sse")); });
     s.route(openAiPath("ratelimit"), [](const SeenRequest&, int count) {
         if (count > 1)
-            return json(fixture("openai/chat_completion.json"));
-        auto r = json(fixture("openai/error_429.json"), 429);
+            return jsonReply(fixture("openai/chat_completion.json"));
+        auto r = jsonReply(fixture("openai/error_429.json"), 429);
         r.headers = { { "Retry-After", "1" }, { "x-ratelimit-remaining-tokens", "0" } };
         return r;
     });
     s.route(anthropicPath("overloaded-date"), [](const SeenRequest&, int count) {
         if (count > 1)
-            return json(fixture("anthropic/message.json"));
-        auto r = json("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", 503);
+            return jsonReply(fixture("anthropic/message.json"));
+        auto r = jsonReply(
+            "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}", 503);
         char date[64];
         const std::time_t when = std::time(nullptr) + 2;
         std::tm parts {};
@@ -188,68 +156,69 @@ void LlmClientFixture::startServer()
         return r;
     });
     s.route(openAiPath("ratelimit-long"), [](const SeenRequest&, int) {
-        auto r = json(fixture("openai/error_429.json"), 429);
+        auto r = jsonReply(fixture("openai/error_429.json"), 429);
         r.headers = { { "Retry-After", "30" } };
         return r;
     });
     s.route(openAiPath("flaky"), [](const SeenRequest&, int count) {
-        return count == 1 ? json(fixture("openai/error_500.json"), 500) : json(fixture("openai/chat_completion.json"));
+        return count == 1 ? jsonReply(fixture("openai/error_500.json"), 500)
+                          : jsonReply(fixture("openai/chat_completion.json"));
     });
     for (int status : { 400, 401, 403, 404, 422 })
         s.route(openAiPath("status-" + std::to_string(status)), [status](const SeenRequest&, int) {
-            return status == 404 ? json(fixture("openai/error_404_model.json"), 404)
-                                 : json("{\"error\":{\"message\":\"status " + std::to_string(status)
+            return status == 404 ? jsonReply(fixture("openai/error_404_model.json"), 404)
+                                 : jsonReply("{\"error\":{\"message\":\"status " + std::to_string(status)
                                          + "\",\"type\":\"invalid_request_error\"}}",
                                      status);
         });
     s.route(anthropicPath("status-404"),
-        [](const SeenRequest&, int) { return json(fixture("anthropic/error_404.json"), 404); });
+        [](const SeenRequest&, int) { return jsonReply(fixture("anthropic/error_404.json"), 404); });
     s.route(openAiPath("stall"), [](const SeenRequest&, int) {
-        auto r = sse(fixture("openai/chat_completion_stream.sse"));
+        auto r = eventStreamReply(fixture("openai/chat_completion_stream.sse"));
         r.holdAfter = afterEvents(r.body, 5);
         return r;
     });
     s.route(openAiPath("slow"), [](const SeenRequest&, int) {
-        auto r = json(fixture("openai/chat_completion.json"));
+        auto r = jsonReply(fixture("openai/chat_completion.json"));
         r.holdAfter = 0;
         return r;
     });
     s.route(openAiPath("hold"), [](const SeenRequest&, int) {
-        auto r = sse(fixture("openai/chat_completion_stream.sse"));
+        auto r = eventStreamReply(fixture("openai/chat_completion_stream.sse"));
         r.holdAfter = afterEvents(r.body, 3);
         return r;
     });
     s.route(openAiPath("reset"), [](const SeenRequest&, int) {
-        auto r = sse(fixture("openai/chat_completion_stream.sse"));
+        auto r = eventStreamReply(fixture("openai/chat_completion_stream.sse"));
         r.resetAfter = afterEvents(r.body, 20) + 17; // in the middle of an event
         return r;
     });
     s.route(openAiPath("reset-body"), [](const SeenRequest&, int) {
-        auto r = json(fixture("openai/chat_completion.json"));
+        auto r = jsonReply(fixture("openai/chat_completion.json"));
         r.resetAfter = r.body.size() / 2;
         return r;
     });
     s.route(openAiPath("badjson"), [](const SeenRequest&, int) {
-        return json("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"mess");
+        return jsonReply("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"mess");
     });
-    s.route(openAiPath("nochoices"), [](const SeenRequest&, int) { return json("{\"id\":\"chatcmpl-1\"}"); });
+    s.route(openAiPath("nochoices"), [](const SeenRequest&, int) { return jsonReply("{\"id\":\"chatcmpl-1\"}"); });
     s.route(openAiPath("badevent"), [](const SeenRequest&, int) {
         auto body = fixture("openai/chat_completion_stream.sse");
         body.insert(afterEvents(body, 4), "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}\n\n");
-        return sse(body);
+        return eventStreamReply(body);
     });
     s.route(openAiPath("nofinish"), [](const SeenRequest&, int) {
         const auto body = fixture("openai/chat_completion_stream.sse");
-        return sse(body.substr(0, afterEvents(body, 30)));
+        return eventStreamReply(body.substr(0, afterEvents(body, 30)));
     });
     s.route(openAiPath("big"), [](const SeenRequest& r, int) {
         const auto text = megabyteReply();
         if (!wantsStream(r)) {
             auto object = nlohmann::json::parse(fixture("openai/chat_completion.json"));
             object["choices"][0]["message"]["content"] = text;
-            return json(object.dump());
+            return jsonReply(object.dump());
         }
-        return sse(test::openAiStream({ test::fixedPieces(text, 4096) }, "gpt-4o", std::nullopt));
+        return eventStreamReply(test::openAiStream({ test::fixedPieces(text, 4096) }, "gpt-4o", std::nullopt));
     });
     s.route(openAiPath("choices"), [](const SeenRequest&, int) {
         auto object = nlohmann::json::parse(fixture("openai/chat_completion.json"));
@@ -257,7 +226,7 @@ void LlmClientFixture::startServer()
         second["index"] = 1;
         second["message"]["content"] = "## Plan\nA second opinion.";
         object["choices"].push_back(second);
-        return json(object.dump());
+        return jsonReply(object.dump());
     });
     // A server that echoes credentials back: in an error body, and in a stream comment.
     const auto echo = [](const SeenRequest& r, int) {
@@ -265,24 +234,29 @@ void LlmClientFixture::startServer()
             + " x-api-key=" + r.header("x-api-key") + " x-custom-token=" + r.header("x-custom-token");
         if (wantsStream(r)) {
             const bool anthropic = r.path.find("/messages") != std::string::npos;
-            return sse(": echo " + credentials + "\n\n"
+            return eventStreamReply(": echo " + credentials + "\n\n"
                 + fixture(anthropic ? "anthropic/message_stream.sse" : "openai/chat_completion_stream.sse"));
         }
-        return json(nlohmann::json({ { "error",
-                                       { { "message", "Incorrect API key provided: " + credentials },
-                                           { "type", "invalid_request_error" }, { "code", "invalid_api_key" } } } })
-                        .dump(),
+        return jsonReply(
+            nlohmann::json({ { "error",
+                               { { "message", "Incorrect API key provided: " + credentials },
+                                   { "type", "invalid_request_error" }, { "code", "invalid_api_key" } } } })
+                .dump(),
             401);
     };
     s.route(openAiPath("echo"), echo);
     s.route(anthropicPath("echo"), echo);
 }
 
-void LlmClientFixture::clearLog()
+void LlmClientFixture::init()
 {
     std::lock_guard lock(m_mutex);
     m_log.clear();
     m_reads = 0;
 }
+
+void LlmClientFixture::cleanup() { m_server->releaseHeld(); }
+
+void LlmClientFixture::cleanupTestCase() { m_server.reset(); }
 
 } // namespace kl::test

@@ -8,6 +8,8 @@
 
 #include "core/llm/chat_client.h"
 
+#include <QObject>
+
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
@@ -23,19 +25,16 @@ inline const std::string kHeaderSecret = "hdr-secret-PLANTED-3b5d7f9e1c";
 std::string openAiPath(const std::string& scenario);
 std::string anthropicPath(const std::string& scenario);
 
-// A port nothing listens on: bound, never listened, closed.
-int closedPort();
-
 // A reply whose candidate carries a 1 MiB comment: larger than any candidate may be.
 std::string megabyteReply();
 
-class LlmClientFixture {
-protected:
-    // initTestCase: no proxy may see these requests; the server with every scenario's route.
-    void startServer();
-    // init: a fresh log and read count for each test.
-    void clearLog();
+// The base of each chat-client suite: its initTestCase starts the server (no proxy may see these
+// requests) with every scenario's route, init clears the log and read count, cleanup releases held
+// connections.
+class LlmClientFixture : public QObject {
+    Q_OBJECT
 
+protected:
     EndpointConfig config(Provider provider, const std::string& scenario);
     static ChatRequest request(bool stream);
 
@@ -53,6 +52,12 @@ protected:
     std::condition_variable m_readsChanged;
     int m_reads = 0; // libcurl's reads of a body (with traceHttp), under m_mutex
     std::vector<std::string> m_log;
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void cleanupTestCase();
 };
 
 } // namespace kl::test

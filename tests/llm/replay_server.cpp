@@ -2,6 +2,11 @@
 
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -187,6 +192,36 @@ void ReplayServer::releaseHeld()
         ++m_state->releaseGeneration;
     }
     m_state->changed.notify_all();
+}
+
+Reply jsonReply(const std::string& body, int status)
+{
+    Reply r;
+    r.status = status;
+    r.body = body;
+    return r;
+}
+
+Reply eventStreamReply(const std::string& body)
+{
+    Reply r;
+    r.contentType = "text/event-stream";
+    r.chunked = true;
+    r.body = body;
+    return r;
+}
+
+int closedPort()
+{
+    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(s, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    socklen_t length = sizeof address;
+    ::getsockname(s, reinterpret_cast<sockaddr*>(&address), &length);
+    ::close(s);
+    return ntohs(address.sin_port);
 }
 
 std::string fixture(const std::string& relativePath)

@@ -69,4 +69,11 @@ private:
 // The text of a file under tests/fixtures/llm/.
 std::string fixture(const std::string& relativePath);
 
+// A whole reply with `body` as JSON, and one sent as a chunked event stream.
+Reply jsonReply(const std::string& body, int status = 200);
+Reply eventStreamReply(const std::string& body);
+
+// A port on 127.0.0.1 that nothing listens on (bound, never listened, closed): connecting is refused.
+int closedPort();
+
 } // namespace kl::test

@@ -1,53 +1,22 @@
 // kernelloop-cli llm-check, the real binary, against the loopback replay server: a readable
 // message and a distinct exit code for each kind of failure, and the key never printed.
+#include "llm_check_cli.h"
 #include "replay_server.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QtTest>
 
-#include <QProcess>
 #include <QTemporaryDir>
 
-#include <arpa/inet.h>
 #include <fstream>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 using namespace kl::test;
 
 namespace {
 
 const QString kKey = QStringLiteral("sk-kltest-CLI-PLANTED-0a9b8c7d6e5f");
-
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-int closedPort()
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(s, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    socklen_t length = sizeof address;
-    ::getsockname(s, reinterpret_cast<sockaddr*>(&address), &length);
-    ::close(s);
-    return ntohs(address.sin_port);
-}
-
-Reply jsonReply(const std::string& body, int status = 200)
-{
-    Reply r;
-    r.status = status;
-    r.body = body;
-    return r;
-}
 
 } // namespace
 
@@ -61,35 +30,8 @@ class TestLlmCheck : public QObject {
         return QString::fromStdString(m_server->url("/" + scenario + (openAi ? "/v1" : "")));
     }
 
-    Run check(const QStringList& arguments) { return cli(QStringList { QStringLiteral("llm-check") } + arguments); }
-
-    Run cli(const QStringList& arguments)
-    {
-        QProcess p;
-        auto environment = QProcessEnvironment::systemEnvironment();
-        environment.insert(QStringLiteral("KL_TEST_KEY"), kKey);
-        for (const auto& name : { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY" })
-            environment.remove(QString::fromLatin1(name));
-        p.setProcessEnvironment(environment);
-        p.start(QStringLiteral(KL_CLI_PATH), arguments);
-        Run run;
-        if (!p.waitForFinished(20000)) {
-            p.kill();
-            p.waitForFinished();
-            return run;
-        }
-        run.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        run.out = QString::fromUtf8(p.readAllStandardOutput());
-        run.err = QString::fromUtf8(p.readAllStandardError());
-        return run;
-    }
-
-    static QStringList openAi(const QString& url)
-    {
-        return { QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("--base-url"), url,
-            QStringLiteral("--model"), QStringLiteral("gpt-4o"), QStringLiteral("--key-env"),
-            QStringLiteral("KL_TEST_KEY") };
-    }
+    CliRun check(const QStringList& arguments) { return cli(QStringList { QStringLiteral("llm-check") } + arguments); }
+    CliRun cli(const QStringList& arguments) { return runCli(QStringLiteral(KL_CLI_PATH), arguments, kKey); }
 
 private slots:
     void initTestCase()
@@ -147,7 +89,7 @@ private slots:
 
     void okReportsModelLatencyAndUsage()
     {
-        const auto run = check(openAi(base("ok")));
+        const auto run = check(openAiOptions(base("ok")));
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains(QStringLiteral("ok: openai at http://127.0.0.1:")), qPrintable(run.out));
         QVERIFY(run.out.contains(QStringLiteral("model     gpt-4o-2024-08-06 (asked for gpt-4o)")));
@@ -216,7 +158,7 @@ private slots:
         QFETCH(QString, explanation);
         QElapsedTimer timer;
         timer.start();
-        const auto run = check(openAi(url) + extra);
+        const auto run = check(openAiOptions(url) + extra);
         QVERIFY2(run.exitCode == exitCode, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
         QVERIFY2(
             run.err.startsWith(QStringLiteral("llm-check: ") + category + QStringLiteral(": ")), qPrintable(run.err));
@@ -227,7 +169,7 @@ private slots:
 
     void jsonOutputHoldsTheExchangeWithoutTheKey()
     {
-        const auto run = check(openAi(base("unauthorised")) + QStringList { QStringLiteral("--json") });
+        const auto run = check(openAiOptions(base("unauthorised")) + QStringList { QStringLiteral("--json") });
         QCOMPARE(run.exitCode, 14);
         const auto json = nlohmann::json::parse(run.out.toStdString());
         QVERIFY(json["category"] == "http-401");

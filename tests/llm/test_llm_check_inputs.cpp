@@ -3,14 +3,12 @@
 // not http(s), Retry-After values that would hold it for a day, a key echoed back or hidden in the
 // URL, a null content, bytes that are not UTF-8. Bad input is exit 2 with a category and sends
 // nothing; a bad reply has its own category; nothing hangs and the key never appears.
+#include "llm_check_cli.h"
 #include "replay_server.h"
 
 #include <nlohmann/json.hpp>
 
 #include <QtTest>
-
-#include <QElapsedTimer>
-#include <QProcess>
 
 using namespace kl::test;
 
@@ -18,21 +16,6 @@ namespace {
 
 const QString kKey = QStringLiteral("sk-kltest-INPUTS-PLANTED-1f2e3d4c5b6a");
 const std::string kUserinfoKey = "sk-kltest-USERINFO-77aa88bb99cc";
-
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-    qint64 ms = 0;
-};
-
-Reply jsonReply(const std::string& body, int status = 200)
-{
-    Reply r;
-    r.status = status;
-    r.body = body;
-    return r;
-}
 
 std::string completion(const nlohmann::json& content)
 {
@@ -56,35 +39,9 @@ class TestLlmCheckInputs : public QObject {
         return QString::fromStdString(m_server->url("/" + scenario + "/v1"));
     }
 
-    Run check(const QStringList& arguments, const QString& key = kKey)
+    CliRun check(const QStringList& arguments, const QString& key = kKey)
     {
-        QProcess p;
-        auto environment = QProcessEnvironment::systemEnvironment();
-        environment.insert(QStringLiteral("KL_TEST_KEY"), key);
-        for (const auto& name : { "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY" })
-            environment.remove(QString::fromLatin1(name));
-        p.setProcessEnvironment(environment);
-        QElapsedTimer timer;
-        timer.start();
-        p.start(QStringLiteral(KL_CLI_PATH), QStringList { QStringLiteral("llm-check") } + arguments);
-        Run run;
-        if (!p.waitForFinished(20000)) {
-            p.kill();
-            p.waitForFinished();
-            return run;
-        }
-        run.ms = timer.elapsed();
-        run.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-        run.out = QString::fromUtf8(p.readAllStandardOutput());
-        run.err = QString::fromUtf8(p.readAllStandardError());
-        return run;
-    }
-
-    static QStringList openAi(const QString& url)
-    {
-        return { QStringLiteral("--provider"), QStringLiteral("openai"), QStringLiteral("--base-url"), url,
-            QStringLiteral("--model"), QStringLiteral("gpt-4o"), QStringLiteral("--key-env"),
-            QStringLiteral("KL_TEST_KEY") };
+        return runCli(QStringLiteral(KL_CLI_PATH), QStringList { QStringLiteral("llm-check") } + arguments, key);
     }
 
 private slots:
@@ -140,7 +97,7 @@ private slots:
         QFETCH(QString, option);
         QFETCH(QString, value);
         const int before = m_server->requestCount("/ok/v1/chat/completions");
-        const auto run = check(openAi(base("ok")) + QStringList { option + QLatin1Char('=') + value });
+        const auto run = check(openAiOptions(base("ok")) + QStringList { option + QLatin1Char('=') + value });
         QVERIFY2(run.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
         QVERIFY2(run.err.contains(QStringLiteral("[cli.bad-number]")) && run.err.contains(option), qPrintable(run.err));
         QCOMPARE(m_server->requestCount("/ok/v1/chat/completions"), before); // nothing was sent
@@ -171,7 +128,7 @@ private slots:
         QFETCH(QString, key);
         QFETCH(QString, category);
         const int before = m_server->requestCount("/ok/v1/chat/completions");
-        const auto run = check(openAi(base("ok")) + extra, key);
+        const auto run = check(openAiOptions(base("ok")) + extra, key);
         QVERIFY2(run.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
         QVERIFY2(run.err.contains(category), qPrintable(run.err));
         QVERIFY(!run.err.contains(kKey));
@@ -193,7 +150,7 @@ private slots:
     void onlyHttpAndHttpsBaseUrls()
     {
         QFETCH(QString, url);
-        const auto run = check(openAi(url));
+        const auto run = check(openAiOptions(url));
         QVERIFY2(run.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
         QVERIFY2(run.err.contains(QStringLiteral("[cli.bad-url]")), qPrintable(run.err));
     }
@@ -201,15 +158,15 @@ private slots:
     // Retry-After: 99999 (or a date years ahead) is cut to the cap, and the message says so.
     void retryAfterIsCappedAndSaid()
     {
-        auto run = check(openAi(base("forever")));
+        auto run = check(openAiOptions(base("forever")));
         QCOMPARE(run.exitCode, 17);
         QVERIFY2(run.err.contains(QStringLiteral("Retry-After 99999 s, capped at 60 s")), qPrintable(run.err));
 
-        run = check(openAi(base("someday")));
+        run = check(openAiOptions(base("someday")));
         QCOMPARE(run.exitCode, 18);
         QVERIFY2(run.err.contains(QStringLiteral("capped at 60 s")), qPrintable(run.err));
 
-        run = check(openAi(base("retried"))
+        run = check(openAiOptions(base("retried"))
             + QStringList { QStringLiteral("--attempts"), QStringLiteral("2"), QStringLiteral("--max-retry-after"),
                 QStringLiteral("1") });
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -220,11 +177,11 @@ private slots:
     void theKeyIsRedactedEverywhere()
     {
         // A 200 reply that echoes the Authorization header back.
-        auto run = check(openAi(base("echo")));
+        auto run = check(openAiOptions(base("echo")));
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(!run.out.contains(kKey) && !run.err.contains(kKey), qPrintable(run.out));
         QVERIFY(run.out.contains(QStringLiteral("[redacted]")));
-        run = check(openAi(base("echo")) + QStringList { QStringLiteral("--json") });
+        run = check(openAiOptions(base("echo")) + QStringList { QStringLiteral("--json") });
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(!run.out.contains(kKey), qPrintable(run.out));
 
@@ -233,7 +190,7 @@ private slots:
         const QString url
             = QStringLiteral("http://alice:%1@127.0.0.1:%2/ok/v1").arg(QString::fromStdString(kUserinfoKey), port);
         for (const auto& extra : { QStringList { QStringLiteral("--json") }, QStringList {} }) {
-            run = check(openAi(url) + extra);
+            run = check(openAiOptions(url) + extra);
             QVERIFY2(run.exitCode == 0, qPrintable(run.err));
             QVERIFY2(!run.out.contains(QString::fromStdString(kUserinfoKey))
                     && !run.err.contains(QString::fromStdString(kUserinfoKey)),
@@ -243,10 +200,10 @@ private slots:
 
     void nullContentIsAnError()
     {
-        auto run = check(openAi(base("null")));
+        auto run = check(openAiOptions(base("null")));
         QVERIFY2(run.exitCode == 19, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
         QVERIFY2(run.err.startsWith(QStringLiteral("llm-check: empty-reply: ")), qPrintable(run.err));
-        run = check(openAi(base("null")) + QStringList { QStringLiteral("--json") });
+        run = check(openAiOptions(base("null")) + QStringList { QStringLiteral("--json") });
         QCOMPARE(run.exitCode, 19);
         QVERIFY(nlohmann::json::parse(run.out.toStdString())["category"] == "empty-reply");
     }
@@ -254,7 +211,7 @@ private slots:
     void bytesThatAreNotUtf8()
     {
         for (const auto& extra : { QStringList { QStringLiteral("--json") }, QStringList {} }) {
-            const auto run = check(openAi(base("latin1")) + extra);
+            const auto run = check(openAiOptions(base("latin1")) + extra);
             QVERIFY2(!run.err.contains(QStringLiteral("[internal]")), qPrintable(run.err));
             QVERIFY2(run.exitCode == 19, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
             if (!extra.isEmpty()) {

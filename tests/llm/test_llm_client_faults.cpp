@@ -15,15 +15,10 @@ using namespace kl;
 using namespace kl::test;
 using namespace std::chrono_literals;
 
-class TestLlmClientFaults : public QObject, protected LlmClientFixture {
+class TestLlmClientFaults : public LlmClientFixture {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { startServer(); }
-    void init() { clearLog(); }
-    void cleanup() { m_server->releaseHeld(); }
-    void cleanupTestCase() { m_server.reset(); }
-
     void anthropicErrorEventMidStream()
     {
         auto client = makeChatClient(config(Provider::Anthropic, "overloaded"));

@@ -15,15 +15,10 @@ using namespace kl;
 using namespace kl::test;
 using namespace std::chrono_literals;
 
-class TestLlmClientReplies : public QObject, protected LlmClientFixture {
+class TestLlmClientReplies : public LlmClientFixture {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { startServer(); }
-    void init() { clearLog(); }
-    void cleanup() { m_server->releaseHeld(); }
-    void cleanupTestCase() { m_server.reset(); }
-
     void openAiWholeReply()
     {
         auto client = makeChatClient(config(Provider::OpenAi, "ok"));

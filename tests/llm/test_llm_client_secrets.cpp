@@ -9,15 +9,10 @@ using namespace kl;
 using namespace kl::test;
 using namespace std::chrono_literals;
 
-class TestLlmClientSecrets : public QObject, protected LlmClientFixture {
+class TestLlmClientSecrets : public LlmClientFixture {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { startServer(); }
-    void init() { clearLog(); }
-    void cleanup() { m_server->releaseHeld(); }
-    void cleanupTestCase() { m_server.reset(); }
-
     void aPlantedKeyNeverComesOut_data()
     {
         QTest::addColumn<int>("provider");
