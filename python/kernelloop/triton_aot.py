@@ -69,7 +69,11 @@ def exception_name(error):
 
 def failure(stage, error, source, kernel, path, started):
     line, column = error_line(error, source, kernel, path)
-    return {"ok": False, "stage": stage, "exception": exception_name(error), "message": str(error).strip(),
+    message = str(error).strip()
+    inner = error.__cause__ or error.__context__
+    if inner is not None and str(inner) and str(inner) not in message:  # the reason, not only the excerpt
+        message += "\n%s: %s" % (type(inner).__name__, inner)
+    return {"ok": False, "stage": stage, "exception": exception_name(error), "message": message,
             "line": line, "column": column, "traceback": traceback.format_exc(limit=8),
             "compile_ms": (time.perf_counter() - started) * 1e3}
 

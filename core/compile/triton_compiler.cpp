@@ -1,0 +1,269 @@
+#include "core/compile/triton_compiler.h"
+
+#include "core/compile/launch_args.h"
+#include "core/compile/python_tool.h"
+#include "core/model/error.h"
+#include "core/model/expression.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+namespace kl {
+
+namespace {
+
+std::string lower(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    return text;
+}
+
+bool contains(const std::string& haystack, const char* needle) { return haystack.find(needle) != std::string::npos; }
+
+CompileResult failed(CompileErrorKind kind, const std::string& file, int line, std::string message)
+{
+    CompileResult r;
+    r.kind = kind;
+    CompilerDiagnostic d;
+    d.file = file;
+    d.line = line;
+    d.severity = "error";
+    d.message = message;
+    d.kind = kind;
+    r.diagnostics.push_back(d);
+    r.summary = std::string(compileErrorKindName(kind)) + " error"
+        + (line > 0 ? " at " + file + ":" + std::to_string(line) : std::string()) + ": " + message;
+    r.log = message;
+    return r;
+}
+
+std::string firstLines(const std::string& text, std::size_t most)
+{
+    std::string out;
+    std::size_t lines = 0, pos = 0;
+    while (pos < text.size() && lines < most) {
+        const auto end = std::min(text.find('\n', pos), text.size());
+        out += (out.empty() ? "" : "; ") + text.substr(pos, end - pos);
+        pos = end + 1;
+        ++lines;
+    }
+    return out;
+}
+
+} // namespace
+
+std::string tritonTypeName(DType type)
+{
+    switch (type) {
+    case DType::F16:
+        return "fp16";
+    case DType::BF16:
+        return "bf16";
+    case DType::F32:
+        return "fp32";
+    case DType::F64:
+        return "fp64";
+    case DType::I8:
+        return "i8";
+    case DType::U8:
+        return "u8";
+    case DType::I32:
+        return "i32";
+    case DType::I64:
+        return "i64";
+    }
+    return "i32";
+}
+
+std::vector<std::string> tritonSignature(const Problem& problem, const Candidate& candidate)
+{
+    std::vector<std::string> signature;
+    if (candidate.launches.empty())
+        return signature;
+    const auto& rule = candidate.launches.front();
+    for (const auto& arg : rule.args) {
+        const TensorSpec* tensor = problem.tensor(arg.expression);
+        const auto scratch = std::find_if(candidate.scratch.begin(), candidate.scratch.end(),
+            [&](const ScratchBuffer& s) { return s.name == arg.expression; });
+        if (tensor)
+            signature.push_back("*" + tritonTypeName(tensor->dtype));
+        else if (scratch != candidate.scratch.end())
+            signature.push_back("*" + tritonTypeName(scratch->dtype));
+        else if (const ScalarSpec* scalar = problem.scalar(arg.expression); scalar && !arg.typeGiven)
+            signature.push_back(tritonTypeName(scalar->dtype));
+        else
+            signature.push_back(tritonTypeName(arg.type)); // an expression: i32 unless "as TYPE"
+    }
+    return signature;
+}
+
+std::string tritonCompileRequest(const Candidate& candidate, const CompileOptions& options)
+{
+    const auto& rule = candidate.launches.front();
+    const std::string where = "line " + std::to_string(rule.line);
+    Symbols symbols;
+    for (const auto& [name, value] : candidate.withOverrides(options.tunables))
+        symbols[name] = static_cast<double>(value);
+    nlohmann::json constexprs = nlohmann::json::object();
+    for (const auto& c : rule.constexprs) {
+        const double value = evaluate(c.expression, symbols, candidate.fileName, where);
+        if (std::floor(value) == value && std::fabs(value) < 9.0e15)
+            constexprs[c.name] = static_cast<std::int64_t>(value);
+        else
+            constexprs[c.name] = value;
+    }
+    std::string arch = options.arch; // "sm_90" → 90
+    const auto digits = arch.find_first_of("0123456789");
+    const int capability = digits == std::string::npos ? 90 : std::atoi(arch.c_str() + digits);
+    const nlohmann::json request { { "source", candidate.source }, { "file", candidate.fileName },
+        { "kernel", rule.kernel }, { "signature", options.tritonSignature }, { "constexprs", constexprs },
+        { "num_warps", evaluateInteger(rule.numWarps, symbols, candidate.fileName, where) },
+        { "num_stages", evaluateInteger(rule.numStages, symbols, candidate.fileName, where) },
+        { "capability", capability }, { "line", rule.line } };
+    return request.dump();
+}
+
+// Triton's CompilationError quotes the source ("at 14:31:", the lines, a caret) before the reason:
+// only the reason says what went wrong (a quoted "dtype=" is no type error).
+std::string reasonOf(const std::string& message)
+{
+    std::size_t reason = 0, pos = 0;
+    while (pos < message.size()) {
+        const auto end = std::min(message.find('\n', pos), message.size());
+        const std::string line = message.substr(pos, end - pos);
+        if (line.find('^') != std::string::npos && line.find_first_not_of(" \t^") == std::string::npos)
+            reason = end + 1;
+        pos = end + 1;
+    }
+    return reason < message.size() ? message.substr(reason) : std::string();
+}
+
+CompileErrorKind classifyTritonError(const std::string& exception, const std::string& message)
+{
+    const std::string m = lower(reasonOf(message));
+    if (exception == "SyntaxError" || exception == "IndentationError" || exception == "TabError")
+        return CompileErrorKind::Syntax;
+    if (exception == "NameError" || exception == "UnboundLocalError" || contains(m, "is not defined"))
+        return CompileErrorKind::UndeclaredIdentifier;
+    if (exception == "OutOfResources" || contains(m, "out of resource") || contains(m, "shared memory")
+        || contains(m, "too many resources") || contains(m, "registers"))
+        return CompileErrorKind::TooManyResources;
+    if (exception == "TypeError" || contains(exception, "TypeError"))
+        return CompileErrorKind::TypeMismatch;
+    if (exception == "MissingKernel")
+        return CompileErrorKind::MissingKernel;
+    if (exception == "NeedsTriton")
+        return CompileErrorKind::NeedsTriton;
+    if (exception == "NotImplementedError" || contains(m, "not supported") || contains(m, "unsupported")
+        || contains(m, "not implemented"))
+        return CompileErrorKind::UnsupportedArch;
+    if (contains(m, "incompatible") || contains(m, "invalid operands") || contains(m, "type mismatch")
+        || contains(m, "must have the same") || contains(m, "dtype") || contains(m, "cannot be cast")
+        || (contains(m, "expected") && contains(m, "type")))
+        return CompileErrorKind::TypeMismatch;
+    if (contains(m, "invalid syntax") || contains(m, "unexpected indent"))
+        return CompileErrorKind::Syntax;
+    return CompileErrorKind::Other;
+}
+
+CompileResult readTritonReply(
+    const std::string& replyJson, const std::string& cubin, const Candidate& candidate, const CompileOptions& options)
+{
+    const nlohmann::json reply = nlohmann::json::parse(replyJson, nullptr, false);
+    if (reply.is_discarded() || !reply.is_object())
+        return failed(CompileErrorKind::Other, candidate.fileName, 0,
+            "the Triton helper's reply is not JSON: " + replyJson.substr(0, 200));
+    const std::string version = reply.value("triton_version", "");
+    if (!reply.value("ok", false)) {
+        const std::string exception = reply.value("exception", "");
+        const std::string message = reply.value("message", "");
+        const int line = reply.value("line", 0);
+        CompileResult r = failed(classifyTritonError(exception, message), candidate.fileName, line,
+            (exception.empty() ? "" : exception + ": ") + firstLines(message, 6));
+        r.diagnostics.front().column = reply.value("column", 0);
+        r.log = reply.value("traceback", message);
+        r.nvrtcVersion = version.empty() ? "" : "triton " + version;
+        r.compileMillis = reply.value("compile_ms", 0.0);
+        return r;
+    }
+    CompileResult r;
+    if (cubin.empty())
+        return failed(CompileErrorKind::Other, candidate.fileName, 0, "the Triton helper gave no cubin");
+    r.cubin = cubin;
+    r.ptx = reply.value("ptx", "");
+    r.log = reply.value("ptxas_log", "");
+    r.nvrtcVersion = "triton " + version;
+    r.compileMillis = reply.value("compile_ms", 0.0);
+    r.options = { "num_warps=" + std::to_string(reply.value("num_warps", 0)),
+        "num_stages=" + std::to_string(reply.value("num_stages", 0)), "target=" + reply.value("target", "") };
+    const nlohmann::json metadata = reply.value("metadata", nlohmann::json::object());
+    KernelResources k;
+    k.name = candidate.launches.front().kernel;
+    k.loweredName = metadata.value("name", k.name);
+    k.arch = options.arch;
+    // ptxas -v on Triton's PTX: registers, spills, stack, the same report as for CUDA candidates.
+    for (const auto& reported : parsePtxasInfo(r.log))
+        if (reported.loweredName == k.loweredName || reported.name == k.loweredName) {
+            const std::string name = k.name, lowered = k.loweredName;
+            k = reported;
+            k.name = name;
+            k.loweredName = lowered;
+        }
+    k.launchSharedBytes = metadata.value("shared", std::int64_t { 0 });
+    for (const auto& extra : reply.value("implicit_params", nlohmann::json::array()))
+        k.implicitParameters.push_back({ extra.value("name", ""), extra.value("size", std::int64_t { 0 }),
+            extra.value("align", std::int64_t { 1 }) });
+    if (const auto parameters = ptxEntryParameters(r.ptx, k.loweredName)) {
+        k.parameters = *parameters;
+        k.parametersKnown = true;
+    }
+    if (k.arch.empty())
+        k.arch = "sm_" + std::to_string(reply.value("capability", 90));
+    r.kernels.push_back(k);
+    r.ok = true;
+    r.summary = "compiled by Triton " + version;
+    return r;
+}
+
+std::filesystem::path tritonHelperPath() { return pythonHelperPath("triton_aot.py", "KL_TRITON_HELPER"); }
+
+CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOptions& options)
+{
+    if (candidate.launches.empty())
+        return failed(CompileErrorKind::MissingKernel, candidate.fileName, 0, "the candidate launches no kernel");
+    if (options.tritonSignature.size() != candidate.launches.front().args.size())
+        return failed(CompileErrorKind::Other, candidate.fileName, candidate.launches.front().line,
+            "no Triton signature for this launch (compile it with its problem: tritonSignature())");
+    std::string request;
+    try {
+        request = tritonCompileRequest(candidate, options);
+    } catch (const Error& e) {
+        return failed(CompileErrorKind::Other, candidate.fileName, candidate.launches.front().line, e.message());
+    }
+    const auto helper = tritonHelperPath();
+    if (!std::filesystem::is_regular_file(helper))
+        return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,
+            "needs Triton: the helper " + helper.string() + " is missing (set KL_TRITON_HELPER)");
+    const PythonToolRun run = runPythonTool(pythonExecutable(), helper, request, std::chrono::minutes(3));
+    if (!run.started)
+        return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,
+            "needs Triton: " + run.stderrText + " (set KL_PYTHON to a Python with Triton)");
+    if (run.timedOut)
+        return failed(CompileErrorKind::Other, candidate.fileName, 0, "the Triton compile took over 3 minutes");
+    if (run.reply.empty())
+        return failed(CompileErrorKind::Other, candidate.fileName, 0,
+            "the Triton helper ended (status " + std::to_string(run.exitStatus)
+                + ") without a reply: " + firstLines(run.stderrText, 8));
+    const auto cubin = run.files.find("kernel.cubin");
+    CompileResult r
+        = readTritonReply(run.reply, cubin == run.files.end() ? std::string() : cubin->second, candidate, options);
+    if (r.compileMillis <= 0.0)
+        r.compileMillis = run.millis;
+    return r;
+}
+
+} // namespace kl
