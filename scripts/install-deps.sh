@@ -9,6 +9,8 @@ packages=(
     nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libmuparser-dev libdtl-dev libcli11-dev
     libcpp-httplib-dev qtkeychain-qt6-dev libkainjow-mustache-dev
     sqlite3 appstream desktop-file-utils
+    # test_torch_worker runs the real PyTorch reference worker under Debian's CPU PyTorch (/usr/bin/python3)
+    python3-torch
 )
 
 missing=()
