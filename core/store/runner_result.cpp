@@ -15,19 +15,6 @@ std::string textOf(const nlohmann::json& object, const char* key)
     return {};
 }
 
-std::optional<double> numberAt(const nlohmann::json& object, std::initializer_list<const char*> path)
-{
-    const nlohmann::json* at = &object;
-    for (const char* key : path) {
-        if (!at->is_object() || !at->contains(key))
-            return std::nullopt;
-        at = &(*at)[key];
-    }
-    if (!at->is_number())
-        return std::nullopt;
-    return at->get<double>();
-}
-
 nlohmann::json valueOf(const nlohmann::json& object, const char* key)
 {
     if (object.is_object() && object.contains(key))
@@ -71,9 +58,9 @@ ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::strin
     result.device = valueOf(reply, "device");
     result.profile = valueOf(reply, "profile");
     result.toolkit = toolkit.empty() ? textOf(result.device, "runtime_toolkit") : toolkit;
-    result.smClockMhz = numberAt(reply, { "timing", "sm_clock_mhz" });
+    result.smClockMhz = finiteAt(reply, { "timing", "sm_clock_mhz" });
     if (!result.smClockMhz)
-        result.smClockMhz = numberAt(reply, { "device", "sm_clock_mhz" });
+        result.smClockMhz = finiteAt(reply, { "device", "sm_clock_mhz" });
 
     result.sizes = sizeResultsFromTiming(result.timing);
     takeHeadline(result);

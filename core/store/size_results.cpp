@@ -6,8 +6,6 @@
 
 namespace kl::store {
 
-namespace {
-
 std::optional<double> finiteAt(const nlohmann::json& object, std::initializer_list<const char*> path)
 {
     const nlohmann::json* at = &object;
@@ -23,8 +21,6 @@ std::optional<double> finiteAt(const nlohmann::json& object, std::initializer_li
         return std::nullopt;
     return value;
 }
-
-} // namespace
 
 std::vector<SizeResult> sizeResultsFromTiming(const nlohmann::json& timing)
 {

@@ -3,6 +3,7 @@
 // problem's main sizes, written and read beside the result row. Internal to core/store.
 #include "core/store/records.h"
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,6 +13,9 @@ namespace kl::store {
 
 class Database;
 class Statement;
+
+// The finite number at `path` ({"timing", "sm_clock_mhz"}), or none (absent, not a number, NaN, inf).
+std::optional<double> finiteAt(const nlohmann::json& object, std::initializer_list<const char*> path);
 
 // One SizeResult per timing.cases[] entry, in order; figures that are not finite numbers are left out.
 std::vector<SizeResult> sizeResultsFromTiming(const nlohmann::json& timing);

@@ -5,8 +5,10 @@
 #include "core/findings/synthesise.h"
 #include "core/model/error.h"
 
+#include "tests/findings/findings_fixtures.h"
 #include <QDir>
 #include <QTemporaryDir>
+
 #include <QTest>
 
 #include <nlohmann/json.hpp>
@@ -20,16 +22,10 @@
 using kl::Finding;
 using nlohmann::json;
 namespace fs = std::filesystem;
+using kl::test::findingsFixtures;
+using kl::test::readJsonFile;
 
 namespace {
-
-fs::path fixtures() { return fs::path(KL_SOURCE_DIR) / "tests/fixtures/findings"; }
-
-json readJson(const fs::path& p)
-{
-    std::ifstream in(p);
-    return json::parse(in);
-}
 
 bool has(const std::vector<Finding>& findings, const std::string& id)
 {
@@ -53,7 +49,7 @@ void expectError(const std::function<void()>& f, const char* category, const cha
     QFAIL("no kl::Error was thrown");
 }
 
-json naive() { return readJson(fixtures() / "layernorm-naive-default-synthetic.json"); }
+json naive() { return readJsonFile(findingsFixtures() / "layernorm-naive-default-synthetic.json"); }
 
 } // namespace
 
@@ -63,7 +59,8 @@ class TestFindingsIo : public QObject {
 private Q_SLOTS:
     void roundTrip()
     {
-        const auto findings = kl::synthesise(kl::loadTelemetry(fixtures() / "layernorm-t1024-spills-synthetic.json"));
+        const auto findings
+            = kl::synthesise(kl::loadTelemetry(findingsFixtures() / "layernorm-t1024-spills-synthetic.json"));
         QVERIFY(findings.size() >= 3);
         const auto text = kl::toJson(findings).dump();
         const auto back = kl::findingsFromJson(json::parse(text));
@@ -165,7 +162,7 @@ private Q_SLOTS:
 
     void loaderWithoutCounters()
     {
-        const auto t = kl::loadTelemetry(fixtures() / "layernorm-naive-noprofile-synthetic.json");
+        const auto t = kl::loadTelemetry(findingsFixtures() / "layernorm-naive-noprofile-synthetic.json");
         QVERIFY(t.metrics.empty());
         QVERIFY(t.medianUs.has_value());
         const auto findings = kl::synthesise(t);
@@ -251,7 +248,7 @@ private Q_SLOTS:
     void golden_data()
     {
         QTest::addColumn<QString>("name");
-        const QDir dir(QString::fromStdString(fixtures().string()));
+        const QDir dir(QString::fromStdString(findingsFixtures().string()));
         const auto files = dir.entryList({ QStringLiteral("*.json") }, QDir::Files, QDir::Name);
         QVERIFY(files.size() >= 7);
         for (const auto& f : files)
@@ -263,9 +260,9 @@ private Q_SLOTS:
     void golden()
     {
         QFETCH(QString, name);
-        const auto findings = kl::synthesise(kl::loadTelemetry(fixtures() / name.toStdString()));
+        const auto findings = kl::synthesise(kl::loadTelemetry(findingsFixtures() / name.toStdString()));
         const auto got = kl::toJson(findings);
-        const auto path = fixtures() / "golden" / name.toStdString();
+        const auto path = findingsFixtures() / "golden" / name.toStdString();
         if (std::getenv("KL_UPDATE_GOLDEN")) {
             fs::create_directories(path.parent_path());
             std::ofstream(path) << got.dump(2) << "\n";
@@ -273,7 +270,7 @@ private Q_SLOTS:
         QVERIFY2(fs::exists(path),
             qPrintable(QStringLiteral("no golden file; run with KL_UPDATE_GOLDEN=1: ")
                 + QString::fromStdString(path.string())));
-        const auto expected = readJson(path);
+        const auto expected = readJsonFile(path);
         QVERIFY2(got == expected, qPrintable(QString::fromStdString(got.dump(2))));
         QVERIFY(kl::findingsFromJson(expected) == findings);
     }
@@ -281,7 +278,7 @@ private Q_SLOTS:
     // What the synthetic LayerNorm+GELU dumps must say, whatever the wording.
     void layernormStory()
     {
-        auto load = [](const char* name) { return kl::synthesise(kl::loadTelemetry(fixtures() / name)); };
+        auto load = [](const char* name) { return kl::synthesise(kl::loadTelemetry(findingsFixtures() / name)); };
 
         const auto naiveDefault = load("layernorm-naive-default-synthetic.json");
         QCOMPARE(naiveDefault.front().id, std::string("bandwidth.under-ceiling"));

@@ -11,27 +11,22 @@
 #include "core/protocol/messages.h"
 #include "core/store/runner_result.h"
 
+#include "tests/findings/findings_fixtures.h"
+
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+using kl::test::findingsFixtures;
+using kl::test::readJsonFile;
 
 namespace {
-
-fs::path fixtures() { return fs::path(KL_SOURCE_DIR) / "tests/fixtures/findings"; }
-
-json readJson(const fs::path& p)
-{
-    std::ifstream in(p);
-    return json::parse(in);
-}
 
 json optionalJson(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
@@ -116,7 +111,7 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         int count = 0;
-        for (const auto& entry : fs::directory_iterator(fixtures())) {
+        for (const auto& entry : fs::directory_iterator(findingsFixtures())) {
             const auto name = entry.path().filename().string();
             if (name.size() > 10 && name.substr(name.size() - 10) == "-h200.json") {
                 QTest::newRow(name.c_str()) << QString::fromStdString(name);
@@ -129,7 +124,7 @@ private Q_SLOTS:
     void sameRecordAndTelemetry()
     {
         QFETCH(QString, file);
-        const auto raw = readJson(fixtures() / file.toStdString());
+        const auto raw = readJsonFile(findingsFixtures() / file.toStdString());
         const auto typed = raw.get<kl::protocol::EvaluateResult>();
         QVERIFY(typed.timing && typed.profile && typed.device);
 
@@ -150,7 +145,7 @@ private Q_SLOTS:
         QVERIFY(telemetry.peakTflops > 0);
         QVERIFY(telemetry.copyGbps && telemetry.pctOfCopy);
         QVERIFY(!telemetry.metrics.empty());
-        const auto golden = readJson(fixtures() / "golden" / file.toStdString());
+        const auto golden = readJsonFile(findingsFixtures() / "golden" / file.toStdString());
         compareJson(kl::toJson(kl::synthesise(telemetry)), golden);
 
         // Named kernel and size, and names the reply does not hold.
@@ -166,7 +161,7 @@ private Q_SLOTS:
 
     void twoSizes()
     {
-        const auto raw = withSecondSize(readJson(fixtures() / "layernorm-tuned-best-stalls-h200.json"));
+        const auto raw = withSecondSize(readJsonFile(findingsFixtures() / "layernorm-tuned-best-stalls-h200.json"));
         const auto typed = raw.get<kl::protocol::EvaluateResult>();
         const auto record = kl::store::resultFromEvaluateResult(typed);
         compareJson(recordJson(record, false), recordJson(kl::store::resultFromRunnerReply(raw), false));
@@ -187,7 +182,7 @@ private Q_SLOTS:
 
     void staticFactsRoundTrip()
     {
-        const auto raw = readJson(fixtures() / "layernorm-naive-default-h200.json");
+        const auto raw = readJsonFile(findingsFixtures() / "layernorm-naive-default-h200.json");
         const auto statics = kl::staticTelemetryFromJson(raw["static"]);
         compareJson(kl::staticTelemetryJson(statics), raw["static"]);
         try {
