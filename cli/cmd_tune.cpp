@@ -37,8 +37,9 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
         "--db", r.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
     cmd->add_option("--runner", r.runner, "the runner executable (default: beside this one)");
     cmd->add_option("--device", r.device, "GPU index")->check(CLI::NonNegativeNumber);
-    cmd->add_option("--metrics", r.metrics, "CUPTI metric set")
-        ->check(CLI::IsMember({ "none", "default", "sol", "stalls" }));
+    cmd->add_option(
+           "--metrics", r.metrics, "CUPTI metric set (lines: PC sampling per source line; deep: stalls + lines)")
+        ->check(CLI::IsMember({ "none", "default", "sol", "stalls", "lines", "deep" }));
     cmd->add_option("--trials", r.trials, "verification trials with fresh inputs")->check(CLI::Range(1, 20));
     cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")
         ->check(CLI::PositiveNumber);

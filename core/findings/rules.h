@@ -45,5 +45,6 @@ void memoryRules(Context& c); // roofline.*, bandwidth.*, compute.under-ceiling,
                               // shared.bank-conflicts, throughput.latency-bound
 void stallRules(Context& c); // stall.<reason>
 void timingRules(Context& c); // launch.*, timing.noisy
+void lineRules(Context& c); // lines.hot-line, lines.samples-dropped
 
 } // namespace kl::rules

@@ -86,6 +86,7 @@ std::vector<Finding> synthesise(const Telemetry& telemetry, const FindingThresho
     rules::memoryRules(context);
     rules::stallRules(context);
     rules::timingRules(context);
+    rules::lineRules(context);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return a.priority != b.priority ? a.priority > b.priority : a.id < b.id;
     });
@@ -100,7 +101,7 @@ std::vector<std::string> findingIds()
         "local-memory.traffic", "roofline.memory-bound", "roofline.balanced", "roofline.compute-bound",
         "bandwidth.under-ceiling", "bandwidth.at-ceiling", "compute.under-ceiling", "dram.low-throughput",
         "memory.excess-dram-traffic", "cache.l2-hit-rate-low", "shared.bank-conflicts", "throughput.latency-bound",
-        "launch.tiny-kernel", "launch.graph-faster", "timing.noisy" };
+        "launch.tiny-kernel", "launch.graph-faster", "timing.noisy", "lines.hot-line", "lines.samples-dropped" };
     for (const auto& reason : stallReasons()) {
         if (reason.isStall)
             ids.push_back("stall." + reason.name);

@@ -248,6 +248,13 @@ Telemetry telemetryFromJson(const json& result, const std::string& kernel, const
         if (result.contains("profile") && result["profile"].is_object())
             readProfile(t, result["profile"], kernel.empty() ? t.kernel : kernel,
                 sizeLabel.empty() ? t.sizeLabel : sizeLabel, !kernel.empty());
+        if (result.contains("pc_sampling")) {
+            try {
+                t.lineSamples = lines::pcSamplingFromJson(result["pc_sampling"]);
+            } catch (const Error& error) {
+                bad("pc_sampling", error.where() + ": " + error.message());
+            }
+        }
         return t;
     } catch (const json::exception& e) {
         bad({}, e.what());

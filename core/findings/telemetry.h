@@ -3,6 +3,8 @@
 // it from the compile report (static resources, occupancy), the runner's timing and its CUPTI
 // profile; tests fill it by hand or from a recorded runner reply (telemetryFromJson). Keeping it
 // flat keeps the findings free of the compile and protocol parts.
+#include "core/lines/pc_sampling.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -39,6 +41,9 @@ struct Telemetry {
 
     // CUPTI metrics by their Nsight Compute names.
     std::map<std::string, double> metrics;
+
+    // The runner's PC samples at the main size (its "pc_sampling"), when it sampled.
+    std::optional<lines::PcSampling> lineSamples;
 
     // A metric, or nothing when absent or not finite (NaN, inf).
     std::optional<double> metric(const std::string& name) const;

@@ -131,6 +131,11 @@ Telemetry telemetryFromResult(
     if (result.profile)
         readProfile(t, *result.profile, kernel.empty() ? t.kernel : kernel, sizeLabel.empty() ? t.sizeLabel : sizeLabel,
             !kernel.empty());
+    // Samples that do not decode give no line findings; the rest of the result stands.
+    try {
+        t.lineSamples = lines::pcSamplingFromJson(result.pcSampling);
+    } catch (const Error&) {
+    }
     return t;
 }
 

@@ -32,7 +32,14 @@ std::optional<ProposerChoice> parseProposerChoice(const std::string& name)
 LoopConfig loopConfig(const SessionRecipe& r)
 {
     LoopConfig c;
-    if (const auto metrics = protocol::parseMetricSet(r.metrics))
+    // "lines": PC sampling alone (per-line warp states); "deep": the stall counters and PC sampling.
+    if (r.metrics == "lines") {
+        c.evaluate.profile = protocol::MetricSet::None;
+        c.evaluate.pcSampling = true;
+    } else if (r.metrics == "deep") {
+        c.evaluate.profile = protocol::MetricSet::Stalls;
+        c.evaluate.pcSampling = true;
+    } else if (const auto metrics = protocol::parseMetricSet(r.metrics))
         c.evaluate.profile = *metrics;
     else
         throw Error("session.bad-recipe", {}, "metrics", "unknown metric set \"" + r.metrics + "\"");
