@@ -4,6 +4,7 @@
 #include "app/review_workspace.h"
 #include "app/store_document.h"
 #include "widgets/diagnostics_model.h"
+#include "widgets/find_bar.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/occupancy_panel.h"
 #include "widgets/static_report_model.h"
@@ -26,6 +27,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -74,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_review(new ReviewWorkspace(this))
     , m_workspaces(new QTabWidget(this))
     , m_editor(new KernelEditor(this))
+    , m_findBar(new FindBar(m_editor, this))
     , m_problemHeader(new QLabel(this))
     , m_reportModel(new StaticReportModel(this))
     , m_reportView(new StaticReportView(this))
@@ -91,7 +94,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timing(new QLabel(this))
     , m_editDebounce(new QTimer(this))
 {
-    setWindowTitle(tr("KernelLoop"));
+    setDocumentTitle(tr("No problem open"));
     setObjectName(QStringLiteral("MainWindow"));
 
     // Left: the problem line and the editor. Right: tunables, the report, the occupancy chart.
@@ -104,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_problemHeader->setWordWrap(true);
     editorLayout->addWidget(m_problemHeader);
     editorLayout->addWidget(m_editor, 1);
+    editorLayout->addWidget(m_findBar);
 
     m_reportView->setReportModel(m_reportModel);
     m_tunablesPane = titled(tr("Tunables"), m_tunables, this);
@@ -131,6 +135,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     buildDocks();
     buildMenus();
+    buildEditMenu();
     buildReviewMenu();
 
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -144,6 +149,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_editDebounce->setInterval(kEditDebounceMillis);
     connect(m_editDebounce, &QTimer::timeout, this, &MainWindow::analyseNow);
     connect(m_editor, &KernelEditor::sourceEdited, m_editDebounce, qOverload<>(&QTimer::start));
+    connect(m_editor, &KernelEditor::modificationChanged, this, &QWidget::setWindowModified);
     connect(m_tunables, &TunablesPanel::valuesChanged, this, &MainWindow::analyseNow);
     connect(m_scheduler, &AnalysisScheduler::started, this, [this] {
         //: status bar, while NVRTC compiles in the background
@@ -152,7 +158,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_scheduler, &AnalysisScheduler::finished, this, &MainWindow::showOutcome);
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    // First contact: big enough that every column of the review and the report is readable.
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
+        const QSize room = screen() ? screen()->availableGeometry().size() : QSize(1600, 1000);
+        resize(std::min(1600, room.width()), std::min(1000, room.height()));
+    }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
@@ -194,6 +204,7 @@ void MainWindow::buildMenus()
     //: menu action: opens a problem file, a store or a .klsession
     QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openWithDialog);
     open->setShortcut(QKeySequence::Open);
+    addSaveActions(file);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     QAction* reload = file->addAction(tr("Re&load Problem"), this, [this] {
@@ -234,6 +245,11 @@ void MainWindow::buildMenus()
 
 bool MainWindow::openProblem(const QString& path)
 {
+    // Asked first: a saved edit is then part of the problem that is read.
+    const bool reloading = m_problem && QFileInfo(toQString(m_problem->file.string())) == QFileInfo(path);
+    //: what discards the editor's edits; %1 the problem file
+    if (!settleUnsavedEdits(reloading ? tr("Reloading the problem") : tr("Opening %1").arg(QFileInfo(path).fileName())))
+        return false;
     std::shared_ptr<const Problem> problem;
     try {
         problem = std::make_shared<const Problem>(loadProblem(std::filesystem::path(toStdString(path))));
@@ -245,6 +261,7 @@ bool MainWindow::openProblem(const QString& path)
         return false;
     }
     m_problem = std::move(problem);
+    m_candidatePath = toQString(m_problem->baselinePath.string());
     m_lastOutcome.reset();
     m_recent.add(path);
     m_editDebounce->stop();
@@ -258,8 +275,7 @@ bool MainWindow::openProblem(const QString& path)
     m_compilerLog->clear();
     m_ptx->clear();
     setWindowFilePath(path);
-    //: window title; %1 the problem's name
-    setWindowTitle(tr("%1 — KernelLoop").arg(toQString(m_problem->name)));
+    setDocumentTitle(toQString(m_problem->name));
     updateProblemHeader();
     //: status bar; %1 the problem's name
     setStatus(tr("Opened %1; analysing the baseline…").arg(toQString(m_problem->name)), false);
@@ -286,6 +302,10 @@ QString MainWindow::statusText() const { return m_status->text(); }
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!settleUnsavedEdits(tr("Quitting"))) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

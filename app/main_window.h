@@ -8,6 +8,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -26,6 +27,7 @@ namespace kl::gui {
 class AnalysisScheduler;
 class ReviewWorkspace;
 class DiagnosticsModel;
+class FindBar;
 class KernelEditor;
 class OccupancyPanel;
 class StaticReportModel;
@@ -53,6 +55,22 @@ public:
     // Starts an analysis of the editor's text with the tunables shown.
     void analyseNow();
 
+    // The candidate in the editor as a document (main_window_editor.cpp). Save writes it to its
+    // file (the problem's baseline file once a problem is open; none for an iteration opened as a
+    // new candidate, where Save asks for one); Save As to another file, which it then is.
+    bool saveCandidate();
+    bool saveCandidateAs(const QString& path = {}); // empty: ask with a file dialog
+    QString candidatePath() const { return m_candidatePath; }
+    // What to do with unsaved edits before `action` ("Reloading the problem", "Quitting") loses
+    // them. The default asks with a message box; tests answer through setUnsavedEditsPrompt.
+    enum class UnsavedEdits { Save, Discard, Cancel };
+    using UnsavedEditsPrompt = std::function<UnsavedEdits(const QString& action)>;
+    void setUnsavedEditsPrompt(UnsavedEditsPrompt prompt);
+    // True when the edits are saved or may be dropped; false: the engineer cancelled.
+    bool settleUnsavedEdits(const QString& action);
+    FindBar* findBar() const { return m_findBar; }
+    void askForLine(); // Go to Line (Ctrl+G)
+
     std::shared_ptr<const Problem> problem() const { return m_problem; }
     std::shared_ptr<const AnalysisOutcome> lastOutcome() const { return m_lastOutcome; }
     bool isAnalysing() const;
@@ -78,6 +96,10 @@ protected:
 private:
     void buildMenus();
     void buildReviewMenu(); // main_window_review.cpp
+    void buildEditMenu(); // main_window_editor.cpp
+    void addSaveActions(QMenu* file);
+    QString candidateFileName() const;
+    void setDocumentTitle(const QString& name);
     void updateReviewActions();
     void workspaceShown(int index);
     void buildDocks();
@@ -100,6 +122,9 @@ private:
     QList<QAction*> m_sessionActions; // need an open session
     QList<QAction*> m_iterationActions; // need a selected iteration
     KernelEditor* m_editor;
+    FindBar* m_findBar;
+    QString m_candidatePath; // where Save writes the editor's text; empty: not saved yet
+    UnsavedEditsPrompt m_unsavedPrompt;
     QLabel* m_problemHeader;
     StaticReportModel* m_reportModel;
     StaticReportView* m_reportView;

@@ -112,8 +112,7 @@ bool MainWindow::openStore(const QString& path)
     }
     m_recent.add(path);
     showWorkspace(Workspace::Review);
-    //: window title while reviewing; %1 the store's file name
-    setWindowTitle(tr("%1 — KernelLoop").arg(QFileInfo(path).fileName()));
+    setDocumentTitle(QFileInfo(path).fileName());
     if (!m_review->hasSession())
         setStatus(tr("%1 holds no session yet.").arg(path), false);
     return true;
@@ -121,7 +120,11 @@ bool MainWindow::openStore(const QString& path)
 
 void MainWindow::openCandidate(const QString& source, const TunableValues& tunables)
 {
+    //: what discards the editor's edits
+    if (!settleUnsavedEdits(tr("Opening the iteration in the editor")))
+        return;
     m_editor->setSource(source);
+    m_candidatePath.clear(); // a new candidate: Save asks where
     if (m_problem) {
         TunableValues values = m_problem->baseline.defaults();
         for (const auto& [name, value] : tunables)
