@@ -5,6 +5,7 @@
 #include "core/model/expression.h"
 #include "core/model/launch_plan.h"
 #include "core/model/problem.h"
+#include "tests/model/expect_error.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -20,6 +21,8 @@ namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
 
+using kl::test::expectError;
+
 namespace {
 
 fs::path example(const char* name) { return fs::path(KL_SOURCE_DIR) / "resources/examples" / name / "problem.json"; }
@@ -34,21 +37,6 @@ void write(const fs::path& p, const std::string& text)
 {
     std::ofstream out(p, std::ios::binary);
     out << text;
-}
-
-// Expects `f` to throw kl::Error of `category` whose text mentions `where`.
-void expectError(const std::function<void()>& f, const std::string& category, const std::string& where)
-{
-    try {
-        f();
-    } catch (const kl::Error& e) {
-        QCOMPARE(QString::fromStdString(e.category()), QString::fromStdString(category));
-        QVERIFY2(std::string(e.what()).find(where) != std::string::npos,
-                 qPrintable(QStringLiteral("message \"%1\" does not mention \"%2\"")
-                                .arg(QString::fromStdString(e.what()), QString::fromStdString(where))));
-        return;
-    }
-    QFAIL("no kl::Error was thrown");
 }
 
 const char* kCandidateHead = "extern \"C\" __global__ void k(float* y, int n) {}\n";

@@ -5,6 +5,7 @@
 #include "core/model/expression.h"
 #include "core/model/launch_plan.h"
 #include "core/model/problem.h"
+#include "tests/model/expect_error.h"
 
 #include <QTest>
 
@@ -15,24 +16,12 @@ namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
 
+using kl::test::expectError;
+
 namespace {
 
 const char* kHead = "extern \"C\" __global__ void k(float* y, int n) {}\n";
 const std::string kLaunch = "// @kl launch k grid=(1) block=(32) args=(y, n)\n";
-
-void expectError(const std::function<void()>& f, const std::string& category, const std::string& where)
-{
-    try {
-        f();
-    } catch (const kl::Error& e) {
-        QCOMPARE(QString::fromStdString(e.category()), QString::fromStdString(category));
-        QVERIFY2(std::string(e.what()).find(where) != std::string::npos,
-            qPrintable(QStringLiteral("message \"%1\" does not mention \"%2\"")
-                           .arg(QString::fromStdString(e.what()).left(300), QString::fromStdString(where))));
-        return;
-    }
-    QFAIL("no kl::Error was thrown");
-}
 
 } // namespace
 

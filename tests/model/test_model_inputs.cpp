@@ -3,6 +3,7 @@
 #include "core/model/error.h"
 #include "core/model/names.h"
 #include "core/model/problem.h"
+#include "tests/model/expect_error.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,6 +20,8 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 Q_DECLARE_METATYPE(std::string)
+
+using kl::test::expectError;
 
 namespace {
 
@@ -43,20 +46,6 @@ fs::path writeProblem(const fs::path& root, const std::string& text)
         fs::copy_file(kExample / source, root / source, fs::copy_options::overwrite_existing);
     write(root / "problem.json", text);
     return root / "problem.json";
-}
-
-void expectError(const std::function<void()>& f, const std::string& category, const std::string& where)
-{
-    try {
-        f();
-    } catch (const kl::Error& e) {
-        QCOMPARE(QString::fromStdString(e.category()), QString::fromStdString(category));
-        QVERIFY2(std::string(e.what()).find(where) != std::string::npos,
-            qPrintable(QStringLiteral("message \"%1\" does not mention \"%2\"")
-                           .arg(QString::fromStdString(e.what()).left(300), QString::fromStdString(where))));
-        return;
-    }
-    QFAIL("no kl::Error was thrown");
 }
 
 } // namespace
