@@ -11,6 +11,8 @@ packages=(
     sqlite3 appstream desktop-file-utils
     # test_torch_worker runs the real PyTorch reference worker under Debian's CPU PyTorch (/usr/bin/python3)
     python3-torch
+    # The runner pool's tests start an sshd on loopback and a one-node Slurm cluster (tests/pool).
+    openssh-client openssh-server slurmctld slurmd slurm-client munge
 )
 
 missing=()

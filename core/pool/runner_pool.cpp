@@ -84,6 +84,7 @@ RunnerPool::~RunnerPool() { stop(); }
 
 std::vector<std::string> RunnerPool::endpoints() const
 {
+    std::lock_guard lock(m_mutex);
     std::vector<std::string> out;
     for (const auto& s : m_slots)
         out.push_back(s->name);
@@ -123,6 +124,10 @@ void RunnerPool::startSlot(Slot& slot)
                 slot.allocation
                     = std::make_unique<SlurmAllocation>(slot.endpoint, m_options.endpoints, m_options.allocationWait);
                 job = slot.allocation->jobId();
+                std::lock_guard lock(m_mutex);
+                // Two Slurm endpoints may read alike; their jobs never do.
+                slot.name = slot.endpoint.text() + " [job " + job + "]";
+                slot.status.endpoint = slot.name;
             }
             slot.own = std::make_unique<RunnerClient>(runnerConfigFor(slot.endpoint, m_options.endpoints, job));
             slot.client = slot.own.get();

@@ -5,6 +5,7 @@
 #include "core/model/hash.h"
 #include "core/protocol/messages.h"
 
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -13,6 +14,9 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
+
+#include <unistd.h>
 
 using namespace kl::protocol;
 
@@ -51,6 +55,25 @@ void dieOnceIfAsked(const EvaluateRequest& e)
     std::raise(std::stoi(text.substr(0, colon)));
 }
 
+// Per-GPU behaviour for pool tests, chosen by --device N (a pool gives each runner its own index):
+//   KL_MODEL_RUNNER_KILL_DEVICE=N        every job on GPU N ends in SIGKILL (as a user's kill -9) after "load"
+//   KL_MODEL_RUNNER_HANG_DEVICE=N        jobs on GPU N never answer and report no progress
+//   KL_MODEL_RUNNER_PROTOCOL_DEVICE=N:P  GPU N's runner says hello in protocol P
+//   KL_MODEL_RUNNER_NAME_DEVICE=N:NAME   GPU N is a NAME (another model)
+bool forDevice(const char* variable, int device, std::string* rest = nullptr)
+{
+    const char* spec = std::getenv(variable);
+    if (!spec || !*spec)
+        return false;
+    const std::string text = spec;
+    const auto colon = text.find(':');
+    if (std::stoi(text.substr(0, colon)) != device)
+        return false;
+    if (rest)
+        *rest = colon == std::string::npos ? std::string() : text.substr(colon + 1);
+    return true;
+}
+
 TimingSummary summary(double median, std::mt19937_64& rng)
 {
     TimingSummary t;
@@ -65,15 +88,36 @@ TimingSummary summary(double median, std::mt19937_64& rng)
 
 } // namespace
 
-int main()
+int main(int argc, char** argv)
 {
+    int deviceIndex = 0;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--device")
+            deviceIndex = std::stoi(argv[i + 1]);
     Hello hello;
-    hello.pid = 1;
+    hello.pid = ::getpid();
+    hello.deviceIndex = deviceIndex;
     hello.runner = "model";
     hello.deviceOk = true;
+    // KL_MODEL_RUNNER_NO_DEVICE="why": a runner on a machine without a GPU says so in its hello.
+    if (const char* why = std::getenv("KL_MODEL_RUNNER_NO_DEVICE")) {
+        hello.deviceOk = false;
+        hello.detail = why;
+    }
+    if (std::string protocol; forDevice("KL_MODEL_RUNNER_PROTOCOL_DEVICE", deviceIndex, &protocol)) {
+        auto j = nlohmann::json::parse(toLine(hello));
+        j["protocol"] = std::stoi(protocol);
+        std::cout << j.dump() << "\n" << std::flush;
+        return 0;
+    }
     std::cout << toLine(hello) << std::flush;
+    // KL_MODEL_RUNNER_DELAY_MS: each job takes this long (a test can stop a session mid-candidate).
+    const char* delay = std::getenv("KL_MODEL_RUNNER_DELAY_MS");
+    const int delayMs = delay ? std::atoi(delay) : 0;
     DeviceDescription device;
+    device.index = deviceIndex;
     device.name = "Model GPU";
+    forDevice("KL_MODEL_RUNNER_NAME_DEVICE", deviceIndex, &device.name);
     device.computeCapability = "9.0";
     device.smCount = 132;
     device.l2Bytes = 62914560;
@@ -88,7 +132,20 @@ int main()
             r.device = device;
             std::cout << toLine(r) << std::flush;
         } else if (const auto* e = std::get_if<EvaluateRequest>(&request)) {
+            if (forDevice("KL_MODEL_RUNNER_HANG_DEVICE", deviceIndex))
+                for (;;)
+                    ::pause();
+            // As the real runner does when it takes a job (a silent runner is a hung one).
+            std::cout << toLine(Progress { e->id, "load", 0, 1 }) << std::flush;
+            if (forDevice("KL_MODEL_RUNNER_KILL_DEVICE", deviceIndex)) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+                std::raise(SIGKILL);
+            }
             dieOnceIfAsked(*e);
+            if (delayMs > 0) {
+                std::cout << toLine(Progress { e->id, "time", 0, 1 }) << std::flush;
+                std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+            }
             EvaluateResult r;
             r.header.id = e->id;
             r.header.category = Category::Passed;
