@@ -18,7 +18,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile kl_runner_bench)
+TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines kl_runner_bench)
 # Built and carried when the tree has them; the steps that use them say so when they are missing.
 OPTIONAL_TARGETS=(kl-llm-replay)
 
@@ -50,6 +50,10 @@ if [[ "${1:-}" == "--bundle" ]]; then
     done
     git rev-parse --short HEAD > .gpu/COMMIT 2>/dev/null || echo unknown > .gpu/COMMIT
     du -sh .gpu
+    # Compressed for the trip (ICU's data alone is 31 MB; the device carries 64 MiB with the tree):
+    # carry .gpu-pack and the check unpacks it.
+    mkdir -p .gpu-pack && tar -C "$ROOT" -cf - .gpu | xz -T0 -6 >.gpu-pack/gpu.tar.xz
+    du -sh .gpu-pack/gpu.tar.xz
     exit 0
 fi
 
@@ -61,6 +65,9 @@ WORK=$(mktemp -d)
 say() { echo "$*" | tee -a "$LOG"; }
 
 CUDA_LIBS=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
+if [[ ! -x .gpu/bin/kernelloop-runner && -f .gpu-pack/gpu.tar.xz ]]; then
+    xz -dc .gpu-pack/gpu.tar.xz | tar -xf - && say "unpacked the carried bundle .gpu-pack/gpu.tar.xz"
+fi
 if [[ -x .gpu/bin/kernelloop-runner ]]; then
     BIN=$ROOT/.gpu/bin
     export LD_LIBRARY_PATH=$ROOT/.gpu/lib:$CUDA_LIBS:${LD_LIBRARY_PATH:-}
@@ -89,7 +96,11 @@ missing=$(for f in "$BIN"/*; do ldd "$f" | grep "not found"; done | sort -u)
 [[ -z "$missing" ]] || say "missing libraries: $missing"
 
 # 1. Suites. One log for all; a QtTest "Totals:" line per suite.
-SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile)
+SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines)
+# test_gpu_lines writes the PC-sampling goldens (reply, cubin, PTX per planted kernel) here; they are
+# disassembled below into the SASS fixtures of tests/fixtures/lines/.
+export KL_LINES_DUMP_DIR=$WORK/lines-dumps
+mkdir -p "$KL_LINES_DUMP_DIR"
 for s in "${SUITES[@]}"; do
     say "== $s"
     start=$(date +%s%N)
@@ -99,6 +110,14 @@ for s in "${SUITES[@]}"; do
     printf '%s rc=%d %dms %s\n' "$s" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))" \
         "$(grep -h '^Totals:' "$WORK/$s.log" | tail -1)" >>"$WORK/suites.txt"
 done
+
+# 1b. SASS listings of the sampled cubins, for the CPU fixtures (this machine has nvdisasm and cuobjdump).
+for cubin in "$KL_LINES_DUMP_DIR"/*.cubin; do
+    [[ -f $cubin ]] || continue
+    nvdisasm -g "$cubin" >"${cubin%.cubin}.nvdisasm.txt" 2>>"$LOG"
+    cuobjdump -sass "$cubin" >"${cubin%.cubin}.cuobjdump.txt" 2>>"$LOG"
+done
+say "line dumps: $(ls "$KL_LINES_DUMP_DIR" 2>/dev/null | tr '\n' ' ')"
 
 # 2. Benchmarks: the runner, then the same cubins through ncu and triton's do_bench.
 say "== kl_runner_bench"
@@ -244,6 +263,8 @@ fi
 # The device hands back only a few files per run: the dumps and the LLM loop's files travel in the tarball.
 cp -r "$OUT/findings-dumps" "$OUT/llm" "$OUT/llm-faults" "$WORK/" 2>/dev/null
 tar -C "$WORK" -czf "$OUT/gpu-check-details.tgz" --exclude='*.cubin' . 2>/dev/null
+# The PC-sampling goldens with their cubins (small), for tests/fixtures/lines/.
+tar -C "$WORK" -czf "$OUT/lines-dumps.tgz" lines-dumps 2>/dev/null
 cp "$OUT/llm/llm-summary.txt" "$WORK/llm-summary.txt" 2>/dev/null
 cp "$OUT/llm-faults/llm-summary.txt" "$WORK/llm-faults-summary.txt" 2>/dev/null
 rm -rf "$OUT/findings-dumps" "$OUT/llm" "$OUT/llm-faults"
