@@ -10,6 +10,7 @@
 #include "widgets/metrics_model.h"
 #include "widgets/report_view.h"
 #include "widgets/session_browser.h"
+#include "widgets/session_list_model.h"
 #include "widgets/source_panel.h"
 #include "widgets/string_conversion.h"
 #include "widgets/transcript_panel.h"
@@ -17,12 +18,17 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
 
 namespace kl::gui {
 
@@ -103,7 +109,7 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(main);
 
-    m_browser->setDeleteAllowed(false, tr("Viewing opens stores read-only; delete sessions with kernelloop-cli"));
+    m_browser->setDeleteAllowed(false, tr("Open a store to delete its sessions"));
     connect(m_browser, &SessionBrowser::openRequested, this, &ReviewWorkspace::openSession);
     connect(m_browser, &SessionBrowser::exportRequested, this, &ReviewWorkspace::askToExport);
     connect(m_browser, &SessionBrowser::deleteRequested, this, &ReviewWorkspace::askToDelete);
@@ -119,9 +125,14 @@ void ReviewWorkspace::openStore(const QString& path)
 {
     auto document = StoreDocument::open(path);
     auto sessions = document->sessions();
+    m_figures->waitForFinished(); // the previous store's read
     m_document = std::move(document);
     const std::int64_t newest = sessions.empty() ? 0 : sessions.front().session.id;
     m_browser->setSessions(std::move(sessions));
+    const QFileInfo file(path);
+    const bool writable = file.isWritable() && QFileInfo(file.absolutePath()).isWritable();
+    //: tooltip of the disabled Delete button
+    m_browser->setDeleteAllowed(writable, tr("%1 is read-only here: its sessions cannot be deleted").arg(path));
     if (newest)
         openSession(newest);
     else
@@ -224,10 +235,61 @@ void ReviewWorkspace::askToExport(std::int64_t sessionId)
         error.isEmpty() ? tr("Exported session %1 to %2").arg(sessionId).arg(file) : error, !error.isEmpty());
 }
 
-void ReviewWorkspace::askToDelete(std::int64_t)
+void ReviewWorkspace::askToDelete(std::int64_t sessionId)
 {
-    // The browser keeps Delete disabled until the store can delete a session (H1's deleteSession).
-    emit statusMessage(tr("Deleting a session needs a writable store"), true);
+    const auto row = std::find_if(m_browser->model()->sessions().begin(), m_browser->model()->sessions().end(),
+        [sessionId](const store::SessionRow& r) { return r.session.id == sessionId; });
+    const QString what = row == m_browser->model()->sessions().end()
+        ? tr("session %1").arg(sessionId)
+        //: %1 session id, %2 problem, %n iterations
+        : tr("session %1 (%2, %n iteration(s))", nullptr, row->iterations)
+              .arg(sessionId)
+              .arg(toQString(row->session.problemName));
+    QMessageBox box(QMessageBox::Warning, tr("Delete Session"),
+        //: %1 e.g. "session 3 (layernorm_gelu, 41 iterations)", %2 the store file
+        tr("Delete %1 from %2?").arg(what, m_document ? m_document->path() : QString()),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
+    box.setInformativeText(tr("Its candidates, results, findings and LLM exchanges are deleted with it. This "
+                              "cannot be undone; export it first to keep a copy."));
+    box.button(QMessageBox::Yes)->setText(tr("&Delete"));
+    box.setDefaultButton(QMessageBox::Cancel);
+    if (box.exec() != QMessageBox::Yes)
+        return;
+    const QString error = deleteSession(sessionId);
+    emit statusMessage(error.isEmpty() ? tr("Deleted session %1").arg(sessionId) : error, !error.isEmpty());
+}
+
+QString ReviewWorkspace::deleteSession(std::int64_t sessionId)
+{
+    if (!m_document)
+        return tr("No store is open");
+    const QString path = m_document->path();
+    const bool shown = hasSession() && m_selection->session()->session.id == sessionId;
+    // The browsing connection stays read-only; a short-lived writer deletes. Readers of this
+    // process (the figures' worker) are done first, so that a rollback-journal file is not busy.
+    m_figures->waitForFinished();
+    try {
+        store::Store writer = store::Store::open(std::filesystem::path(toStdString(path)));
+        writer.deleteSession(sessionId);
+    } catch (const Error& error) {
+        return tr("Session %1 was not deleted %2").arg(sessionId).arg(errorText(error));
+    }
+    try {
+        m_document = StoreDocument::open(path);
+    } catch (const Error& error) {
+        m_document.reset();
+        return errorText(error);
+    }
+    auto sessions = m_document->sessions();
+    const std::int64_t newest = sessions.empty() ? 0 : sessions.front().session.id;
+    m_browser->setSessions(std::move(sessions));
+    if (!shown && hasSession())
+        m_browser->setCurrentSession(m_selection->session()->session.id);
+    else if (newest)
+        openSession(newest);
+    else
+        m_selection->setSession(nullptr, {});
+    return {};
 }
 
 } // namespace kl::gui

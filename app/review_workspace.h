@@ -46,6 +46,9 @@ public:
     QString exportSession(std::int64_t sessionId, const QString& file) const;
     QString exportKernel(const QString& file) const; // the selected iteration
     QString exportHistory(const QString& file, bool json) const;
+    // Deletes a session from the open store through a short-lived writable connection (the
+    // browsing one stays read-only), then lists the store again. Session browser ▸ Delete asks first.
+    QString deleteSession(std::int64_t sessionId);
 
     IterationSelection* selection() const { return m_selection; }
     SessionBrowser* sessionBrowser() const { return m_browser; }

@@ -33,6 +33,7 @@ public:
     SessionFilterModel* filterModel() const { return m_filter; }
     QTableView* view() const { return m_view; }
     QLineEdit* filterEdit() const { return m_filterEdit; }
+    QPushButton* deleteButton() const { return m_delete; }
 
 signals:
     void openRequested(std::int64_t sessionId);

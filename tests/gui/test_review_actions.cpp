@@ -1,0 +1,136 @@
+// The review workspace's actions and panels beyond reading one session, offscreen: deleting a
+// session (on copies: a synthetic store with an imported bundled session, a bundled .klsession),
+// the evidence's tolerances and physical-floor check, a diff against an iteration of another session
+// of the same problem (in the same store and in another file), and the session browser's columns.
+#include "app/main_window.h"
+#include "app/review_workspace.h"
+#include "core/store/store.h"
+#include "synthetic_store.h"
+#include "widgets/diff_panel.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/report_view.h"
+#include "widgets/session_browser.h"
+#include "widgets/session_list_model.h"
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QHeaderView>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace kl;
+using namespace kl::gui;
+
+namespace {
+
+const QString tunerSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession");
+const QString llmSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-llm-replay-h200.klsession");
+
+void clickInNextMessageBox(QMessageBox::StandardButton button)
+{
+    QTimer::singleShot(0, qApp, [button] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        box->button(button)->click();
+    });
+}
+
+std::vector<std::int64_t> sessionIds(const QString& file)
+{
+    store::Store::Options options;
+    options.readOnly = true;
+    std::vector<std::int64_t> ids;
+    for (const auto& row : store::Store::open(file.toStdString(), options).listSessions())
+        ids.push_back(row.session.id);
+    return ids;
+}
+
+} // namespace
+
+class TestGuiReviewActions : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelLoopTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui_review_actions"));
+        QVERIFY(m_dir.isValid());
+    }
+
+    void init()
+    {
+        m_review = std::make_unique<ReviewWorkspace>();
+        m_review->resize(1500, 950);
+        m_review->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_review.get()));
+    }
+
+    void cleanup() { m_review.reset(); }
+
+    void deletesASessionAfterConfirmation()
+    {
+        // A store of two sessions: a synthetic one and the bundled tuner session imported.
+        const QString file = m_dir.filePath(QStringLiteral("two.db"));
+        QFile::remove(file);
+        const auto synthetic = testing::writeSyntheticStore(file.toStdString(), 12);
+        const std::int64_t imported = store::Store::open(file.toStdString()).importSession(tunerSession.toStdString());
+        openAndWait(file);
+        SessionBrowser* browser = m_review->sessionBrowser();
+        QCOMPARE(browser->model()->rowCount(), 2);
+        browser->setCurrentSession(imported);
+        QVERIFY(browser->deleteButton()->isEnabled());
+
+        clickInNextMessageBox(QMessageBox::Cancel);
+        browser->deleteButton()->click();
+        QCOMPARE(browser->model()->rowCount(), 2);
+        QCOMPARE(sessionIds(file).size(), std::size_t(2));
+
+        m_review->openSession(imported);
+        clickInNextMessageBox(QMessageBox::Yes);
+        browser->deleteButton()->click();
+        QCOMPARE(browser->model()->rowCount(), 1);
+        QCOMPARE(sessionIds(file), std::vector<std::int64_t> { synthetic.sessionId });
+        // The deleted session was shown: the remaining one is now.
+        QVERIFY(m_review->hasSession());
+        QCOMPARE(m_review->selection()->session()->session.id, synthetic.sessionId);
+
+        // A copy of a bundled .klsession: its only session goes, the browser says the store is empty.
+        const QString copy = m_dir.filePath(QStringLiteral("copy.klsession"));
+        QFile::remove(copy);
+        QVERIFY(QFile::copy(llmSession, copy));
+        QFile(copy).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        openAndWait(copy);
+        QCOMPARE(m_review->deleteSession(1), QString());
+        QCOMPARE(browser->model()->rowCount(), 0);
+        QVERIFY(!m_review->hasSession());
+        QVERIFY(sessionIds(copy).empty());
+        // An unknown session is a categorised refusal.
+        QVERIFY(m_review->deleteSession(99).contains(QStringLiteral("[store.unknown-session]")));
+    }
+
+private:
+    void openAndWait(const QString& path)
+    {
+        QSignalSpy figures(m_review.get(), &ReviewWorkspace::figuresShown);
+        m_review->openStore(path);
+        if (m_review->hasSession())
+            QVERIFY(figures.wait(20000));
+    }
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<ReviewWorkspace> m_review;
+};
+
+QTEST_MAIN(TestGuiReviewActions)
+#include "test_review_actions.moc"
