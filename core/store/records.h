@@ -131,6 +131,8 @@ struct ResultRecord {
     bool fromCache = false;
     std::int64_t recordedMs = 0;
     std::string endpoint; // the runner endpoint that measured it ("local:0", "ssh:host:1"); empty: unknown
+    // The reply's "pc_sampling" (lines::pcSamplingFromJson decodes it); null when it was not asked for.
+    nlohmann::json pcSampling;
 };
 
 struct FindingRecord {

@@ -57,6 +57,7 @@ ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::strin
     result.timing = valueOf(reply, "timing");
     result.device = valueOf(reply, "device");
     result.profile = valueOf(reply, "profile");
+    result.pcSampling = valueOf(reply, "pc_sampling");
     result.toolkit = toolkit.empty() ? textOf(result.device, "runtime_toolkit") : toolkit;
     result.smClockMhz = finiteAt(reply, { "timing", "sm_clock_mhz" });
     if (!result.smClockMhz)
@@ -92,6 +93,7 @@ ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, con
     result.timing = wire["timing"];
     result.device = wire["device"];
     result.profile = wire["profile"];
+    result.pcSampling = reply.pcSampling;
     result.toolkit = !toolkit.empty() ? toolkit : reply.device ? reply.device->runtimeToolkit : std::string();
     if (reply.timing && reply.timing->smClockMhz)
         result.smClockMhz = reply.timing->smClockMhz;

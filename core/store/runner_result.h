@@ -7,7 +7,7 @@
 
 namespace kl::store {
 
-// status, category, detail, verification, timing, device, profile and the SM clock come across
+// status, category, detail, verification, timing, device, profile, pc_sampling and the SM clock come across
 // as they are. `sizes` holds each timed case's own figures; the headline median, p20, p80, cv,
 // GB/s and % of copy are the first case's (never a mix of sizes), the speedup the geometric mean
 // over the cases. Metrics are flattened from profile.kernels[] as "KERNEL/CASE/METRIC". The

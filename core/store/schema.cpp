@@ -324,11 +324,15 @@ CREATE TABLE size_results (
 // session may spread its candidates over a pool; NULL in older rows (one local runner measured them).
 void migrate4to5(Database& db) { db.exec("ALTER TABLE results ADD COLUMN runner_endpoint TEXT;"); }
 
+// v5 → v6: the runner's PC samples of a result (its reply's "pc_sampling", as JSON), which the line
+// views, `show --lines` and the prompt read back; NULL in older rows and where nothing was sampled.
+void migrate5to6(Database& db) { db.exec("ALTER TABLE results ADD COLUMN pc_sampling_json TEXT;"); }
+
 // migrations[v - 1] takes a file from version v to v + 1.
 const std::vector<std::function<void(Database&)>>& migrations()
 {
-    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4,
-        migrate4to5 };
+    static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4, migrate4to5,
+        migrate5to6 };
     return steps;
 }
 

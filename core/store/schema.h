@@ -10,7 +10,7 @@ namespace kl::store {
 
 class Database;
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 constexpr int kApplicationId = 0x4b4c4f50; // "KLOP"
 
 // Version 1: the first release. Candidates carry their source inline, results keep metrics as
@@ -22,8 +22,10 @@ extern const std::string_view kSchemaV2;
 // Version 3 is version 2 plus three nullable columns added by ALTER TABLE
 // (candidates.predicted_speedup, iterations.round, sessions.summary_json) and the partial index
 // results_verified.
-// Version 4 (current) adds the session's owning process (sessions.owner_pid, owner_host,
+// Version 4 adds the session's owning process (sessions.owner_pid, owner_host,
 // owner_start) and the table size_results (each main size's own timing figures).
+// Version 5 adds results.runner_endpoint (the runner endpoint that measured a result).
+// Version 6 (current) adds results.pc_sampling_json (the runner's PC samples of a result).
 
 // Brings the database to kSchemaVersion: creates it when empty, migrates it when older.
 // Throws kl::Error "store.newer-version" (written by a newer KernelLoop), "store.not-kernelloop"

@@ -134,8 +134,8 @@ std::int64_t insertResult(Database& db, std::int64_t iterationId, const ResultRe
     auto insert = db.cached(
         "INSERT INTO results (iteration_id, status, category, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, "
         "speedup, sm_clock_mhz, toolkit, from_cache, recorded_ms, detail, verification_json, timing_json, "
-        "device_json, compile_json, profile_json, runner_endpoint) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)");
+        "device_json, compile_json, profile_json, runner_endpoint, pc_sampling_json) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)");
     insert.bind(1, iterationId).bind(2, result.status).bind(3, result.category).bind(4, result.medianUs);
     insert.bind(5, result.p20Us).bind(6, result.p80Us).bind(7, result.cv).bind(8, result.gbps);
     insert.bind(9, result.pctOfCopy).bind(10, result.speedup).bind(11, result.smClockMhz).bind(12, result.toolkit);
@@ -149,6 +149,7 @@ std::int64_t insertResult(Database& db, std::int64_t iterationId, const ResultRe
         insert.bindNull(21);
     else
         insert.bind(21, result.endpoint);
+    bindJson(insert, 22, result.pcSampling);
     insert.run();
     const auto resultId = db.lastInsertId();
 

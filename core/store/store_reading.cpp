@@ -118,10 +118,12 @@ std::vector<ExampleRow> Store::bestVerifiedCandidates(
 std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn, std::int64_t key)
 {
     const std::string file = path.string();
-    auto select = db.cached("SELECT id, status, category, detail, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, "
-                            "speedup, sm_clock_mhz, toolkit, verification_json, timing_json, device_json, "
-                            "compile_json, profile_json, from_cache, recorded_ms, runner_endpoint FROM results WHERE "
-        + keyColumn + " = ?1");
+    auto select
+        = db.cached("SELECT id, status, category, detail, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, "
+                    "speedup, sm_clock_mhz, toolkit, verification_json, timing_json, device_json, "
+                    "compile_json, profile_json, from_cache, recorded_ms, runner_endpoint, pc_sampling_json FROM "
+                    "results WHERE "
+            + keyColumn + " = ?1");
     select.bind(1, key);
     if (!select.step())
         return std::nullopt;
@@ -147,6 +149,7 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     result.fromCache = select.integer(18) != 0;
     result.recordedMs = select.integer(19);
     result.endpoint = select.text(20);
+    result.pcSampling = readJson(select, 21, file);
 
     auto metrics = db.cached("SELECT name, value FROM metrics WHERE result_id = ?1");
     metrics.bind(1, result.id);

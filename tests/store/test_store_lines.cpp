@@ -1,0 +1,168 @@
+// The runner's PC samples in the store (schema version 6): written from the typed reply and from its
+// JSON alike, read back as the same value, carried by export/import and by the evaluation cache, and
+// an older file migrated forward with its results left unsampled.
+#include "core/lines/pc_sampling.h"
+#include "core/loop/evaluation.h"
+#include "core/protocol/messages.h"
+#include "core/store/runner_result.h"
+#include "core/store/schema.h"
+#include "core/store/store.h"
+#include "raw_sqlite.h"
+#include "store_fixtures.h"
+
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace kl::store;
+using kl::store::testing::RawDb;
+namespace fx = kl::store::fixtures;
+
+namespace {
+
+nlohmann::json sampledReply()
+{
+    std::ifstream in(std::string(KL_SOURCE_DIR) + "/tests/fixtures/lines/pointer_chase-lines-synthetic.json");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str());
+}
+
+struct Recorded {
+    std::int64_t session = 0;
+    std::int64_t resultId = 0;
+};
+
+// One session of two iterations: the first sampled (`sampled`), the second not.
+Recorded recordSession(Store& store, const ResultRecord& sampled)
+{
+    SessionRecord record;
+    record.problemHash = store.addProblem(fx::problem());
+    record.device = "NVIDIA H200 #0";
+    record.proposer = "tuner";
+    Recorded out;
+    out.session = store.createSession(record);
+    for (int i = 0; i < 2; ++i) {
+        const auto ref = store.beginIteration(out.session, store.addCandidate(out.session, fx::candidate(i)));
+        store.recordResult(ref, i == 0 ? sampled : fx::passedResult(i));
+        const auto committed = store.finishIteration(ref);
+        if (i == 0)
+            out.resultId = *committed.resultId;
+    }
+    store.finishSession(out.session, "finished");
+    return out;
+}
+
+kl::lines::PcSampling decoded(const nlohmann::json& value)
+{
+    const auto sampling = kl::lines::pcSamplingFromJson(value);
+    if (!sampling)
+        throw std::runtime_error("no pc_sampling");
+    return *sampling;
+}
+
+} // namespace
+
+class TestStoreLines : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    int m_files = 0;
+    std::string freshPath() { return m_dir.filePath(QStringLiteral("lines-%1.db").arg(++m_files)).toStdString(); }
+
+private slots:
+    void typedAndJsonRepliesStoreTheSameSamples()
+    {
+        const auto reply = sampledReply();
+        const auto fromJson = resultFromRunnerReply(reply);
+        const auto fromTyped = resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
+        KL_COMPARE_JSON(fromJson.pcSampling, reply["pc_sampling"]);
+        KL_COMPARE_JSON(fromTyped.pcSampling, reply["pc_sampling"]);
+        // A reply that did not sample stores nothing.
+        auto unsampled = reply;
+        unsampled.erase("pc_sampling");
+        QVERIFY(resultFromRunnerReply(unsampled).pcSampling.is_null());
+        QVERIFY(resultFromEvaluateResult(unsampled.get<kl::protocol::EvaluateResult>()).pcSampling.is_null());
+    }
+
+    void samplesReadBackAsTheSameValue()
+    {
+        const auto path = freshPath();
+        const auto reply = sampledReply();
+        auto store = Store::open(path);
+        const auto recorded = recordSession(store, resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>()));
+        const auto first = store.iteration(recorded.session, 1);
+        QVERIFY(first && first->result);
+        QVERIFY(decoded(first->result->pcSampling) == decoded(reply["pc_sampling"]));
+        QCOMPARE(decoded(first->result->pcSampling).pcs.size(), std::size_t(6));
+        // The unsampled iteration reads back null, and its column is SQL NULL (not the text "null").
+        QVERIFY(store.iteration(recorded.session, 2)->result->pcSampling.is_null());
+        RawDb raw(path);
+        KL_COMPARE_TEXT(raw.rows("SELECT pc_sampling_json IS NULL FROM results ORDER BY id"), "0\n1\n");
+    }
+
+    void exportAndImportCarryTheSamples()
+    {
+        const auto reply = sampledReply();
+        auto source = Store::open(freshPath());
+        const auto recorded = recordSession(source, resultFromRunnerReply(reply));
+        const auto file = freshPath();
+        source.exportSession(recorded.session, file);
+        auto target = Store::open(freshPath());
+        const auto imported = target.importSession(file);
+        const auto first = target.iteration(imported, 1);
+        QVERIFY(first && first->result);
+        QVERIFY(decoded(first->result->pcSampling) == decoded(reply["pc_sampling"]));
+        QVERIFY(target.iteration(imported, 2)->result->pcSampling.is_null());
+    }
+
+    void aCachedResultAnswersWithItsSamples()
+    {
+        const auto reply = sampledReply();
+        auto store = Store::open(freshPath());
+        const auto recorded = recordSession(store, resultFromRunnerReply(reply));
+        store.cacheStore("key;lines=1", recorded.resultId);
+        const auto cached = store.cacheLookup("key;lines=1");
+        QVERIFY(cached);
+        const auto again = kl::storedReply(*cached); // what the loop hands on for a cache hit
+        QVERIFY(again);
+        QVERIFY(decoded(again->pcSampling) == decoded(reply["pc_sampling"]));
+    }
+
+    void version5FileMigratesWithItsResultsUnsampled()
+    {
+        const auto path = freshPath();
+        std::int64_t session = 0;
+        {
+            auto store = Store::open(path);
+            session = recordSession(store, fx::passedResult(7)).session;
+        }
+        {
+            RawDb raw(path); // as version 5 laid it out
+            raw.exec("ALTER TABLE results DROP COLUMN pc_sampling_json");
+            raw.exec("PRAGMA user_version = 5");
+            QCOMPARE(raw.integer("SELECT COUNT(*) FROM pragma_table_info('results') WHERE name = 'pc_sampling_json'"),
+                std::int64_t(0));
+        }
+        auto store = Store::open(path); // migrates
+        {
+            RawDb raw(path);
+            QCOMPARE(raw.integer("PRAGMA user_version"), std::int64_t(kSchemaVersion));
+            QCOMPARE(kSchemaVersion, 6);
+            KL_COMPARE_TEXT(raw.rows("SELECT pc_sampling_json FROM results"), "NULL\nNULL\n");
+        }
+        QVERIFY(store.iteration(session, 1)->result->pcSampling.is_null());
+        QVERIFY(store.iteration(session, 1)->result->medianUs); // the old row is intact
+        // It goes on as a version-6 file: a sampled result is kept.
+        const auto reply = sampledReply();
+        const auto more = recordSession(store, resultFromRunnerReply(reply));
+        QVERIFY(decoded(store.iteration(more.session, 1)->result->pcSampling) == decoded(reply["pc_sampling"]));
+        QVERIFY(store.checkIntegrity().empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStoreLines)
+#include "test_store_lines.moc"
