@@ -2,6 +2,7 @@
 
 #include "app/analysis_scheduler.h"
 #include "app/review_workspace.h"
+#include "app/session_controller.h"
 #include "app/store_document.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/find_bar.h"
@@ -137,6 +138,7 @@ MainWindow::MainWindow(QWidget* parent)
     buildMenus();
     buildEditMenu();
     buildReviewMenu();
+    m_session = new SessionController(this);
 
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_status, 1);
@@ -306,6 +308,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    m_session->stop(); // a waiting review is answered and the runner killed: the loop thread never hangs
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

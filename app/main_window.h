@@ -26,6 +26,7 @@ namespace kl::gui {
 
 class AnalysisScheduler;
 class ReviewWorkspace;
+class SessionController;
 class DiagnosticsModel;
 class FindBar;
 class KernelEditor;
@@ -83,6 +84,7 @@ public:
     DiagnosticsModel* diagnosticsModel() const { return m_diagnosticsModel; }
     OccupancyPanel* occupancyPanel() const { return m_occupancy; }
     ReviewWorkspace* review() const { return m_review; }
+    SessionController* sessionController() const { return m_session; } // the Session menu and live docks
 
 signals:
     // An analysis result (a report or a categorised error) is on screen.
@@ -118,6 +120,7 @@ private:
 
     AnalysisScheduler* m_scheduler;
     ReviewWorkspace* m_review;
+    SessionController* m_session = nullptr;
     QTabWidget* m_workspaces;
     QList<QAction*> m_sessionActions; // need an open session
     QList<QAction*> m_iterationActions; // need a selected iteration

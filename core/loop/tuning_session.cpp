@@ -126,8 +126,7 @@ void TuningSession::prepare(const std::string& proposerName)
     s.label = m_config.label;
     const auto endpoints = m_pool->endpoints();
     s.device = m_device.name
-        + (endpoints.size() > 1 ? " x" + std::to_string(m_pool->usableRunners())
-                                : " #" + std::to_string(m_device.index));
+        + (endpoints.size() > 1 ? " x" + std::to_string(m_pool->usableRunners()) : " #" + std::to_string(m_device.index));
     nlohmann::json device = m_device;
     s.deviceInfo = device;
     s.proposer = m_config.proposerDetail.empty() ? proposerName : m_config.proposerDetail;
@@ -301,6 +300,20 @@ LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status
     return summary;
 }
 
+void TuningSession::extendBudget(int rounds)
+{
+    if (rounds > 0)
+        m_extraRounds.fetch_add(rounds);
+}
+
+StopPolicy TuningSession::currentStop() const
+{
+    StopPolicy stop = m_config.stop;
+    if (stop.maxIterations > 0)
+        stop.maxIterations += m_extraRounds.load();
+    return stop;
+}
+
 LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* cancel)
 {
     const auto start = Clock::now();
@@ -344,7 +357,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
     for (int round = 1;; ++round) {
         progress.wallSeconds = msSince(start) / 1000.0;
         progress.bestSpeedup = m_best->outcome.speedup.value_or(1.0);
-        if (auto reason = stopReason(m_config.stop, progress)) {
+        const StopPolicy stop = currentStop(); // the budget may have been extended from another thread
+        if (auto reason = stopReason(stop, progress)) {
             summary.stopReason = *reason;
             break;
         }
@@ -353,7 +367,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             return finish(summary, "cancelled", start);
         }
         const int remaining
-            = m_config.stop.maxIterations > 0 ? m_config.stop.maxIterations - progress.iterations : 1000;
+            = stop.maxIterations > 0 ? stop.maxIterations - progress.iterations : 1000;
         const auto ctx = context(round, remaining);
         phase(round, LoopPhase::Propose, proposer.kind());
         auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);
@@ -363,7 +377,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         }
         if (proposals.empty()) {
             progress.proposerExhausted = true;
-            summary.stopReason = *stopReason(m_config.stop, progress);
+            summary.stopReason = *stopReason(stop, progress);
             break;
         }
         std::vector<EvaluatedCandidate> batch;

@@ -85,6 +85,9 @@ public:
         const Candidate& candidate, const TunableValues& tunables, const std::atomic<bool>* cancel = nullptr);
 
     const protocol::DeviceDescription& device() const { return m_device; }
+    // Adds rounds to a running session's budget (no effect on a session without one). Safe from
+    // any thread: the GUI's "extend budget" calls it while the loop runs.
+    void extendBudget(int rounds);
 
 private:
     struct Incumbent;
@@ -109,6 +112,8 @@ private:
     LoopConfig m_config;
     std::shared_ptr<LoopEvents> m_events = std::make_shared<LoopEvents>();
     ReviewGate* m_gate = nullptr;
+    std::atomic<int> m_extraRounds { 0 };
+    StopPolicy currentStop() const;
 
     protocol::DeviceDescription m_device;
     DeviceLimits m_limits;

@@ -1,0 +1,121 @@
+#pragma once
+// A tuning session running while the window watches it: the loop on a worker thread with its own
+// store connection and runner client (the window reads history through its own read-only
+// connection). The loop's events cross to the GUI thread as the immutable values the loop
+// publishes (queued, never touching a destroyed receiver); streamed text and phase changes are
+// coalesced to at most ten updates a second; finished iterations and review requests are handed
+// on one by one, never dropped. Controls: pause after the current candidate, resume, stop now
+// (the runner is killed, the session ends cancelled, committed iterations stay), extend the
+// budget, answer a review, evaluate the engineer's kernel, continue from an iteration.
+#include "app/gui_review_gate.h"
+#include "app/live_proposer.h"
+#include "core/loop/loop_events.h"
+#include "core/session/session_recipe.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+class QTimer;
+
+namespace kl::gui {
+
+struct LiveSessionSetup {
+    session::SessionRecipe recipe;
+    std::string storePath; // resolved (recipe.db, else $KERNELLOOP_DB, else the default)
+    std::string runnerPath; // resolved
+    std::string apiKey; // loaded by the window (ApiKeys), held only in the endpoint
+    // Set: evaluate this one candidate (a session of its own, proposer "human") instead of the loop.
+    std::optional<Candidate> only;
+    TunableValues onlyTunables;
+    // Set: the first proposals start from this candidate ("Continue from here" on a stored iteration).
+    std::optional<Candidate> forkFrom;
+    TunableValues forkTunables;
+};
+
+class LiveSession : public QObject {
+    Q_OBJECT
+public:
+    explicit LiveSession(QObject* parent = nullptr);
+    ~LiveSession() override; // stops the session and waits for its thread
+
+    // Starts the worker. False (with the reason in lastError()) when one is still running.
+    bool start(LiveSessionSetup setup);
+    bool running() const { return m_running; }
+    std::int64_t sessionId() const { return m_sessionId; }
+    const QString& storePath() const { return m_storePath; }
+    const QString& lastError() const { return m_lastError; } // "[category] message" of a failed start
+    QString finalStatus() const { return m_status; } // "finished", "cancelled", "failed" once ended
+    pid_t runnerPid() const { return m_runnerPid.load(); } // -1 when none runs
+
+    // Controls, from the GUI thread.
+    void setPaused(bool paused);
+    bool paused() const;
+    void stopNow();
+    void extendBudget(int rounds);
+    int budget() const { return m_budget; } // rounds after the baseline, extensions included (0: none)
+    bool answerReview(ReviewDecision decision); // false when no proposal waits
+    bool reviewWaiting() const;
+    void evaluateCandidate(Candidate candidate, TunableValues tunables); // into this session
+    void continueFrom(Candidate candidate, TunableValues tunables);
+
+    // What has arrived so far (GUI thread).
+    const std::vector<IterationOutcome>& iterations() const { return m_iterations; }
+    std::int64_t tokens() const { return m_tokens.load(); }
+    int textUpdates() const { return m_textUpdates; } // coalesced flushes so far, for tests
+
+signals:
+    void sessionStarted(const kl::SessionStarted& started);
+    void phaseChanged(int round, kl::LoopPhase phase, const QString& detail);
+    void textArrived(const QString& role, int alternative, const QString& text);
+    void reviewRequested(const kl::ReviewRequested& request);
+    void iterationFinished(const kl::IterationOutcome& outcome);
+    void incumbentChanged(const kl::IncumbentChanged& change);
+    void tokensChanged(qint64 tokens);
+    // The session ended ("finished", "cancelled", "failed"); `reason` is the stop reason or the error.
+    void sessionEnded(const QString& status, const QString& reason);
+
+private:
+    struct Inbox;
+    struct Arrival;
+    void work(LiveSessionSetup setup);
+    void drain();
+    void flushCoalesced();
+    void scheduleFlush();
+    void joinWorker();
+
+    std::shared_ptr<Inbox> m_inbox;
+    std::thread m_worker;
+    std::atomic<bool> m_cancel { false };
+    std::atomic<pid_t> m_runnerPid { -1 };
+    std::atomic<std::int64_t> m_tokens { 0 };
+    std::shared_ptr<GuiReviewGate> m_gate;
+    std::shared_ptr<LiveProposer> m_proposer; // set by the worker before the loop starts
+    std::mutex m_sessionMutex;
+    TuningSession* m_session = nullptr; // while the loop runs, under m_sessionMutex
+    bool m_running = false;
+    std::int64_t m_sessionId = 0;
+    int m_budget = 0;
+    int m_pendingExtension = 0;
+    QString m_storePath;
+    QString m_lastError;
+    QString m_status;
+    std::vector<IterationOutcome> m_iterations;
+
+    // Coalesced on the GUI thread.
+    QTimer* m_flushTimer;
+    QElapsedTimer m_sinceFlush;
+    std::optional<PhaseChanged> m_pendingPhase;
+    std::vector<ProposerText> m_pendingText;
+    int m_textUpdates = 0;
+};
+
+} // namespace kl::gui

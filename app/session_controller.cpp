@@ -1,0 +1,472 @@
+#include "app/session_controller.h"
+
+#include "app/analysis.h"
+#include "app/api_keys.h"
+#include "app/main_window.h"
+#include "app/review_workspace.h"
+#include "core/model/error.h"
+#include "core/runnerclient/runner_client.h"
+#include "core/store/store_location.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/kernel_editor.h"
+#include "widgets/live_transcript_panel.h"
+#include "widgets/phase_strip.h"
+#include "widgets/review_panel.h"
+#include "widgets/run_dialog.h"
+#include "widgets/string_conversion.h"
+#include "widgets/tunables_panel.h"
+
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <filesystem>
+
+namespace kl::gui {
+
+namespace {
+
+QString errorText(const Error& e)
+{
+    return QStringLiteral("[") + toQString(e.category()) + QStringLiteral("] ") + toQString(e.message());
+}
+
+const std::string kNoDevicePrefix = "no-device:";
+
+} // namespace
+
+SessionController::SessionController(MainWindow* window)
+    : QObject(window)
+    , m_window(window)
+    , m_live(new LiveSession(this))
+    , m_reviewPanel(new ReviewPanel(window))
+    , m_transcript(new LiveTranscriptPanel(window))
+    , m_phases(new PhaseStrip(window))
+    //: dock title: the proposal waiting for the engineer's decision
+    , m_reviewDock(new QDockWidget(tr("Proposal Review"), window))
+    //: dock title: the LLM's text while it is written
+    , m_transcriptDock(new QDockWidget(tr("Live Transcript"), window))
+    , m_strip(new QToolBar(tr("Session Progress"), window))
+    , m_bannerBar(new QToolBar(tr("No GPU"), window))
+    , m_banner(new QLabel(window))
+    , m_reviewCompile(new QFutureWatcher<std::shared_ptr<const AnalysisOutcome>>(this))
+    , m_probe(new QFutureWatcher<QString>(this))
+{
+    m_reviewDock->setObjectName(QStringLiteral("proposalReviewDock"));
+    m_reviewDock->setWidget(m_reviewPanel);
+    m_transcriptDock->setObjectName(QStringLiteral("liveTranscriptDock"));
+    m_transcriptDock->setWidget(m_transcript);
+    window->addDockWidget(Qt::BottomDockWidgetArea, m_reviewDock);
+    window->addDockWidget(Qt::RightDockWidgetArea, m_transcriptDock);
+    m_reviewDock->hide();
+    m_transcriptDock->hide();
+    m_strip->setObjectName(QStringLiteral("sessionProgress"));
+    m_strip->addWidget(m_phases);
+    m_strip->setMovable(false);
+    window->addToolBar(Qt::TopToolBarArea, m_strip);
+    m_strip->hide();
+    m_bannerBar->setObjectName(QStringLiteral("noGpuBanner"));
+    m_bannerBar->setMovable(false);
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(QStringLiteral("background: #fff4ce; color: #5c4500; padding: 4px;"));
+    m_bannerBar->addWidget(m_banner);
+    window->addToolBarBreak(Qt::TopToolBarArea);
+    window->addToolBar(Qt::TopToolBarArea, m_bannerBar);
+    m_bannerBar->hide();
+    buildMenu();
+
+    connect(m_live, &LiveSession::sessionStarted, this, &SessionController::onStarted);
+    connect(m_live, &LiveSession::iterationFinished, this, &SessionController::onIteration);
+    connect(m_live, &LiveSession::reviewRequested, this, &SessionController::onReview);
+    connect(m_live, &LiveSession::sessionEnded, this, &SessionController::onEnded);
+    connect(m_live, &LiveSession::phaseChanged, m_phases, &PhaseStrip::setPhase);
+    connect(m_live, &LiveSession::tokensChanged, m_phases, &PhaseStrip::setTokens);
+    connect(m_live, &LiveSession::textArrived, m_transcript, &LiveTranscriptPanel::appendText);
+    connect(m_reviewPanel, &ReviewPanel::accepted, this, [this] {
+        answer({ ReviewDecision::Kind::Accept, {}, {}, std::nullopt, {} });
+    });
+    connect(m_reviewPanel, &ReviewPanel::rejected, this, [this](const QString& reason) {
+        answer({ ReviewDecision::Kind::Reject, toStdString(reason), {}, std::nullopt, {} });
+    });
+    connect(m_reviewPanel, &ReviewPanel::steered, this, [this](const QString& text) {
+        answer({ ReviewDecision::Kind::Steer, {}, toStdString(text), std::nullopt, {} });
+    });
+    connect(m_reviewPanel, &ReviewPanel::editRequested, this,
+        [this](const QString& source, const TunableValues& tunables, const QString&) {
+            m_window->openCandidate(source, tunables);
+            m_window->showWorkspace(MainWindow::Workspace::Editor);
+            m_reviewPanel->setEditing(true);
+            m_editing = true;
+        });
+    connect(m_reviewPanel, &ReviewPanel::runEditedRequested, this, [this] {
+        try {
+            auto edited = parseCandidate(toStdString(m_window->editor()->source()), "edited.cu");
+            TunableValues tunables; // the panel's values of the tunables the edited text declares
+            const TunableValues declared = edited.defaults();
+            for (const auto& [name, value] : m_window->tunablesPanel()->values())
+                if (declared.count(name))
+                    tunables[name] = value;
+            answer({ ReviewDecision::Kind::Replace, "edited by the engineer", {}, std::move(edited), tunables });
+        } catch (const Error& e) {
+            status(tr("The edited candidate cannot be used %1").arg(errorText(e)), true);
+        }
+    });
+    // A destroyed panel must not leave the loop waiting.
+    connect(m_reviewPanel, &QObject::destroyed, m_live, [live = m_live] { live->stopNow(); });
+    connect(m_reviewCompile, &QFutureWatcherBase::finished, this, [this] {
+        const auto outcome = m_reviewCompile->result();
+        if (!m_reviewPanel->hasRequest() || !outcome)
+            return;
+        if (outcome->report)
+            m_reviewPanel->setStaticReport(outcome->report);
+        else if (outcome->error)
+            m_reviewPanel->setCompileError(errorText(*outcome->error));
+    });
+    connect(m_probe, &QFutureWatcherBase::finished, this, [this] {
+        const std::string answer = toStdString(m_probe->result());
+        if (answer.rfind(kNoDevicePrefix, 0) == 0) {
+            m_noDevice = toQString(answer.substr(kNoDevicePrefix.size()));
+            //: banner on a machine without a GPU; %1 is the runner's own message
+            m_banner->setText(
+                tr("No GPU: %1. Browsing, editing and static analysis work; running a session needs a GPU.")
+                    .arg(m_noDevice));
+            m_bannerBar->show();
+        } else {
+            m_noDevice.clear();
+            m_bannerBar->hide();
+        }
+        updateActions();
+        emit probed();
+    });
+    updateActions();
+    if (QFileInfo(defaultRunnerPath()).isExecutable())
+        probeRunner();
+}
+
+SessionController::~SessionController()
+{
+    m_reviewCompile->waitForFinished();
+    m_probe->waitForFinished();
+}
+
+QString SessionController::defaultRunnerPath()
+{
+    const QString env = qEnvironmentVariable("KERNELLOOP_RUNNER");
+    if (!env.isEmpty())
+        return env;
+    const QString dir = QCoreApplication::applicationDirPath();
+    const QStringList candidates { dir + QStringLiteral("/kernelloop-runner"),
+        dir + QStringLiteral("/../runner/kernelloop-runner") };
+    for (const QString& candidate : candidates)
+        if (QFileInfo(candidate).isExecutable())
+            return QFileInfo(candidate).canonicalFilePath();
+    return dir + QStringLiteral("/kernelloop-runner");
+}
+
+void SessionController::probeRunner(const QString& runnerPath)
+{
+    m_runnerPath = runnerPath.isEmpty() ? defaultRunnerPath() : runnerPath;
+    const std::string path = toStdString(m_runnerPath);
+    m_probe->setFuture(QtConcurrent::run([path]() -> QString {
+        try {
+            RunnerConfig config;
+            config.path = path;
+            RunnerClient runner(config);
+            const auto hello = runner.start();
+            runner.shutdown();
+            return hello.deviceOk ? QString() : toQString(kNoDevicePrefix + hello.detail);
+        } catch (const Error& e) {
+            return QStringLiteral("lost:") + toQString(e.message());
+        }
+    }));
+}
+
+void SessionController::buildMenu()
+{
+    auto* menu = new QMenu(tr("&Session"), m_window->menuBar());
+    QAction* before = nullptr; // before Help, where menus of this kind sit
+    for (QAction* a : m_window->menuBar()->actions())
+        if (a->text().remove(QLatin1Char('&')) == QLatin1String("Help"))
+            before = a;
+    m_window->menuBar()->insertMenu(before, menu);
+    //: menu action: the dialog that starts a tuning session
+    m_newSession = menu->addAction(tr("&New Session…"), this, &SessionController::showRunDialog);
+    m_newSession->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N));
+    //: menu action: start a session from a pasted kernelloop-cli tune line
+    m_fromLine = menu->addAction(tr("From a &Command Line…"), this, [this] {
+        bool ok = false;
+        const QString line = QInputDialog::getText(m_window, tr("Session from a Command Line"),
+            tr("kernelloop-cli tune …"), QLineEdit::Normal, QString(), &ok);
+        if (!ok || line.isEmpty())
+            return;
+        try {
+            startSession(session::parseCommandLine(toStdString(line)));
+        } catch (const Error& e) {
+            status(errorText(e), true);
+        }
+    });
+    menu->addSeparator();
+    //: menu action: the loop stops before its next proposal; the candidate in flight finishes
+    m_pause = menu->addAction(tr("&Pause after the Current Candidate"), this, [this] {
+        m_live->setPaused(true);
+        m_phases->setState(tr("pausing after the current candidate"));
+        updateActions();
+    });
+    m_resume = menu->addAction(tr("&Resume"), this, [this] {
+        m_live->setPaused(false);
+        m_phases->setState(tr("running"));
+        updateActions();
+    });
+    //: menu action: kill the runner now; the session ends cancelled, its iterations kept
+    m_stop = menu->addAction(tr("&Stop Now"), this, &SessionController::stop);
+    m_stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    //: menu action: five more rounds for the running session
+    m_extend = menu->addAction(tr("&Extend Budget by 5 Rounds"), this, [this] {
+        m_live->extendBudget(5);
+        m_phases->setBudget(m_live->budget());
+    });
+    menu->addSeparator();
+    //: menu action: run the editor's kernel through the pipeline into the open session
+    m_evaluate = menu->addAction(tr("E&valuate the Editor's Kernel"), this, &SessionController::evaluateEditorKernel);
+    m_evaluate->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+    //: menu action: the selected iteration becomes the base of the next proposals
+    m_continue = menu->addAction(tr("&Continue from Here"), this, &SessionController::continueFromSelected);
+    menu->addSeparator();
+    menu->addAction(m_reviewDock->toggleViewAction());
+    menu->addAction(m_transcriptDock->toggleViewAction());
+}
+
+void SessionController::updateActions()
+{
+    const bool running = m_live->running();
+    m_newSession->setEnabled(!running);
+    m_fromLine->setEnabled(!running);
+    m_pause->setEnabled(running && !m_live->paused());
+    m_resume->setEnabled(running && m_live->paused());
+    m_stop->setEnabled(running);
+    m_extend->setEnabled(running && m_live->budget() > 0);
+    m_continue->setEnabled(running);
+    m_evaluate->setEnabled(m_window->problem() != nullptr || running);
+    //: tooltip of disabled run actions on a machine without a GPU
+    m_newSession->setToolTip(m_noDevice.isEmpty() ? QString() : tr("No GPU: %1").arg(m_noDevice));
+}
+
+void SessionController::status(const QString& text, bool isError)
+{
+    m_window->statusBar()->showMessage(text, isError ? 0 : 8000);
+    if (isError)
+        m_phases->setState(text);
+}
+
+QString SessionController::startSession(const session::SessionRecipe& recipe)
+{
+    auto refuse = [this](const QString& why) {
+        status(why, true);
+        return why;
+    };
+    if (m_live->running())
+        return refuse(tr("A session is already running: stop it first"));
+    if (!m_noDevice.isEmpty()) // the runner's own words, as the CLI prints them
+        return refuse(QStringLiteral("[runner.no-device] ") + tr("this needs a GPU: no GPU: %1").arg(m_noDevice));
+    LiveSessionSetup setup;
+    setup.recipe = recipe;
+    try {
+        m_problem = std::make_shared<const Problem>(loadProblem(recipe.problem)); // a bad file fails here
+        if (recipe.proposer != session::ProposerChoice::Tuner)
+            setup.apiKey = ApiKeys::load(recipe.llm).key;
+        const std::filesystem::path store = store::storeLocation(recipe.db);
+        std::error_code ec;
+        std::filesystem::create_directories(store.parent_path(), ec);
+        setup.storePath = store.string();
+    } catch (const Error& e) {
+        return refuse(errorText(e));
+    }
+    setup.runnerPath = recipe.runner.empty() ? toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath)
+                                             : recipe.runner;
+    if (!m_live->start(std::move(setup)))
+        return refuse(m_live->lastError());
+    m_lastIteration = 0;
+    m_shownStore.clear();
+    m_transcript->clear();
+    m_phases->reset();
+    m_phases->setBudget(recipe.budget);
+    m_phases->setState(tr("starting"));
+    m_strip->show();
+    if (recipe.proposer != session::ProposerChoice::Tuner)
+        m_transcriptDock->show();
+    if (recipe.mode == LoopMode::Review)
+        m_reviewDock->show();
+    updateActions();
+    return {};
+}
+
+void SessionController::showRunDialog()
+{
+    RunDialog dialog(m_window);
+    session::SessionRecipe recipe;
+    if (const auto problem = m_window->problem())
+        recipe.problem = problem->file.string();
+    dialog.setRecipe(recipe);
+    dialog.setKeychainAvailable(
+        ApiKeys::keychainUsable(), tr("no keychain runs here: use a key variable or a 0600 key file"));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const auto chosen = dialog.recipe();
+    if (!dialog.typedApiKey().isEmpty() && dialog.saveKeyInKeychain()) {
+        const QString error = ApiKeys::save(chosen.llm, dialog.typedApiKey());
+        if (!error.isEmpty())
+            status(tr("The key was not stored: %1").arg(error), true);
+    }
+    startSession(chosen);
+}
+
+void SessionController::onStarted(const SessionStarted& started)
+{
+    m_phases->setBudget(m_live->budget());
+    m_phases->setState(started.mode == LoopMode::Review ? tr("running (review mode)") : tr("running"));
+    try {
+        m_window->review()->openStore(m_live->storePath());
+        m_window->review()->openSession(started.sessionId);
+        m_shownStore = m_live->storePath();
+    } catch (const Error& e) {
+        status(errorText(e), true);
+    }
+    m_window->showWorkspace(MainWindow::Workspace::Review);
+}
+
+void SessionController::onIteration(const IterationOutcome& outcome)
+{
+    m_lastIteration = std::max(m_lastIteration, outcome.index);
+    //: live transcript note: an iteration finished; %1 index, %2 its category, %3 its speedup or nothing
+    m_transcript->appendNote(
+        tr("iteration %1 (%2): %3%4")
+            .arg(outcome.index)
+            .arg(toQString(outcome.proposer), toQString(outcome.category),
+                outcome.speedup ? QStringLiteral(", %1x").arg(*outcome.speedup, 0, 'f', 2) : QString()));
+    if (m_refreshQueued)
+        return; // the history is read again at most ten times a second; no iteration is lost (it is in the store)
+    m_refreshQueued = true;
+    QTimer::singleShot(100, this, &SessionController::refreshHistory);
+}
+
+void SessionController::refreshHistory()
+{
+    m_refreshQueued = false;
+    if (m_shownStore.isEmpty() || !m_live->sessionId())
+        return;
+    ReviewWorkspace* review = m_window->review();
+    review->openSession(m_live->sessionId());
+    if (m_lastIteration)
+        review->selection()->select(m_lastIteration);
+}
+
+void SessionController::onReview(const ReviewRequested& request)
+{
+    m_reviewPanel->showRequest(request);
+    m_reviewDock->show();
+    m_reviewDock->raise();
+    m_phases->setState(tr("waiting for your review"));
+    if (!m_problem)
+        return;
+    AnalysisRequest a; // the static report offline, at once, while the engineer reads the diff
+    a.problem = m_problem;
+    a.source = request.proposal.candidate.source;
+    a.fileName = request.proposal.candidate.fileName;
+    a.tunables = request.proposal.tunables;
+    m_reviewCompile->setFuture(QtConcurrent::run([a] { return analyse(a); }));
+}
+
+void SessionController::answer(ReviewDecision decision)
+{
+    if (!m_live->answerReview(std::move(decision)))
+        return;
+    m_reviewPanel->clearRequest();
+    m_phases->setState(tr("running (review mode)"));
+    if (m_editing) {
+        m_editing = false;
+        m_window->showWorkspace(MainWindow::Workspace::Review);
+    }
+}
+
+void SessionController::onEnded(const QString& statusText, const QString& reason)
+{
+    m_reviewPanel->clearRequest(tr("The session ended (%1)").arg(statusText));
+    //: phase strip: the session's end; %1 finished/cancelled/failed, %2 why
+    m_phases->setState(reason.isEmpty() ? statusText : tr("%1: %2").arg(statusText, reason));
+    status(
+        tr("Session %1 %2 %3").arg(m_live->sessionId()).arg(statusText, reason), statusText == QLatin1String("failed"));
+    refreshHistory();
+    updateActions();
+}
+
+void SessionController::stop()
+{
+    m_live->stopNow();
+    m_phases->setState(tr("stopping"));
+}
+
+void SessionController::evaluateEditorKernel()
+{
+    try {
+        auto candidate = parseCandidate(toStdString(m_window->editor()->source()), "editor.cu");
+        const TunableValues tunables = m_window->tunablesPanel()->values();
+        if (m_live->running()) {
+            m_live->evaluateCandidate(std::move(candidate), tunables);
+            status(tr("The editor's kernel runs next in session %1").arg(m_live->sessionId()), false);
+            return;
+        }
+        const auto problem = m_window->problem();
+        if (!problem)
+            return;
+        session::SessionRecipe recipe;
+        recipe.problem = problem->file.string();
+        LiveSessionSetup setup;
+        if (!m_noDevice.isEmpty()) {
+            status(QStringLiteral("[runner.no-device] ") + tr("this needs a GPU: no GPU: %1").arg(m_noDevice), true);
+            return;
+        }
+        setup.recipe = recipe;
+        setup.storePath = store::storeLocation({}).string();
+        setup.runnerPath = toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath);
+        setup.only = std::move(candidate);
+        setup.onlyTunables = tunables;
+        if (m_live->start(std::move(setup))) {
+            m_phases->reset();
+            m_strip->show();
+            updateActions();
+        }
+    } catch (const Error& e) {
+        status(errorText(e), true);
+    }
+}
+
+void SessionController::continueFromSelected()
+{
+    const auto focus = m_window->review()->selection()->focus();
+    if (!focus || !focus->detail || !focus->detail->candidate) {
+        status(tr("Select an iteration first"), true);
+        return;
+    }
+    if (!m_live->running()) {
+        status(tr("Start a session first: its next proposals continue from the selected iteration"), true);
+        return;
+    }
+    try {
+        const auto& c = *focus->detail->candidate;
+        m_live->continueFrom(parseCandidate(c.source, c.fileName), c.tunables);
+        status(tr("The next proposals start from iteration %1").arg(focus->index()), false);
+    } catch (const Error& e) {
+        status(errorText(e), true);
+    }
+}
+
+} // namespace kl::gui

@@ -1,0 +1,99 @@
+#pragma once
+// The live session in the window: the Session menu (New Session, From a Command Line, Pause after
+// the Current Candidate, Resume, Stop Now, Extend Budget, Evaluate the Editor's Kernel, Continue
+// from Here), the docks of the review panel, the live transcript and the phase strip, and the
+// no-GPU banner. It feeds the review workspace from the loop's store as iterations finish. The
+// main window only creates it; the loop itself is LiveSession's.
+#include "app/live_session.h"
+#include "core/compile/static_report.h"
+#include "core/model/problem.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMainWindow;
+class QToolBar;
+
+namespace kl::gui {
+
+class LiveTranscriptPanel;
+class MainWindow;
+class PhaseStrip;
+class ReviewPanel;
+struct AnalysisOutcome;
+
+class SessionController : public QObject {
+    Q_OBJECT
+public:
+    explicit SessionController(MainWindow* window);
+    ~SessionController() override;
+
+    // Starts a session from a recipe (the dialog's, or a parsed command line). Refused, with the
+    // reason in the status bar and returned, when one runs or the runner has no GPU.
+    QString startSession(const session::SessionRecipe& recipe);
+    // Checks the runner's hello off the GUI thread; a no-device hello shows the banner.
+    void probeRunner(const QString& runnerPath = {});
+    // Where the window's runner is: $KERNELLOOP_RUNNER, else beside this program.
+    static QString defaultRunnerPath();
+
+    LiveSession* live() const { return m_live; }
+    ReviewPanel* reviewPanel() const { return m_reviewPanel; }
+    LiveTranscriptPanel* transcript() const { return m_transcript; }
+    PhaseStrip* phaseStrip() const { return m_phases; }
+    QLabel* banner() const { return m_banner; }
+    bool noDevice() const { return !m_noDevice.isEmpty(); }
+
+    void showRunDialog();
+    void evaluateEditorKernel();
+    void continueFromSelected();
+    void stop();
+
+signals:
+    void probed(); // the runner's hello is in (or it could not start)
+
+private:
+    void buildMenu();
+    void updateActions();
+    void onStarted(const SessionStarted& started);
+    void onIteration(const IterationOutcome& outcome);
+    void onReview(const ReviewRequested& request);
+    void onEnded(const QString& status, const QString& reason);
+    void refreshHistory();
+    void answer(ReviewDecision decision);
+    void status(const QString& text, bool isError);
+
+    MainWindow* m_window;
+    LiveSession* m_live;
+    ReviewPanel* m_reviewPanel;
+    LiveTranscriptPanel* m_transcript;
+    PhaseStrip* m_phases;
+    QDockWidget* m_reviewDock;
+    QDockWidget* m_transcriptDock;
+    QToolBar* m_strip;
+    QToolBar* m_bannerBar;
+    QLabel* m_banner;
+    QString m_noDevice; // the runner's own no-device message
+    QString m_runnerPath;
+    QString m_shownStore;
+    int m_lastIteration = 0;
+    bool m_refreshQueued = false;
+    std::shared_ptr<const Problem> m_problem; // the running session's, for the review's offline compile
+    QFutureWatcher<std::shared_ptr<const AnalysisOutcome>>* m_reviewCompile;
+    QFutureWatcher<QString>* m_probe;
+    QAction* m_newSession;
+    QAction* m_fromLine;
+    QAction* m_pause;
+    QAction* m_resume;
+    QAction* m_stop;
+    QAction* m_extend;
+    QAction* m_evaluate;
+    QAction* m_continue;
+    bool m_editing = false;
+};
+
+} // namespace kl::gui

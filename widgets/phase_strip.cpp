@@ -1,0 +1,143 @@
+#include "widgets/phase_strip.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QTimer>
+
+namespace kl::gui {
+
+namespace {
+
+// The phases a round shows, in order (synthesis is part of profiling for the engineer).
+const LoopPhase kShown[] = { LoopPhase::Propose, LoopPhase::Review, LoopPhase::Compile, LoopPhase::Verify,
+    LoopPhase::Benchmark, LoopPhase::Profile, LoopPhase::Decide };
+
+LoopPhase shownPhase(LoopPhase phase) { return phase == LoopPhase::Synthesise ? LoopPhase::Profile : phase; }
+
+QString phaseTitle(LoopPhase phase)
+{
+    switch (phase) {
+    case LoopPhase::Propose:
+        return PhaseStrip::tr("propose");
+    case LoopPhase::Review:
+        return PhaseStrip::tr("review");
+    case LoopPhase::Compile:
+        return PhaseStrip::tr("compile");
+    case LoopPhase::Verify:
+        return PhaseStrip::tr("verify");
+    case LoopPhase::Benchmark:
+        return PhaseStrip::tr("benchmark");
+    case LoopPhase::Profile:
+    case LoopPhase::Synthesise:
+        return PhaseStrip::tr("profile");
+    case LoopPhase::Decide:
+        return PhaseStrip::tr("decide");
+    case LoopPhase::Finished:
+        return PhaseStrip::tr("finished");
+    }
+    return {};
+}
+
+} // namespace
+
+PhaseStrip::PhaseStrip(QWidget* parent)
+    : QWidget(parent)
+    , m_round(new QLabel(this))
+    , m_elapsed(new QLabel(this))
+    , m_tokens(new QLabel(this))
+    , m_state(new QLabel(this))
+    , m_tick(new QTimer(this))
+{
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(6, 2, 6, 2);
+    layout->addWidget(m_round);
+    for (LoopPhase p : kShown) {
+        auto* label = new QLabel(phaseTitle(p), this);
+        label->setMargin(3);
+        m_labels[p] = label;
+        layout->addWidget(label);
+    }
+    layout->addWidget(m_elapsed);
+    layout->addStretch(1);
+    layout->addWidget(m_tokens);
+    layout->addWidget(m_state);
+    m_tick->setInterval(250);
+    connect(m_tick, &QTimer::timeout, this, &PhaseStrip::refresh);
+    reset();
+}
+
+void PhaseStrip::reset()
+{
+    m_active = false;
+    m_roundNumber = 0;
+    m_budget = 0;
+    m_detail.clear();
+    m_tick->stop();
+    m_tokens->clear();
+    //: phase strip: no session is running
+    m_state->setText(tr("no session running"));
+    refresh();
+}
+
+void PhaseStrip::setPhase(int round, LoopPhase phase, const QString& detail)
+{
+    m_roundNumber = round;
+    m_detail = detail;
+    if (!m_active || shownPhase(phase) != shownPhase(m_phase))
+        m_sincePhase.restart();
+    m_phase = phase;
+    m_active = phase != LoopPhase::Finished;
+    if (m_active)
+        m_tick->start();
+    else
+        m_tick->stop();
+    refresh();
+}
+
+void PhaseStrip::setBudget(int rounds)
+{
+    m_budget = rounds;
+    refresh();
+}
+
+void PhaseStrip::setTokens(qint64 tokens)
+{
+    //: phase strip: LLM tokens used in this session so far
+    m_tokens->setText(tokens > 0 ? tr("%1 tokens").arg(QLocale().toString(tokens)) : QString());
+}
+
+void PhaseStrip::setState(const QString& state) { m_state->setText(state); }
+
+void PhaseStrip::refresh()
+{
+    //: phase strip: the loop's round (0 is the baseline) and the budget
+    m_round->setText(
+        m_budget > 0 ? tr("round %1 of %2").arg(m_roundNumber).arg(m_budget) : tr("round %1").arg(m_roundNumber));
+    for (auto& [p, label] : m_labels) {
+        const bool current = m_active && p == shownPhase(m_phase);
+        label->setStyleSheet(current
+                ? QStringLiteral("background: palette(highlight); color: palette(highlighted-text);"
+                                 " border-radius: 3px; font-weight: bold;")
+                : QStringLiteral("color: palette(mid);"));
+    }
+    if (m_active) {
+        const double seconds = double(m_sincePhase.elapsed()) / 1000.0;
+        m_elapsed->setText(QStringLiteral("%1 %2 s").arg(phaseTitle(m_phase)).arg(seconds, 0, 'f', 1));
+        m_elapsed->setToolTip(m_detail);
+    } else {
+        m_elapsed->clear();
+    }
+}
+
+QString PhaseStrip::text() const
+{
+    QString out = m_round->text();
+    if (m_active)
+        out += QStringLiteral(" | ") + m_elapsed->text();
+    if (!m_tokens->text().isEmpty())
+        out += QStringLiteral(" | ") + m_tokens->text();
+    return out + QStringLiteral(" | ") + m_state->text();
+}
+
+} // namespace kl::gui

@@ -1,0 +1,48 @@
+#pragma once
+// The live session's progress in one line: the round (of the budget), each phase of the round
+// (propose, review, compile, verify, benchmark, profile, decide) with the current one marked and
+// its elapsed time, the LLM tokens used so far and the session's state (running, paused, ...).
+#include "core/loop/loop_values.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+
+#include <map>
+
+class QLabel;
+class QTimer;
+
+namespace kl::gui {
+
+class PhaseStrip : public QWidget {
+    Q_OBJECT
+public:
+    explicit PhaseStrip(QWidget* parent = nullptr);
+
+    void setPhase(int round, LoopPhase phase, const QString& detail);
+    void setBudget(int rounds); // 0: none
+    void setTokens(qint64 tokens);
+    void setState(const QString& state); // "running", "paused", "waiting for your review", "cancelled", ...
+    void reset();
+
+    QString text() const; // what the strip says, for tests and tooltips
+    LoopPhase phase() const { return m_phase; }
+
+private:
+    void refresh();
+
+    std::map<LoopPhase, QLabel*> m_labels;
+    QLabel* m_round;
+    QLabel* m_elapsed;
+    QLabel* m_tokens;
+    QLabel* m_state;
+    QTimer* m_tick;
+    QElapsedTimer m_sincePhase;
+    LoopPhase m_phase = LoopPhase::Propose;
+    bool m_active = false;
+    int m_roundNumber = 0;
+    int m_budget = 0;
+    QString m_detail;
+};
+
+} // namespace kl::gui

@@ -1,0 +1,283 @@
+#include "widgets/run_dialog.h"
+
+#include "core/model/error.h"
+#include "widgets/string_conversion.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace kl::gui {
+
+namespace {
+
+QComboBox* combo(QWidget* parent, const QStringList& items)
+{
+    auto* c = new QComboBox(parent);
+    c->addItems(items);
+    return c;
+}
+
+QSpinBox* spin(QWidget* parent, int low, int high, int value, const QString& zero = {})
+{
+    auto* s = new QSpinBox(parent);
+    s->setRange(low, high);
+    s->setValue(value);
+    if (!zero.isEmpty())
+        s->setSpecialValueText(zero);
+    return s;
+}
+
+} // namespace
+
+RunDialog::RunDialog(QWidget* parent)
+    : QDialog(parent)
+    , m_problem(new QLineEdit(this))
+    , m_proposer(combo(this, { QStringLiteral("tuner"), QStringLiteral("llm"), QStringLiteral("llm+tuner") }))
+    , m_strategy(combo(this,
+          { QStringLiteral("auto"), QStringLiteral("exhaustive"), QStringLiteral("random"),
+              QStringLiteral("evolutionary") }))
+    , m_budget(spin(this, 1, 10000, 20))
+    //: run dialog: 0 seconds means no wall-time limit
+    , m_wallSeconds(spin(this, 0, 7 * 86400, 0, tr("no limit")))
+    , m_target(new QDoubleSpinBox(this))
+    , m_patience(spin(this, 0, 1000, 2, tr("never")))
+    , m_candidates(spin(this, 1, 64, 1))
+    , m_metrics(combo(
+          this, { QStringLiteral("none"), QStringLiteral("default"), QStringLiteral("sol"), QStringLiteral("stalls") }))
+    , m_mode(combo(this, { QStringLiteral("auto"), QStringLiteral("review") }))
+    , m_label(new QLineEdit(this))
+    , m_db(new QLineEdit(this))
+    , m_runner(new QLineEdit(this))
+    , m_device(spin(this, 0, 63, 0))
+    , m_llm(new QGroupBox(tr("LLM proposer"), this))
+    , m_provider(combo(this, { QStringLiteral("openai"), QStringLiteral("anthropic") }))
+    , m_baseUrl(new QLineEdit(this))
+    , m_model(new QLineEdit(this))
+    , m_roles(combo(this, { QStringLiteral("planner-coder"), QStringLiteral("single") }))
+    , m_temperature(new QDoubleSpinBox(this))
+    , m_tokenBudget(spin(this, 0, 1'000'000'000, 0, tr("no limit")))
+    , m_keyEnv(new QLineEdit(this))
+    , m_keyFile(new QLineEdit(this))
+    , m_apiKey(new QLineEdit(this))
+    , m_saveKey(new QCheckBox(tr("Keep in the keychain"), this))
+    , m_command(new QLineEdit(this))
+    , m_paste(new QLineEdit(this))
+    , m_pasteError(new QLabel(this))
+{
+    //: window title of the dialog that starts a tuning session
+    setWindowTitle(tr("New Session"));
+    m_metrics->setCurrentText(QStringLiteral("default"));
+    m_target->setRange(0.0, 1000.0);
+    m_target->setDecimals(2);
+    m_target->setSpecialValueText(tr("none"));
+    m_temperature->setRange(-1.0, 2.0);
+    m_temperature->setSingleStep(0.1);
+    m_temperature->setValue(-1.0);
+    m_temperature->setSpecialValueText(tr("the server's"));
+    m_db->setPlaceholderText(tr("default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db"));
+    m_runner->setPlaceholderText(tr("default: kernelloop-runner beside this program"));
+    m_baseUrl->setPlaceholderText(QStringLiteral("http://localhost:8000/v1"));
+    m_keyEnv->setPlaceholderText(QStringLiteral("OPENAI_API_KEY"));
+    m_keyFile->setPlaceholderText(tr("a file of mode 0600"));
+    m_apiKey->setEchoMode(QLineEdit::Password);
+    m_apiKey->setPlaceholderText(tr("stored in the keychain only, never in the recipe"));
+    m_command->setReadOnly(true);
+    m_paste->setPlaceholderText(tr("kernelloop-cli tune problem.json --budget 10 …"));
+    m_pasteError->setWordWrap(true);
+    m_pasteError->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_pasteError->hide();
+
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString file
+            = QFileDialog::getOpenFileName(this, tr("Problem"), m_problem->text(), tr("Problems (*.json)"));
+        if (!file.isEmpty())
+            m_problem->setText(file);
+    });
+    auto* problemRow = new QHBoxLayout;
+    problemRow->addWidget(m_problem, 1);
+    problemRow->addWidget(browse);
+
+    auto* form = new QFormLayout;
+    form->addRow(tr("Problem"), problemRow);
+    form->addRow(tr("Proposer"), m_proposer);
+    form->addRow(tr("Strategy"), m_strategy);
+    //: run dialog: rounds after the baseline
+    form->addRow(tr("Budget (rounds)"), m_budget);
+    form->addRow(tr("Wall time (s)"), m_wallSeconds);
+    form->addRow(tr("Target speedup"), m_target);
+    form->addRow(tr("Patience (rounds)"), m_patience);
+    //: run dialog: k candidates evaluated per round
+    form->addRow(tr("Candidates per round"), m_candidates);
+    form->addRow(tr("Metric set"), m_metrics);
+    form->addRow(tr("Mode"), m_mode);
+    form->addRow(tr("Label"), m_label);
+    form->addRow(tr("Store"), m_db);
+    form->addRow(tr("Runner"), m_runner);
+    form->addRow(tr("GPU index"), m_device);
+
+    auto* llm = new QFormLayout(m_llm);
+    llm->addRow(tr("Provider"), m_provider);
+    llm->addRow(tr("Base URL"), m_baseUrl);
+    llm->addRow(tr("Model"), m_model);
+    llm->addRow(tr("Roles"), m_roles);
+    llm->addRow(tr("Temperature"), m_temperature);
+    llm->addRow(tr("Token budget"), m_tokenBudget);
+    llm->addRow(tr("Key variable"), m_keyEnv);
+    llm->addRow(tr("Key file"), m_keyFile);
+    auto* keyRow = new QHBoxLayout;
+    keyRow->addWidget(m_apiKey, 1);
+    keyRow->addWidget(m_saveKey);
+    llm->addRow(tr("API key"), keyRow);
+
+    auto* copy = new QPushButton(tr("Copy"), this);
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_command->text()); });
+    auto* commandRow = new QHBoxLayout;
+    commandRow->addWidget(m_command, 1);
+    commandRow->addWidget(copy);
+    //: run dialog: fill the form from a pasted command line
+    auto* use = new QPushButton(tr("Use"), this);
+    connect(use, &QPushButton::clicked, this, [this] { useCommandLine(m_paste->text()); });
+    auto* pasteRow = new QHBoxLayout;
+    pasteRow->addWidget(m_paste, 1);
+    pasteRow->addWidget(use);
+    auto* lines = new QFormLayout;
+    //: run dialog: the kernelloop-cli command that runs the same session
+    lines->addRow(tr("Command line"), commandRow);
+    lines->addRow(tr("From a line"), pasteRow);
+    lines->addRow(QString(), m_pasteError);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    //: run dialog: the OK button starts the session
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(form, 1);
+    columns->addWidget(m_llm, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(columns);
+    layout->addLayout(lines);
+    layout->addWidget(buttons);
+
+    for (QLineEdit* e : { m_problem, m_label, m_db, m_runner, m_baseUrl, m_model, m_keyEnv, m_keyFile })
+        connect(e, &QLineEdit::textChanged, this, &RunDialog::refreshCommandLine);
+    for (QComboBox* c : { m_proposer, m_strategy, m_metrics, m_mode, m_provider, m_roles })
+        connect(c, &QComboBox::currentTextChanged, this, &RunDialog::refreshCommandLine);
+    for (QSpinBox* s : { m_budget, m_wallSeconds, m_patience, m_candidates, m_device, m_tokenBudget })
+        connect(s, &QSpinBox::valueChanged, this, &RunDialog::refreshCommandLine);
+    for (QDoubleSpinBox* s : { m_target, m_temperature })
+        connect(s, &QDoubleSpinBox::valueChanged, this, &RunDialog::refreshCommandLine);
+    setRecipe({});
+}
+
+session::SessionRecipe RunDialog::recipe() const
+{
+    session::SessionRecipe r = m_rest;
+    r.problem = toStdString(m_problem->text());
+    r.proposer
+        = session::parseProposerChoice(toStdString(m_proposer->currentText())).value_or(session::ProposerChoice::Tuner);
+    r.strategy = toStdString(m_strategy->currentText());
+    r.budget = m_budget->value();
+    r.wallSeconds = m_wallSeconds->value();
+    r.targetSpeedup = m_target->value();
+    r.patience = m_patience->value();
+    r.candidatesPerRound = m_candidates->value();
+    r.metrics = toStdString(m_metrics->currentText());
+    r.mode = m_mode->currentText() == QLatin1String("review") ? LoopMode::Review : LoopMode::Auto;
+    r.label = toStdString(m_label->text());
+    r.db = toStdString(m_db->text());
+    r.runner = toStdString(m_runner->text());
+    r.device = m_device->value();
+    r.llm.provider = toStdString(m_provider->currentText());
+    r.llm.baseUrl = toStdString(m_baseUrl->text());
+    r.llm.model = toStdString(m_model->text());
+    r.llm.roles = toStdString(m_roles->currentText());
+    r.llm.temperature = m_temperature->value() < 0.0 ? -1.0 : m_temperature->value();
+    r.llm.tokenBudget = m_tokenBudget->value();
+    r.llm.keyEnv = toStdString(m_keyEnv->text());
+    r.llm.keyFile = toStdString(m_keyFile->text());
+    return r;
+}
+
+void RunDialog::setRecipe(const session::SessionRecipe& r)
+{
+    m_rest = r;
+    m_problem->setText(toQString(r.problem));
+    m_proposer->setCurrentText(QString::fromLatin1(session::proposerChoiceName(r.proposer)));
+    m_strategy->setCurrentText(toQString(r.strategy));
+    m_budget->setValue(r.budget);
+    m_wallSeconds->setValue(int(r.wallSeconds));
+    m_target->setValue(r.targetSpeedup);
+    m_patience->setValue(r.patience);
+    m_candidates->setValue(r.candidatesPerRound);
+    m_metrics->setCurrentText(toQString(r.metrics));
+    m_mode->setCurrentText(r.mode == LoopMode::Review ? QStringLiteral("review") : QStringLiteral("auto"));
+    m_label->setText(toQString(r.label));
+    m_db->setText(toQString(r.db));
+    m_runner->setText(toQString(r.runner));
+    m_device->setValue(r.device);
+    m_provider->setCurrentText(toQString(r.llm.provider));
+    m_baseUrl->setText(toQString(r.llm.baseUrl));
+    m_model->setText(toQString(r.llm.model));
+    m_roles->setCurrentText(toQString(r.llm.roles));
+    m_temperature->setValue(r.llm.temperature < 0.0 ? -1.0 : r.llm.temperature);
+    m_tokenBudget->setValue(int(std::min<std::int64_t>(r.llm.tokenBudget, 1'000'000'000)));
+    m_keyEnv->setText(toQString(r.llm.keyEnv));
+    m_keyFile->setText(toQString(r.llm.keyFile));
+    refreshCommandLine();
+}
+
+QString RunDialog::commandLine() const { return m_command->text(); }
+
+QString RunDialog::useCommandLine(const QString& line)
+{
+    try {
+        setRecipe(session::parseCommandLine(toStdString(line)));
+        m_pasteError->hide();
+        return {};
+    } catch (const Error& e) {
+        const QString text
+            = QStringLiteral("[") + toQString(e.category()) + QStringLiteral("] ") + toQString(e.message());
+        m_pasteError->setText(text);
+        m_pasteError->show();
+        return text;
+    }
+}
+
+QString RunDialog::typedApiKey() const { return m_apiKey->text(); }
+
+bool RunDialog::saveKeyInKeychain() const { return m_saveKey->isChecked() && m_saveKey->isEnabled(); }
+
+void RunDialog::setKeychainAvailable(bool available, const QString& why)
+{
+    m_saveKey->setEnabled(available);
+    m_saveKey->setChecked(available);
+    m_apiKey->setEnabled(available);
+    if (!available)
+        m_apiKey->setPlaceholderText(why);
+}
+
+void RunDialog::refreshCommandLine()
+{
+    const auto r = recipe();
+    m_llm->setEnabled(r.proposer != session::ProposerChoice::Tuner);
+    m_command->setText(toQString(session::commandLine(r)));
+    m_command->setCursorPosition(0);
+}
+
+} // namespace kl::gui
