@@ -9,10 +9,12 @@
 #include "core/loop/tuning_session.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
+#include "core/pool/runner_pool.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/session/session_recipe.h"
 #include "core/store/store.h"
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -26,8 +28,38 @@ extern "C" void onSignal(int) { g_interrupted.store(true); }
 // What `tune` and `evaluate` share: the recipe's runner, store and evaluation options.
 struct CommonOptions {
     session::SessionRecipe recipe;
+    std::vector<std::string> runnerArgs; // --runner: endpoints, or one local runner executable
     bool json = false;
 };
+
+// --runner VALUE is an endpoint (local:, ssh:, slurm:) or, as before pools, the local runner's path.
+void takeRunnerArgs(CommonOptions& o)
+{
+    for (const auto& v : o.runnerArgs) {
+        if (v.rfind("local:", 0) == 0 || v.rfind("ssh:", 0) == 0 || v.rfind("slurm:", 0) == 0)
+            o.recipe.runners.push_back(v);
+        else if (!o.recipe.runner.empty())
+            throw Error("cli.bad-runner", {}, v,
+                "a second runner executable (\"" + o.recipe.runner + "\" and \"" + v
+                    + "\"); name GPUs as endpoints: --runner local:0 --runner local:1");
+        else
+            o.recipe.runner = v;
+    }
+}
+
+// One line per endpoint where the pool is more than one runner or something went wrong with one.
+void printPoolStatus(const pool::RunnerPool& pool)
+{
+    const auto status = pool.status();
+    const bool worth
+        = status.size() > 1 || std::any_of(status.begin(), status.end(), [](const auto& s) { return s.faults > 0; });
+    if (!worth)
+        return;
+    for (const auto& s : status)
+        std::cerr << "runner " << s.endpoint << (s.device.empty() ? "" : " (" + s.device + ")") << ": "
+                  << pool::runnerStateName(s.state) << ", " << s.jobsDone << " jobs, " << s.faults << " faults"
+                  << (s.lastError.empty() ? "" : "; last: " + s.lastError) << "\n";
+}
 
 void addCommon(CLI::App* cmd, CommonOptions& o)
 {
@@ -35,8 +67,16 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
     cmd->add_option("PROBLEM", r.problem, "the problem file (problem.json)")->required();
     cmd->add_option(
         "--db", r.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
-    cmd->add_option("--runner", r.runner, "the runner executable (default: beside this one)");
-    cmd->add_option("--device", r.device, "GPU index")->check(CLI::NonNegativeNumber);
+    cmd->add_option("--runner", o.runnerArgs,
+        "a runner endpoint, repeatable: local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS; or the local "
+        "runner executable (default: beside this one)");
+    cmd->add_option("--runners-file", r.runnersFile, "a file of runner endpoints, one a line (# comments)");
+    cmd->add_option("--remote-runner", r.remoteRunner, "kernelloop-runner's path on ssh hosts and Slurm nodes")
+        ->capture_default_str();
+    cmd->add_option("--ssh-option", r.sshOptions, "an ssh -o option for ssh endpoints (repeatable), e.g. Port=2222");
+    cmd->add_option("--slurm-gres", r.slurmGres, "--gres of each Slurm runner step (none: no --gres)")
+        ->capture_default_str();
+    cmd->add_option("--device", r.device, "GPU index (without --runner endpoints)")->check(CLI::NonNegativeNumber);
     cmd->add_option(
            "--metrics", r.metrics, "CUPTI metric set (lines: PC sampling per source line; deep: stalls + lines)")
         ->check(CLI::IsMember({ "none", "default", "sol", "stalls", "lines", "deep" }));
@@ -57,17 +97,16 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
 {
     const auto& recipe = o.recipe;
     const auto problem = loadProblem(recipe.problem);
+    const auto endpoints = session::runnerEndpoints(recipe); // bad endpoints fail before anything starts
     auto store = store::Store::open(storePath(recipe.db));
-    RunnerConfig rc;
-    rc.path = runnerPath(recipe.runner);
-    rc.deviceIndex = recipe.device;
-    rc.defaultJobTimeout = config.jobTimeout;
-    RunnerClient runner(rc);
+    auto poolOptions = session::poolOptions(recipe, runnerPath(recipe.runner));
+    poolOptions.endpoints.base.defaultJobTimeout = config.jobTimeout;
+    pool::RunnerPool runners(endpoints, poolOptions); // stopped (Slurm allocations released) on every way out
 
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
     TuneOutput output(std::cout, o.json, config.stop.maxIterations);
-    TuningSession session(problem, store, runner, config);
+    TuningSession session(problem, store, runners, config);
     session.events().subscribe([&output](const std::shared_ptr<const LoopEvent>& e) { output.onEvent(*e); });
     const auto proposer = makeProposer ? makeProposer(session.eventStream()) : nullptr;
     ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
@@ -77,6 +116,7 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
         const auto summary
             = one ? session.evaluateOne(*one, oneTunables, &g_interrupted) : session.run(*proposer, &g_interrupted);
         output.summary(summary);
+        printPoolStatus(runners);
         if (summary.cancelled)
             return Interrupted;
         if (one) // the baseline, then the candidate: both must pass
@@ -141,6 +181,7 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     return [=]() {
+        takeRunnerArgs(*o);
         auto& recipe = o->recipe;
         recipe.proposer = *session::parseProposerChoice(*proposerName);
         recipe.wallSeconds = time->empty() ? 0.0 : parseDuration(*time);
@@ -176,6 +217,7 @@ const CommandRegistration evaluate([](CLI::App& app) -> std::function<int()> {
     cmd->add_option("FILE", *file, "the candidate (.cu with // @kl declarations)")->required();
     cmd->add_option("--set", *sets, "NAME=VALUE for a tunable (repeatable)");
     return [=]() {
+        takeRunnerArgs(*o);
         const auto candidate = loadCandidate(*file);
         const auto tunables = candidate.withOverrides(parseSets(*sets));
         auto config = session::loopConfig(o->recipe);

@@ -59,6 +59,11 @@ double seconds(const std::string& text)
             "--time", std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1));
 }
 
+bool isEndpoint(const std::string& v)
+{
+    return v.rfind("local:", 0) == 0 || v.rfind("ssh:", 0) == 0 || v.rfind("slurm:", 0) == 0;
+}
+
 struct Option {
     const char* flag;
     std::function<std::string(const SessionRecipe&)> get;
@@ -108,7 +113,19 @@ const std::vector<Option>& options()
             } },
         KL_TEXT("--label", label),
         KL_TEXT("--db", db),
-        KL_TEXT("--runner", runner),
+        // --runner takes an endpoint (repeatable; rendered after this table) or the local runner's path.
+        Option { "--runner", [](const SessionRecipe& r) { return r.runner; },
+            [](SessionRecipe& r, const std::string& v) {
+                if (isEndpoint(v))
+                    r.runners.push_back(v);
+                else
+                    r.runner = v;
+            } },
+        KL_TEXT("--runners-file", runnersFile),
+        KL_TEXT("--remote-runner", remoteRunner),
+        Option { "--ssh-option", [](const SessionRecipe&) { return std::string(); },
+            [](SessionRecipe& r, const std::string& v) { r.sshOptions.push_back(v); } },
+        KL_TEXT("--slurm-gres", slurmGres),
         KL_NUMBER("--device", device, int),
         KL_NUMBER("--trials", trials, int),
         KL_NUMBER("--job-timeout", jobTimeoutSeconds, int),
@@ -217,6 +234,10 @@ std::string commandLine(const SessionRecipe& recipe)
         if (!o.isSwitch)
             line += " " + quoted(value);
     }
+    for (const auto& e : recipe.runners)
+        line += " --runner " + quoted(e);
+    for (const auto& o : recipe.sshOptions)
+        line += " --ssh-option " + quoted(o);
     return line;
 }
 

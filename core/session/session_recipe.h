@@ -8,11 +8,13 @@
 #include "core/llm/chat_client.h"
 #include "core/loop/loop_events.h"
 #include "core/loop/loop_values.h"
+#include "core/pool/runner_pool.h"
 #include "core/propose/proposer.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kl::session {
 
@@ -53,8 +55,15 @@ struct SessionRecipe {
     LoopMode mode = LoopMode::Auto;
     std::string label;
     std::string db; // the store; empty: the default
-    std::string runner; // the runner command; empty: the default
-    int device = 0; // its GPU
+    std::string runner; // the local runner executable; empty: the default
+    int device = 0; // its GPU, when no endpoint is given
+    // Runner endpoints (local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS), empty: local:<device>;
+    // and a file of more, one a line. See core/pool/runner_endpoint.h.
+    std::vector<std::string> runners;
+    std::string runnersFile;
+    std::string remoteRunner = "kernelloop-runner"; // on ssh hosts and Slurm nodes
+    std::vector<std::string> sshOptions; // each as ssh -o OPTION
+    std::string slurmGres = "gpu:1"; // "none": no --gres (a cluster without GPU gres)
     int trials = 2;
     int jobTimeoutSeconds = 120;
     std::uint64_t seed = 1234;
@@ -74,6 +83,12 @@ LoopConfig loopConfig(const SessionRecipe& recipe);
 // kl::Error "session.no-endpoint", and the prompt library's errors for a bad --prompts folder.
 std::unique_ptr<Proposer> makeProposer(
     const SessionRecipe& recipe, const EndpointConfig* endpoint, std::shared_ptr<LoopEvents> events);
+
+// The runner endpoints the recipe names (its --runner values, then its runners file), local:<device>
+// when none; local:all expanded. Throws "runner.bad-endpoint", "runner.duplicate-endpoint", runners.*.
+std::vector<pool::Endpoint> runnerEndpoints(const SessionRecipe& recipe);
+// How they become runners: `localRunner` is the executable for local endpoints.
+pool::PoolOptions poolOptions(const SessionRecipe& recipe, const std::filesystem::path& localRunner);
 
 // "kernelloop-cli tune PROBLEM --proposer llm ..." with only the options that differ from their
 // defaults, each argument quoted for a POSIX shell where needed.

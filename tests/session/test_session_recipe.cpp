@@ -39,6 +39,11 @@ SessionRecipe everything()
     r.label = "it's a test"; // a quote inside
     r.runner = "/opt/kl/kernelloop-runner";
     r.device = 1;
+    r.runners = { "local:all", "ssh:me@gpu-box:1", "slurm:-p gpu --time=30" };
+    r.runnersFile = "/etc/kl/runners";
+    r.remoteRunner = "/srv/kl/kernelloop-runner";
+    r.sshOptions = { "Port=2222", "IdentityFile=/home/me/.ssh/kl key" };
+    r.slurmGres = "none";
     r.seed = 99;
     r.noCache = true;
     r.llm.provider = "anthropic";
@@ -67,6 +72,10 @@ private Q_SLOTS:
             line.c_str());
         QVERIFY2(line.find("--label 'it'\\''s a test'") != std::string::npos, line.c_str());
         QVERIFY2(line.find("--key-env MY_KEY") != std::string::npos, line.c_str());
+        // Endpoints repeat --runner; the executable keeps its own --runner.
+        QVERIFY2(line.find("--runner /opt/kl/kernelloop-runner") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("--runner 'slurm:-p gpu --time=30'") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("--ssh-option 'IdentityFile=/home/me/.ssh/kl key'") != std::string::npos, line.c_str());
         // Defaults are left out.
         SessionRecipe plain;
         plain.problem = "p.json";

@@ -1,0 +1,94 @@
+// `kernelloop-cli tune` over a pool, through the real CLI: --runner endpoints (repeatable, with the
+// runner double as the local executable) and a runners file spread a round over two runners whose
+// endpoints the store keeps; a bad endpoint, a GPU named twice and two executables are bad input
+// (exit 2 with their category) before any runner starts.
+#include "core/store/store.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+#include <fstream>
+#include <set>
+
+namespace {
+
+struct Ran {
+    int code = -1;
+    QString out;
+    QString err;
+};
+
+Ran cli(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(KL_CLI), args);
+    p.waitForFinished(60'000);
+    return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
+}
+
+QString problem() { return QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/problem.json"); }
+
+} // namespace
+
+class TestPoolCli : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void tuneOverTwoLocalRunners()
+    {
+        QTemporaryDir dir;
+        const auto db = dir.filePath(QStringLiteral("s.db"));
+        const auto runners = dir.filePath(QStringLiteral("runners"));
+        std::ofstream(runners.toStdString()) << "# two GPUs here\nlocal:1\n";
+        const auto r = cli({ u"tune"_qs, problem(), u"--db"_qs, db, u"--runner"_qs, QStringLiteral(KL_MODEL_RUNNER),
+            u"--runner"_qs, u"local:0"_qs, u"--runners-file"_qs, runners, u"--budget"_qs, u"1"_qs, u"-k"_qs, u"3"_qs,
+            u"--metrics"_qs, u"none"_qs, u"--no-cache"_qs });
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        // The pool's lines: every endpoint with its device and jobs.
+        QVERIFY2(r.err.contains(u"runner local:0 (Model GPU #0): idle"_qs), qPrintable(r.err));
+        QVERIFY2(r.err.contains(u"runner local:1 (Model GPU #1): idle"_qs), qPrintable(r.err));
+        const auto store = kl::store::Store::open(db.toStdString(), { .readOnly = true });
+        const auto sessions = store.listSessions();
+        QCOMPARE(int(sessions.size()), 1);
+        const auto session = store.session(sessions.front().session.id);
+        QVERIFY(session);
+        std::set<std::string> used;
+        for (int index = 1; index <= 4; ++index) {
+            const auto it = store.iteration(sessions.front().session.id, index);
+            QVERIFY(it && it->result);
+            used.insert(it->result->endpoint);
+        }
+        QVERIFY(used.count("local:0") || used.count("local:1"));
+        QVERIFY(!used.count(""));
+        QCOMPARE(int(session->config.at("runners").size()), 2);
+    }
+
+    void badRunnersAreBadInput_data()
+    {
+        QTest::addColumn<QStringList>("runnerArgs");
+        QTest::addColumn<QString>("category");
+        QTest::newRow("no host") << QStringList { u"--runner"_qs, u"ssh:"_qs } << u"[runner.bad-endpoint]"_qs;
+        QTest::newRow("option as host") << QStringList { u"--runner"_qs, u"ssh:-oProxyCommand=x"_qs }
+                                        << u"[runner.bad-endpoint]"_qs;
+        QTest::newRow("gpu twice") << QStringList { u"--runner"_qs, u"local:0"_qs, u"--runner"_qs, u"local:0"_qs }
+                                   << u"[runner.duplicate-endpoint]"_qs;
+        QTest::newRow("two executables") << QStringList { u"--runner"_qs, u"/a/runner"_qs, u"--runner"_qs,
+            u"/b/runner"_qs } << u"[cli.bad-runner]"_qs;
+        QTest::newRow("runners file is a folder")
+            << QStringList { u"--runners-file"_qs, u"/tmp"_qs } << u"[runners.not-a-file]"_qs;
+    }
+    void badRunnersAreBadInput()
+    {
+        QFETCH(QStringList, runnerArgs);
+        QFETCH(QString, category);
+        QTemporaryDir dir;
+        const auto r
+            = cli(QStringList { u"tune"_qs, problem(), u"--db"_qs, dir.filePath(QStringLiteral("s.db")) } + runnerArgs);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(category), qPrintable(r.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPoolCli)
+#include "test_pool_cli.moc"
