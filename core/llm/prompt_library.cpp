@@ -99,7 +99,7 @@ const std::vector<std::string>& PromptLibrary::placeholderNames()
 {
     static const std::vector<std::string> names { "problem_name", "problem", "best_candidate", "kernel_names",
         "iteration", "state", "findings", "hardware", "history", "steering", "rejections", "examples", "plan",
-        "failure" };
+        "failure", "language", "code_fence", "directive", "compiler", "triton" };
     return names;
 }
 
@@ -177,17 +177,24 @@ void PromptLibrary::check(const std::string& name) const
 }
 
 std::string PromptLibrary::renderTemplate(
-    const std::string& name, const std::map<std::string, std::string>& sections) const
+    const std::string& name, const std::map<std::string, std::string>& sections, const std::string& variant) const
 {
     kainjow::mustache::mustache tmpl(m_templates.at(name));
     tmpl.set_custom_escape([](const std::string& s) { return s; }); // prompts are not HTML
     kainjow::mustache::data data;
     for (const auto& [key, value] : sections)
         data.set(key, value);
-    for (const auto& [file, text] : m_templates)
-        if (isPartial(file))
-            data.set(
-                partialName(file), kainjow::mustache::partial([text = withoutTrailingNewlines(text)] { return text; }));
+    for (const auto& [file, text] : m_templates) {
+        if (!isPartial(file))
+            continue;
+        // {{> candidate_format}} in a Triton prompt is candidate_format_triton.partial.md where
+        // that exists: one set of role templates, the language's own parts.
+        const auto own = variant.empty() ? m_templates.end()
+                                         : m_templates.find(partialName(file) + variant + std::string(kPartialSuffix));
+        const std::string& chosen = own != m_templates.end() ? own->second : text;
+        data.set(
+            partialName(file), kainjow::mustache::partial([text = withoutTrailingNewlines(chosen)] { return text; }));
+    }
     std::string out = tmpl.render(data);
     if (!tmpl.is_valid())
         throw Error("prompt.bad-template", m_origins.at(name), {}, tmpl.error_message());
@@ -201,7 +208,9 @@ Prompt PromptLibrary::render(PromptRole role, const PromptPayload& payload) cons
 {
     const auto sections = promptSections(payload);
     const std::string base(promptRoleName(role));
-    return { renderTemplate(base + ".system.md", sections), renderTemplate(base + ".user.md", sections) };
+    const std::string variant = payload.problem.language == CandidateLanguage::Triton ? "_triton" : "";
+    return { renderTemplate(base + ".system.md", sections, variant),
+        renderTemplate(base + ".user.md", sections, variant) };
 }
 
 std::vector<std::string> PromptLibrary::templateNames() const

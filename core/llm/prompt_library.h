@@ -2,8 +2,8 @@
 // The prompt templates, one system and one user template per role, as Mustache text
 // (kainjow::mustache): {{name}} inserts a section of promptSections(), {{#name}}...{{/name}}
 // shows a block only when that section has something to say, {{> candidate_format}} includes a
-// shared part. Built-in templates come from resources/prompts/; a user's folder overrides any of
-// them file by file.
+// shared part (in its language's version, candidate_format_triton, for a Triton problem). Built-in templates come from
+// resources/prompts/; a user's folder overrides any of them file by file.
 #include "core/llm/prompt_payload.h"
 
 #include <filesystem>
@@ -47,7 +47,9 @@ public:
 
 private:
     void check(const std::string& name) const;
-    std::string renderTemplate(const std::string& name, const std::map<std::string, std::string>& sections) const;
+    // `variant` ("_triton" or empty) picks each partial's language version where one exists.
+    std::string renderTemplate(
+        const std::string& name, const std::map<std::string, std::string>& sections, const std::string& variant) const;
 
     std::map<std::string, std::string> m_templates;
     std::map<std::string, std::string> m_origins;

@@ -54,6 +54,9 @@ std::string fenced(const std::string& text, const std::string& language = {})
     return out + "```\n";
 }
 
+// The info string of the candidate's code blocks: the reply parser looks for the same.
+std::string codeFence(CandidateLanguage language) { return language == CandidateLanguage::Triton ? "python" : "cuda"; }
+
 std::string sizeText(const SizeSet& sizes)
 {
     std::vector<std::string> parts;
@@ -94,7 +97,7 @@ std::string problemSection(const ProblemFacts& p)
     return out.str();
 }
 
-std::string candidateSection(const CandidateFacts& c)
+std::string candidateSection(const CandidateFacts& c, const std::string& fence)
 {
     std::ostringstream out;
     if (!c.launches.empty())
@@ -109,7 +112,7 @@ std::string candidateSection(const CandidateFacts& c)
             values.push_back(name + "=" + std::to_string(value));
         out << "Measured with: " << joined(values, ", ") << "\n";
     }
-    out << "\n" << fenced(c.source, "cuda");
+    out << "\n" << fenced(c.source, fence);
     return out.str();
 }
 
@@ -223,24 +226,24 @@ std::string historySection(const std::vector<IterationFacts>& recent)
     return out.str();
 }
 
-std::string examplesSection(const std::vector<ExampleFacts>& examples)
+std::string examplesSection(const std::vector<ExampleFacts>& examples, const std::string& fence)
 {
     std::ostringstream out;
     for (const auto& e : examples) {
         out << "Example from problem " << e.problem << (e.summary.empty() ? "" : " (" + e.summary + ")") << ":\n";
-        out << fenced(e.source, "cuda") << "\n";
+        out << fenced(e.source, fence) << "\n";
     }
     return out.str();
 }
 
-std::string failureSection(const FailureFacts& f)
+std::string failureSection(const FailureFacts& f, const std::string& fence)
 {
     std::ostringstream out;
     out << "Failure: " << f.category << "\n";
     if (!f.report.empty())
         out << fenced(f.report);
     if (!f.source.empty())
-        out << "\nThe candidate that failed:\n" << fenced(f.source, "cuda");
+        out << "\nThe candidate that failed:\n" << fenced(f.source, fence);
     return out.str();
 }
 
@@ -250,6 +253,7 @@ ProblemFacts describeProblem(const Problem& problem)
 {
     ProblemFacts facts;
     facts.name = problem.name;
+    facts.language = problem.language();
     facts.operation = problem.description;
     facts.arch = problem.arch;
     for (const auto& t : problem.inputs)
@@ -280,7 +284,8 @@ CandidateFacts describeCandidate(const Candidate& candidate, const TunableValues
     std::string line;
     while (std::getline(in, line)) {
         const auto marker = line.find("@kl ");
-        if (line.find("//") == std::string::npos || marker == std::string::npos)
+        const auto comment = line.find_first_of("/#");
+        if (marker == std::string::npos || comment == std::string::npos || comment > marker)
             continue;
         std::string directive = line.substr(marker + 4);
         if (directive.rfind("launch", 0) == 0)
@@ -303,10 +308,18 @@ std::map<std::string, std::string> promptSections(const PromptPayload& p)
         if (!text.empty())
             s[name] = std::move(text);
     };
+    const bool triton = p.problem.language == CandidateLanguage::Triton;
+    const auto fence = codeFence(p.problem.language);
+    put("language", triton ? "Triton" : "CUDA");
+    put("code_fence", fence);
+    put("directive", triton ? "# @kl" : "// @kl");
+    put("compiler", triton ? "Triton's compiler" : "NVRTC");
+    if (triton)
+        put("triton", "yes");
     put("problem_name", p.problem.name);
     put("problem", problemSection(p.problem));
     if (!p.best.source.empty())
-        put("best_candidate", candidateSection(p.best));
+        put("best_candidate", candidateSection(p.best, fence));
     std::vector<std::string> kernels;
     for (const auto& launch : p.best.launches)
         kernels.push_back(launch.substr(0, launch.find(' ')));
@@ -318,10 +331,10 @@ std::map<std::string, std::string> promptSections(const PromptPayload& p)
     put("history", historySection(p.recent));
     put("steering", p.steering);
     put("rejections", bullets(p.rejections));
-    put("examples", examplesSection(p.examples));
+    put("examples", examplesSection(p.examples, fence));
     put("plan", p.plan);
     if (p.failure)
-        put("failure", failureSection(*p.failure));
+        put("failure", failureSection(*p.failure, fence));
     return s;
 }
 

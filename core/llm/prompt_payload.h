@@ -16,6 +16,7 @@ namespace kl {
 
 struct ProblemFacts {
     std::string name;
+    CandidateLanguage language = CandidateLanguage::Cuda; // what candidates are written in (the baseline's)
     std::string operation; // what it computes, in words (the problem's description)
     std::string arch;
     std::vector<std::string> tensors; // "x: input f16 [M, N], row padding 8 (stride_x)"
@@ -119,7 +120,10 @@ struct PromptPayload {
 // The payload as named Markdown sections ("problem", "best_candidate", "state", "findings",
 // "hardware", "history", "steering", "rejections", "examples", "plan", "failure", plus
 // "iteration", "problem_name" and "kernel_names"). Parts with nothing to say are left out, so a
-// template can write {{#findings}}...{{/findings}} around a heading.
+// template can write {{#findings}}...{{/findings}} around a heading. The candidate's language is
+// there in words: "language" ("CUDA" | "Triton"), "code_fence" ("cuda" | "python"), "directive"
+// ("// @kl" | "# @kl"), "compiler" ("NVRTC" | "Triton's compiler"), and "triton" only for Triton
+// ({{#triton}}..{{/triton}}, {{^triton}}..{{/triton}}).
 std::map<std::string, std::string> promptSections(const PromptPayload& payload);
 
 } // namespace kl

@@ -1,5 +1,6 @@
 #include "core/llm/reply_parser.h"
 
+#include "core/llm/reply_kernels.h"
 #include "core/model/error.h"
 
 #include <algorithm>
@@ -110,8 +111,19 @@ bool isCudaLanguage(const std::string& language)
     return std::find_if(names.begin(), names.end(), [&](const char* n) { return language == n; }) != names.end();
 }
 
-bool mayBeCandidate(const CodeBlock& b)
+bool isPythonLanguage(const std::string& language)
 {
+    return language == "python" || language == "py" || language == "python3" || language == "triton";
+}
+
+// A block in the problem's language: a Triton reply's ```cuda block is somebody else's kernel.
+bool mayBeCandidate(const CodeBlock& b, CandidateLanguage language)
+{
+    if (language == CandidateLanguage::Triton) {
+        if (b.text.find("@triton.jit") != std::string::npos || b.text.find("@kl") != std::string::npos)
+            return b.language.empty() || isPythonLanguage(b.language);
+        return false;
+    }
     if (b.text.find("__global__") != std::string::npos || b.text.find("@kl") != std::string::npos)
         return b.language.empty() || isCudaLanguage(b.language);
     return false;
@@ -188,115 +200,6 @@ bool looksLikeRefusal(std::string_view text)
     return std::regex_search(head, refusal);
 }
 
-// ---- Kernels in the source ----
-
-// Comments become spaces (newlines kept), so that kernel names in comments and the // @kl lines
-// are not taken for definitions.
-std::string withoutComments(const std::string& source)
-{
-    std::string out = source;
-    for (std::size_t i = 0; i + 1 < out.size();) {
-        if (out[i] == '/' && out[i + 1] == '/') {
-            while (i < out.size() && out[i] != '\n')
-                out[i++] = ' ';
-        } else if (out[i] == '/' && out[i + 1] == '*') {
-            out[i] = out[i + 1] = ' ';
-            i += 2;
-            while (i + 1 < out.size() && !(out[i] == '*' && out[i + 1] == '/')) {
-                if (out[i] != '\n')
-                    out[i] = ' ';
-                ++i;
-            }
-            if (i + 1 < out.size())
-                out[i] = out[i + 1] = ' ';
-            i += 2;
-        } else if (out[i] == '"') {
-            for (++i; i < out.size() && out[i] != '"' && out[i] != '\n'; ++i)
-                if (out[i] == '\\')
-                    ++i;
-            ++i;
-        } else {
-            ++i;
-        }
-    }
-    return out;
-}
-
-struct KernelSignature {
-    std::vector<std::string> parameters;
-};
-
-std::vector<std::string> splitParameters(const std::string& list)
-{
-    std::vector<std::string> out;
-    int depth = 0;
-    std::string current;
-    for (char c : list) {
-        if (c == '(' || c == '<' || c == '[')
-            ++depth;
-        if (c == ')' || c == '>' || c == ']')
-            --depth;
-        if (c == ',' && depth == 0) {
-            out.push_back(trim(current));
-            current.clear();
-        } else {
-            current += c;
-        }
-    }
-    if (!trim(current).empty())
-        out.push_back(trim(current));
-    if (out.size() == 1 && out.front() == "void")
-        out.clear();
-    return out;
-}
-
-std::map<std::string, KernelSignature> kernelsIn(const std::string& source)
-{
-    const std::string code = withoutComments(source);
-    std::map<std::string, KernelSignature> kernels;
-    static const std::regex identifier(R"([A-Za-z_][A-Za-z0-9_]*)");
-    for (auto pos = code.find("__global__"); pos != std::string::npos; pos = code.find("__global__", pos + 10)) {
-        // The name is the identifier before the first "(" that does not belong to an attribute.
-        std::size_t i = pos + 10;
-        std::string name;
-        while (i < code.size() && code[i] != ';' && code[i] != '{') {
-            if (code[i] == '(') {
-                std::size_t back = i;
-                while (back > pos && std::isspace(static_cast<unsigned char>(code[back - 1])))
-                    --back;
-                std::size_t start = back;
-                while (start > pos
-                    && (std::isalnum(static_cast<unsigned char>(code[start - 1])) || code[start - 1] == '_'))
-                    --start;
-                const std::string word = code.substr(start, back - start);
-                int depth = 0;
-                std::size_t close = i;
-                for (; close < code.size(); ++close) {
-                    if (code[close] == '(')
-                        ++depth;
-                    else if (code[close] == ')' && --depth == 0)
-                        break;
-                }
-                if (word == "__launch_bounds__" || word == "__attribute__" || word == "alignas" || word == "__align__"
-                    || word == "__maxnreg__" || word == "__cluster_dims__") {
-                    i = close + 1;
-                    continue;
-                }
-                if (std::regex_match(word, identifier) && close < code.size())
-                    kernels[word].parameters = splitParameters(code.substr(i + 1, close - i - 1));
-                break;
-            }
-            ++i;
-        }
-    }
-    return kernels;
-}
-
-bool isPointerParameter(const std::string& parameter)
-{
-    return parameter.find('*') != std::string::npos || parameter.find('[') != std::string::npos;
-}
-
 std::vector<std::string> bufferArgs(const LaunchRule& launch, const std::set<std::string>& buffers)
 {
     std::vector<std::string> out;
@@ -326,7 +229,8 @@ ParsedReply fail(ParsedReply reply, ReplyCategory category, std::string message)
 ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
 {
     const Candidate& c = *reply.candidate;
-    const auto kernels = kernelsIn(c.source);
+    const bool triton = c.language == CandidateLanguage::Triton;
+    const auto kernels = reply::kernelsIn(c.source, c.language);
     std::vector<std::string> defined;
     for (const auto& [name, signature] : kernels)
         defined.push_back(name);
@@ -334,7 +238,8 @@ ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
         if (!kernels.count(launch.kernel))
             return fail(std::move(reply), ReplyCategory::WrongEntryPoint,
                 "line " + std::to_string(launch.line) + " launches " + launch.kernel
-                    + ", but the source defines no __global__ function of that name"
+                    + (triton ? ", but the source defines no @triton.jit function of that name"
+                              : ", but the source defines no __global__ function of that name")
                     + (defined.empty() ? std::string() : " (it defines " + listText(defined) + ")"));
 
     // The candidate's launch lines are the contract: any kernel they name that the source defines
@@ -349,7 +254,24 @@ ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
     const bool onlyNow = c.launches.size() == 1;
 
     for (const auto& launch : c.launches) {
-        const auto& parameters = kernels.at(launch.kernel).parameters;
+        auto parameters = kernels.at(launch.kernel).parameters;
+        if (triton) {
+            // The launch's NAME=EXPR values fill the kernel's tl.constexpr parameters by name; the
+            // other parameters take the positional args in order.
+            std::vector<std::string> positional;
+            std::set<std::string> constexprNames;
+            for (const auto& p : parameters)
+                if (reply::isConstexprParameter(p))
+                    constexprNames.insert(reply::parameterName(p));
+                else
+                    positional.push_back(p);
+            for (const auto& value : launch.constexprs)
+                if (!constexprNames.count(value.name))
+                    return fail(std::move(reply), ReplyCategory::ChangedSignature,
+                        "the launch (line " + std::to_string(launch.line) + ") sets " + value.name + "=, but "
+                            + launch.kernel + " has no parameter \"" + value.name + ": tl.constexpr\"");
+            parameters = positional;
+        }
         if (parameters.size() != launch.args.size())
             return fail(std::move(reply), ReplyCategory::ChangedSignature,
                 "kernel " + launch.kernel + " takes " + std::to_string(parameters.size())
@@ -357,11 +279,13 @@ ParsedReply checkInterface(ParsedReply reply, const ReplyExpectations& expect)
                     + std::to_string(launch.args.size()) + " arguments");
         for (std::size_t i = 0; i < parameters.size(); ++i) {
             const auto& arg = launch.args[i].expression;
-            if (expect.buffers.count(arg) && !isPointerParameter(parameters[i]))
+            if (triton)
+                continue; // Python parameters carry no pointer types
+            if (expect.buffers.count(arg) && !reply::isPointerParameter(parameters[i]))
                 return fail(std::move(reply), ReplyCategory::ChangedSignature,
                     "argument " + std::to_string(i + 1) + " of " + launch.kernel + " is the buffer " + arg
                         + ", but parameter \"" + parameters[i] + "\" is not a pointer");
-            if (expect.scalars.count(arg) && isPointerParameter(parameters[i]))
+            if (expect.scalars.count(arg) && reply::isPointerParameter(parameters[i]))
                 return fail(std::move(reply), ReplyCategory::ChangedSignature,
                     "argument " + std::to_string(i + 1) + " of " + launch.kernel + " is the scalar " + arg
                         + ", passed by value, but parameter \"" + parameters[i] + "\" is a pointer");
@@ -426,6 +350,7 @@ ReplyExpectations ReplyExpectations::forProblem(const Problem& problem, const Ca
 {
     ReplyExpectations e;
     e.current = current;
+    e.language = problem.language();
     for (const auto& t : problem.inputs)
         e.buffers.insert(t.name);
     for (const auto& t : problem.outputs)
@@ -506,7 +431,7 @@ ParsedReply parseCandidateReply(std::string_view text, std::string_view finishRe
 
     std::vector<const CodeBlock*> withLaunch, withKernel;
     for (const auto& block : scanned.blocks) {
-        if (!mayBeCandidate(block))
+        if (!mayBeCandidate(block, expect.language))
             continue;
         if (block.text.find("@kl launch") != std::string::npos)
             withLaunch.push_back(&block);
@@ -522,7 +447,9 @@ ParsedReply parseCandidateReply(std::string_view text, std::string_view finishRe
         if (looksLikeRefusal(text))
             return fail(std::move(reply), ReplyCategory::Refusal, "the model declined to write the kernel");
         return fail(std::move(reply), ReplyCategory::NoCode,
-            "the reply has no ```cuda block with a kernel and its // @kl launch line");
+            expect.language == CandidateLanguage::Triton
+                ? "the reply has no ```python block with a @triton.jit kernel and its # @kl launch line"
+                : "the reply has no ```cuda block with a kernel and its // @kl launch line");
     }
     if (candidates.size() > 1)
         return fail(std::move(reply), ReplyCategory::SeveralCandidates,
@@ -534,7 +461,8 @@ ParsedReply parseCandidateReply(std::string_view text, std::string_view finishRe
             "the candidate is " + std::to_string(reply.code.size()) + " bytes; the limit is "
                 + std::to_string(kMaxCandidateSourceBytes));
     try {
-        reply.candidate = parseCandidate(reply.code, "candidate.cu");
+        reply.candidate = parseCandidate(
+            reply.code, expect.language == CandidateLanguage::Triton ? "candidate.py" : "candidate.cu");
     } catch (const Error& e) {
         if (e.category() == "candidate.too-large")
             return fail(std::move(reply), ReplyCategory::Oversized, e.message());

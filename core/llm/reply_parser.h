@@ -1,7 +1,7 @@
 #pragma once
 // Reading a model's reply: the plan (hypothesis and predicted effect) and exactly one candidate
-// in a fenced ```cuda block. Every other outcome has a category, so the loop can store it with the
-// raw reply and go on to the next attempt.
+// in a fenced ```cuda block (```python for a Triton problem). Every other outcome has a category, so the loop can store
+// it with the raw reply and go on to the next attempt.
 #include "core/model/candidate.h"
 #include "core/model/problem.h"
 
@@ -38,6 +38,8 @@ struct ReplyExpectations {
     std::set<std::string> buffers; // the problem's tensors: passed as pointers
     std::set<std::string> scalars; // the problem's scalars: passed by value
     std::string plan; // the planner's plan (kept with the reply; kernel names need no announcing)
+    // Triton: the candidate is a ```python block with # @kl lines and @triton.jit kernels, "candidate.py".
+    CandidateLanguage language = CandidateLanguage::Cuda;
     std::size_t maxReplyBytes = 256u << 10;
 
     static ReplyExpectations forProblem(const Problem& problem, const Candidate* current);
