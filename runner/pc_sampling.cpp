@@ -109,6 +109,15 @@ struct ReadBuffer {
         data.totalNumPcs = 0;
         data.remainingNumPcs = 0;
     }
+    // CUPTI allocates each record's function name for the caller.
+    void release()
+    {
+        for (std::size_t i = 0; i < data.totalNumPcs && i < pcs.size(); ++i) {
+            std::free(pcs[i].functionName);
+            pcs[i].functionName = nullptr;
+        }
+        reset();
+    }
 };
 
 struct PcKey {
@@ -288,8 +297,13 @@ PcSampling PcSampler::sample(
         m_device.synchronize();
         Session session(context);
         const auto reasons = stallReasons(context);
+        // Two buffers: at each stop CUPTI copies the range into the configured one, and GetData hands the
+        // same range out again into the buffer it is given. Reading with the configured buffer itself
+        // found it already consumed (0 samples on the H200, scripts/pc-sampling-probe.cu); so the
+        // records are read through a second buffer and the configured copy is only released.
+        ReadBuffer configured(std::max<std::size_t>(reasons.size(), 1));
         ReadBuffer buffer(std::max<std::size_t>(reasons.size(), 1));
-        configure(context, buffer);
+        configure(context, configured);
         LoadedModule module(m_device, cubin, "candidate (sampled)");
         auto millis = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - started).count(); };
         while (s.runs < kMostRuns && (s.runs == 0 || millis() < kMostMillis)) {
@@ -304,6 +318,7 @@ PcSampling PcSampler::sample(
             stop.ctx = context;
             KL_CUPTI(cuptiPCSamplingStop(&stop));
             drain(context, buffer, reasons, collected);
+            configured.release();
             std::int64_t sampled = 0;
             for (const auto& [key, stalls] : collected.stalls)
                 for (const auto& [name, n] : stalls)
