@@ -4,6 +4,7 @@
 #include "cli/review_prompt.h"
 
 #include "core/figures/iteration_figures.h"
+#include "core/lines/line_heat.h"
 #include "core/model/error.h"
 #include "core/review/candidate_changes.h"
 #include "core/review/kernel_export.h"
@@ -122,11 +123,14 @@ void printIterations(const store::Store& s, std::int64_t session)
             fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
             (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
             r.topFindingMessage.substr(0, 90).c_str());
-        if (sizes.size() > 1)
-            for (const auto& f : figures)
-                if (f.index == r.index)
-                    for (const auto& size : f.sizes)
+        for (const auto& f : figures)
+            if (f.index == r.index)
+                for (const auto& size : f.sizes) {
+                    if (sizes.size() > 1)
                         std::cout << "       " << review::sizeFiguresText(size) << "\n";
+                    else if (const auto contenders = review::contendersText(size); !contenders.empty())
+                        std::cout << "       " << contenders << "\n"; // PyTorch, timed in the same job
+                }
     }
     if (sizes.size() > 1)
         std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
@@ -214,6 +218,15 @@ const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
     };
 });
 
+// `show --lines`: the stored PC samples summed per source line of the candidate, hottest first.
+std::string hotLinesText(const store::IterationDetail& d)
+{
+    const auto sampling = d.result ? lines::pcSamplingFromJson(d.result->pcSampling) : std::nullopt;
+    if (!sampling)
+        return "no PC sampling for this iteration; run with --metrics lines\n";
+    return lines::hotLinesReport(*sampling, d.candidate ? d.candidate->source : std::string(), 10);
+}
+
 const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
     auto* cmd = app.add_subcommand("show", "One iteration: source, diff to its parent, results, findings, evidence");
     auto db = std::make_shared<std::string>();
@@ -228,6 +241,8 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
     cmd->add_flag("--prompts", *prompts, "also print the prompts sent to the LLM");
     auto sideBySide = std::make_shared<bool>(false);
     cmd->add_flag("--side-by-side", *sideBySide, "the diff to its parent in two columns");
+    auto lines = std::make_shared<bool>(false);
+    cmd->add_flag("--lines", *lines, "only the hottest source lines and their warp states (PC sampling)");
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
@@ -245,7 +260,8 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                 j["result"] = { { "status", d->result->status }, { "category", d->result->category },
                     { "detail", d->result->detail }, { "verification", d->result->verification },
                     { "timing", d->result->timing }, { "profile", d->result->profile },
-                    { "compile", d->result->compile }, { "device", d->result->device } };
+                    { "compile", d->result->compile }, { "device", d->result->device },
+                    { "pc_sampling", d->result->pcSampling } };
             j["findings"] = nlohmann::json::array();
             for (const auto& f : d->findings)
                 j["findings"].push_back({ { "id", f.ruleId }, { "severity", f.severity }, { "message", f.message },
@@ -262,6 +278,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             return Ok;
         }
         std::cout << "session " << id << ", iteration " << *index << " (" << d->row.state << ")\n";
+        if (*lines) {
+            std::cout << hotLinesText(*d);
+            return Ok;
+        }
         if (d->candidate) {
             const auto& c = *d->candidate;
             std::cout << "proposer:   " << store::proposerName(c.proposer)
@@ -290,6 +310,9 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                           << ", p80 " << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0)
                           << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, " << fixed(r.speedup, 2)
                           << "x vs baseline, SM clock " << fixed(r.smClockMhz, 0) << " MHz\n";
+                for (const auto& size : sizes)
+                    if (const auto contenders = review::contendersText(size); !contenders.empty())
+                        std::cout << "pytorch:    " << contenders << " (same job, cold L2, medians)\n";
             }
             if (r.compile.is_object() && r.compile.contains("telemetry"))
                 std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";

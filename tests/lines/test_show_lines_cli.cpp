@@ -1,0 +1,158 @@
+// `kernelloop-cli show N --lines` as a user runs it, on a real store: the stored PC samples of the
+// planted pointer_chase kernel summed per line with the line's source text and its warp states; a
+// clear line for an iteration that was not sampled; a damaged stored value is a categorised error.
+#include "core/store/runner_result.h"
+#include "core/store/store.h"
+#include "store_fixtures.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+
+#include <fstream>
+#include <sqlite3.h>
+#include <sstream>
+
+using namespace kl::store;
+namespace fx = kl::store::fixtures;
+
+namespace {
+
+std::string readText(const std::string& relative)
+{
+    std::ifstream in(std::string(KL_SOURCE_DIR) + "/" + relative, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run cli(const QStringList& arguments)
+{
+    QProcess process;
+    auto environment = QProcessEnvironment::systemEnvironment();
+    environment.remove(QStringLiteral("KERNELLOOP_DB"));
+    process.setProcessEnvironment(environment);
+    process.start(QStringLiteral(KL_CLI_PATH), arguments);
+    Run run;
+    if (!process.waitForFinished(20000)) {
+        process.kill();
+        process.waitForFinished();
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+} // namespace
+
+class TestShowLinesCli : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QString m_store;
+
+private slots:
+    void initTestCase()
+    {
+        m_store = m_dir.filePath(QStringLiteral("lines.db"));
+        auto store = Store::open(m_store.toStdString());
+        SessionRecord record;
+        record.problemHash = store.addProblem(fx::problem("pointer_chase"));
+        record.device = "NVIDIA H200 #0";
+        record.proposer = "human";
+        const auto session = store.createSession(record);
+        auto candidate = fx::candidate(1);
+        candidate.source = readText("tests/gpu/lines/pointer_chase/baseline.cu");
+        candidate.fileName = "baseline.cu";
+        const auto reply = nlohmann::json::parse(readText("tests/fixtures/lines/pointer_chase-lines-synthetic.json"));
+        // Iteration 1 sampled, iteration 2 timed without sampling.
+        for (int i = 0; i < 2; ++i) {
+            const auto ref = store.beginIteration(session, store.addCandidate(session, candidate));
+            store.recordResult(ref, i == 0 ? resultFromRunnerReply(reply) : fx::passedResult(2));
+            store.finishIteration(ref);
+        }
+        store.finishSession(session, "finished");
+    }
+
+    void showsTheHottestLinesWithTheirSourceAndStalls()
+    {
+        const auto run = cli({ QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--lines"),
+            QStringLiteral("--db"), m_store });
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.startsWith(QStringLiteral("session 1, iteration 1 (done)\n")), qPrintable(run.out));
+        QVERIFY2(
+            run.out.contains(QStringLiteral("samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped")),
+            qPrintable(run.out));
+        // The planted loop is first, long_scoreboard dominant, with its own source text under it.
+        const auto lines = run.out.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 3, qPrintable(run.out));
+        QVERIFY2(lines[2].startsWith(QStringLiteral("     11  ")), qPrintable(run.out));
+        QVERIFY2(lines[2].contains(QStringLiteral("long_scoreboard")), qPrintable(lines[2]));
+        QVERIFY2(lines[3].contains(QStringLiteral("for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n;")),
+            qPrintable(lines[3]));
+        // Only the lines: no findings, no source listing.
+        QVERIFY(!run.out.contains(QStringLiteral("finding [")));
+        QVERIFY(!run.out.contains(QStringLiteral("extern \"C\"")));
+    }
+
+    void anUnsampledIterationSaysHowToSample()
+    {
+        const auto run = cli({ QStringLiteral("show"), QStringLiteral("2"), QStringLiteral("--lines"),
+            QStringLiteral("--db"), m_store });
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QCOMPARE(run.out,
+            QStringLiteral(
+                "session 1, iteration 2 (done)\nno PC sampling for this iteration; run with --metrics lines\n"));
+    }
+
+    void jsonCarriesTheSamples()
+    {
+        const auto run = cli(
+            { QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--json"), QStringLiteral("--db"), m_store });
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const auto j = nlohmann::json::parse(run.out.toStdString());
+        QCOMPARE(j["result"]["pc_sampling"]["total_samples"].get<int>(), 24310);
+        QCOMPARE(j["result"]["pc_sampling"]["pcs"].size(), std::size_t(6));
+    }
+
+    void evaluateAcceptsTheLinesMetricSet()
+    {
+        const auto help = cli({ QStringLiteral("evaluate"), QStringLiteral("--help") });
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY2(help.out.contains(QStringLiteral("lines")) && help.out.contains(QStringLiteral("deep")),
+            qPrintable(help.out));
+        const auto bad = cli({ QStringLiteral("evaluate"), QStringLiteral("x.cu"), QStringLiteral("--metrics"),
+            QStringLiteral("line") });
+        QCOMPARE(bad.exitCode, 2);
+    }
+
+    void aDamagedStoredValueIsACategorisedError()
+    {
+        const auto copy = m_dir.filePath(QStringLiteral("damaged.db"));
+        QVERIFY(QFile::copy(m_store, copy));
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(copy.toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db,
+                     "UPDATE results SET pc_sampling_json = '{\"status\":\"ok\",\"pcs\":[{\"line\":\"x\"}]}' "
+                     "WHERE pc_sampling_json IS NOT NULL",
+                     nullptr, nullptr, nullptr),
+            SQLITE_OK);
+        sqlite3_close(db);
+        const auto run = cli(
+            { QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--lines"), QStringLiteral("--db"), copy });
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QStringLiteral("[lines.bad-value]")), qPrintable(run.err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestShowLinesCli)
+#include "test_show_lines_cli.moc"
