@@ -123,11 +123,14 @@ void printIterations(const store::Store& s, std::int64_t session)
             fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
             (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
             r.topFindingMessage.substr(0, 90).c_str());
-        if (sizes.size() > 1)
-            for (const auto& f : figures)
-                if (f.index == r.index)
-                    for (const auto& size : f.sizes)
+        for (const auto& f : figures)
+            if (f.index == r.index)
+                for (const auto& size : f.sizes) {
+                    if (sizes.size() > 1)
                         std::cout << "       " << review::sizeFiguresText(size) << "\n";
+                    else if (const auto contenders = review::contendersText(size); !contenders.empty())
+                        std::cout << "       " << contenders << "\n"; // PyTorch, timed in the same job
+                }
     }
     if (sizes.size() > 1)
         std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
@@ -307,6 +310,9 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                           << ", p80 " << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0)
                           << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, " << fixed(r.speedup, 2)
                           << "x vs baseline, SM clock " << fixed(r.smClockMhz, 0) << " MHz\n";
+                for (const auto& size : sizes)
+                    if (const auto contenders = review::contendersText(size); !contenders.empty())
+                        std::cout << "pytorch:    " << contenders << " (same job, cold L2, medians)\n";
             }
             if (r.compile.is_object() && r.compile.contains("telemetry"))
                 std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";

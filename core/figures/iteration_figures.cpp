@@ -1,5 +1,7 @@
 #include "core/figures/iteration_figures.h"
 
+#include "core/figures/contenders.h"
+
 #include "core/findings/stall_reasons.h"
 #include "core/findings/telemetry.h"
 #include "core/store/store.h"
@@ -69,6 +71,19 @@ SizeFigures sizeFigures(const nlohmann::json& timedCase, const std::map<std::str
     return size;
 }
 
+void addContenders(std::vector<SizeFigures>& sizes, const std::vector<Contenders>& contenders)
+{
+    for (const Contenders& c : contenders)
+        for (SizeFigures& size : sizes)
+            if (size.size == c.size) {
+                size.eagerUs = c.eagerUs;
+                size.torchCompileUs = c.torchCompileUs;
+                size.speedupVsEager = c.speedupVsEager;
+                size.speedupVsCompile = c.speedupVsCompile;
+                size.torchCompileError = c.torchCompileError;
+            }
+}
+
 } // namespace
 
 const SizeFigures* IterationFigures::atSize(const std::string& size) const
@@ -94,6 +109,7 @@ IterationFigures figuresOf(const store::IterationDetail& detail)
         for (const nlohmann::json& timedCase : timing["cases"])
             if (timedCase.is_object())
                 figures.sizes.push_back(sizeFigures(timedCase, result.metrics));
+    addContenders(figures.sizes, contendersOf(timing));
     return figures;
 }
 

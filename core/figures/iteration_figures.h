@@ -25,6 +25,11 @@ struct SizeFigures {
     // Cycles per issued instruction in each stall reason, in stallReasons() order, "selected"
     // left out; empty when the iteration was profiled without the stall metric set.
     std::vector<std::pair<std::string, double>> stalls;
+    // PyTorch as a contender (problems with a PyTorch reference; contenders.h reads them): the
+    // reference's eager and torch.compile medians timed in the same job, the candidate's speedups
+    // over them, and why torch.compile was not timed when it was not.
+    std::optional<double> eagerUs, torchCompileUs, speedupVsEager, speedupVsCompile;
+    std::string torchCompileError;
 };
 
 struct IterationFigures {

@@ -5,6 +5,7 @@
 #include "core/store/store.h"
 
 #include <cstdio>
+#include <regex>
 #include <sstream>
 
 namespace kl::review {
@@ -30,9 +31,28 @@ std::optional<int> bestIteration(const store::Store& store, std::int64_t session
     return chosen;
 }
 
+// A Triton candidate's tunables are fixed by making the chosen values the `# @kl tunable`
+// defaults (Python has no #define); the line is otherwise kept as written.
+std::string withTunableDefaults(const std::string& source, const TunableValues& chosen)
+{
+    std::istringstream in(source);
+    std::ostringstream out;
+    std::string line;
+    static const std::regex tunable(R"(^(\s*#\s*@kl\s+tunable\s+)([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*)(-?[0-9]+)(.*)$)");
+    while (std::getline(in, line)) {
+        std::smatch m;
+        if (std::regex_match(line, m, tunable))
+            if (const auto it = chosen.find(m[2].str()); it != chosen.end())
+                line = m[1].str() + m[2].str() + m[3].str() + std::to_string(it->second) + m[5].str();
+        out << line << "\n";
+    }
+    return out.str();
+}
+
 std::string exportedKernelText(
     std::int64_t sessionId, const store::SessionRecord* session, const store::IterationDetail& d)
 {
+    const bool triton = d.candidate && candidateLanguageOf(d.candidate->fileName) == CandidateLanguage::Triton;
     std::ostringstream text;
     text << "// Exported by KernelLoop from session " << sessionId << ", iteration " << d.row.index << " ("
          << (session ? session->problemName : std::string()) << ")\n";
@@ -55,10 +75,25 @@ std::string exportedKernelText(
         }
         text << " CUDA events, L2 flushed before every run, SM clock " << number(r.smClockMhz, 0) << " MHz, NVRTC "
              << r.toolkit << ".\n";
+        for (const auto& f : sizes)
+            if (const auto contenders = contendersText(f); !contenders.empty())
+                text << "// Against the PyTorch reference timed in the same job (medians), " << f.size << ": "
+                     << contenders << ".\n";
     }
     if (d.result)
         text << "// Verified against the problem's reference at its main, fuzz and padded sizes: " << d.result->category
              << ".\n";
+    if (triton) {
+        text << "// The launch rule is in the # @kl lines below; the chosen tunables are their defaults.\n";
+        // Python comments: the header is the same text after "#".
+        std::string out;
+        std::istringstream header(text.str());
+        for (std::string line; std::getline(header, line);)
+            out += "#" + line.substr(2) + "\n";
+        if (d.candidate)
+            out += "\n" + withTunableDefaults(d.candidate->source, d.candidate->tunables);
+        return out;
+    }
     text << "// The launch rule is in the // @kl lines below; the chosen tunables are fixed here:\n";
     if (d.candidate) {
         for (const auto& [k, v] : d.candidate->tunables)

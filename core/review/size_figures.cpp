@@ -1,5 +1,7 @@
 #include "core/review/size_figures.h"
 
+#include "core/figures/contenders.h"
+
 #include <cstdio>
 
 namespace kl::review {
@@ -17,11 +19,25 @@ namespace {
 std::string number(const std::optional<double>& v, int decimals) { return figureText(v, decimals); }
 } // namespace
 
+std::string contendersText(const figures::SizeFigures& f)
+{
+    figures::Contenders c;
+    c.size = f.size;
+    c.eagerUs = f.eagerUs;
+    c.torchCompileUs = f.torchCompileUs;
+    c.speedupVsEager = f.speedupVsEager;
+    c.speedupVsCompile = f.speedupVsCompile;
+    c.torchCompileError = f.torchCompileError;
+    return figures::contendersText(c);
+}
+
 std::string sizeFiguresText(const figures::SizeFigures& f)
 {
+    const auto contenders = contendersText(f);
     return (f.size.empty() ? std::string("(unnamed size)") : f.size) + ": median " + number(f.medianUs, 2) + " us (p20 "
         + number(f.p20Us, 2) + ", p80 " + number(f.p80Us, 2) + "), " + number(f.gbps, 0) + " GB/s, "
-        + number(f.pctOfCopy, 1) + "% of copy, " + (f.speedup ? number(f.speedup, 2) + "x" : std::string("-"));
+        + number(f.pctOfCopy, 1) + "% of copy, " + (f.speedup ? number(f.speedup, 2) + "x" : std::string("-"))
+        + (contenders.empty() ? std::string() : "; " + contenders);
 }
 
 std::string aggregateSpeedupText(const std::optional<double>& speedup, std::size_t sizes)
