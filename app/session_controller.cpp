@@ -76,7 +76,7 @@ SessionController::SessionController(MainWindow* window)
     m_strip->hide();
     m_bannerBar->setObjectName(QStringLiteral("noGpuBanner"));
     m_bannerBar->setMovable(false);
-    m_banner->setWordWrap(true);
+    m_banner->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred); // one line across the window
     m_banner->setStyleSheet(QStringLiteral("background: #fff4ce; color: #5c4500; padding: 4px;"));
     m_bannerBar->addWidget(m_banner);
     window->addToolBarBreak(Qt::TopToolBarArea);
@@ -404,6 +404,13 @@ void SessionController::onEnded(const QString& statusText, const QString& reason
     m_phases->setState(reason.isEmpty() ? statusText : tr("%1: %2").arg(statusText, reason));
     status(
         tr("Session %1 %2 %3").arg(m_live->sessionId()).arg(statusText, reason), statusText == QLatin1String("failed"));
+    if (!m_shownStore.isEmpty()) { // the session list too: its status and iteration count are final now
+        try {
+            m_window->review()->openStore(m_shownStore);
+        } catch (const Error& e) {
+            status(errorText(e), true);
+        }
+    }
     refreshHistory();
     updateActions();
 }

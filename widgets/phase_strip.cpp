@@ -58,6 +58,7 @@ PhaseStrip::PhaseStrip(QWidget* parent)
         m_labels[p] = label;
         layout->addWidget(label);
     }
+    m_elapsed->setMinimumWidth(m_elapsed->fontMetrics().horizontalAdvance(QStringLiteral("benchmark 000.0 s")));
     layout->addWidget(m_elapsed);
     layout->addStretch(1);
     layout->addWidget(m_tokens);

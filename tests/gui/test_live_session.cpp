@@ -189,6 +189,10 @@ void TestLiveSession::reviewModeThroughThePanel()
     QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() == 4, 30000);
     QCOMPARE(QString::fromStdString(live->iterations().back().proposer), QStringLiteral("llm"));
     QCOMPARE(QString::fromStdString(live->iterations().back().category), QStringLiteral("passed"));
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasRequest(), 20000);
+    QVERIFY(panel->planText().startsWith(QStringLiteral("Plan:")));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->staticText().startsWith(QStringLiteral("Compiling")), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.review()->selection()->session()->rows.size(), std::size_t(4), 5000);
     screenshot(&window, QStringLiteral("running"));
 
     // 5. Edit: the candidate opens in the editor; Run Edited evaluates the edited text instead.
@@ -313,7 +317,7 @@ void TestLiveSession::runDialogCommandLineRoundTrips()
     QVERIFY(other.useCommandLine(QStringLiteral("kernelloop-cli tune p.json --budget"))
                 .startsWith(QStringLiteral("[session.bad-command-line]")));
     QVERIFY(other.recipe() == r); // a bad line leaves the form as it was
-    dialog.resize(1100, 620);
+    dialog.resize(1100, dialog.sizeHint().height());
     screenshot(&dialog, QStringLiteral("run-dialog"));
 }
 
