@@ -16,6 +16,37 @@ namespace kl::gui {
 namespace {
 // Beyond this many points the median is drawn as a line only: markers would cover each other.
 constexpr std::size_t kMarkerLimit = 400;
+
+enum class Keep { Both, Highest, Lowest };
+
+// A long line as the screen shows it: per pixel column its lowest and highest point (in x order),
+// or only one of them for the band's edges. Short lines come back as they are.
+QList<QPointF> perColumn(const QList<QPointF>& points, double first, double last, int columns, Keep keep)
+{
+    if (points.size() <= 2 * columns || last <= first)
+        return points;
+    QList<QPointF> out;
+    out.reserve(2 * columns + 2);
+    const double width = (last - first) / columns;
+    qsizetype i = 0;
+    while (i < points.size()) {
+        const auto column = static_cast<long>((points[i].x() - first) / width);
+        QPointF low = points[i], high = points[i];
+        for (; i < points.size() && static_cast<long>((points[i].x() - first) / width) == column; ++i) {
+            if (points[i].y() < low.y())
+                low = points[i];
+            if (points[i].y() > high.y())
+                high = points[i];
+        }
+        if (keep != Keep::Highest && (keep == Keep::Lowest || low.x() <= high.x()))
+            out.append(low);
+        if (keep != Keep::Lowest)
+            out.append(high);
+        if (keep == Keep::Both && low.x() > high.x())
+            out.append(low);
+    }
+    return out;
+}
 } // namespace
 
 LatencyChart::LatencyChart(IterationSelection* selection, QWidget* parent)
@@ -46,7 +77,8 @@ void LatencyChart::rebuild()
         setNote(m_session ? tr("Reading the iterations' figures…") : QString());
         return;
     }
-    QList<QPointF> median, upper, lower, baseline, best;
+    QList<QPointF> median, upper, lower, best;
+    std::vector<double> baselines;
     std::map<std::string, QList<QPointF>> failed;
     double low = 1e300, high = 0;
     std::optional<double> bestSoFar;
@@ -62,18 +94,29 @@ void LatencyChart::rebuild()
         upper.append(QPointF(x, at->p80Us.value_or(*at->medianUs)));
         lower.append(QPointF(x, at->p20Us.value_or(*at->medianUs)));
         if (at->baselineUs)
-            baseline.append(QPointF(x, *at->baselineUs));
-        if (!bestSoFar || *at->medianUs < *bestSoFar) {
+            baselines.push_back(*at->baselineUs);
+        if (!bestSoFar || *at->medianUs < *bestSoFar) { // a step: only where the best changes
             if (bestSoFar)
                 best.append(QPointF(x, *bestSoFar));
             bestSoFar = *at->medianUs;
+            best.append(QPointF(x, *bestSoFar));
         }
-        best.append(QPointF(x, *bestSoFar));
         low = std::min({ low, at->p20Us.value_or(*at->medianUs), at->baselineUs.value_or(low) });
         high = std::max({ high, at->p80Us.value_or(*at->medianUs), at->baselineUs.value_or(high) });
     }
     if (!best.isEmpty())
         best.append(QPointF(m_session->rows.back().index, *bestSoFar));
+    // The baseline is timed again in every job; one line at the median of those timings says the
+    // same as a point per iteration, in two points instead of thousands.
+    QList<QPointF> baseline;
+    if (!baselines.empty()) {
+        std::nth_element(baselines.begin(), baselines.begin() + baselines.size() / 2, baselines.end());
+        m_baselineUs = baselines[baselines.size() / 2];
+        const auto [first, last] = xRange();
+        baseline = { QPointF(first, *m_baselineUs), QPointF(last, *m_baselineUs) };
+    } else {
+        m_baselineUs.reset();
+    }
     if (median.isEmpty()) {
         low = 0;
         high = 1;
@@ -84,16 +127,18 @@ void LatencyChart::rebuild()
     m_laneY = high + span * 0.12;
     m_yAxis->setRange(std::max(0.0, low - span * 0.05), m_laneY + span * 0.06);
 
+    const auto [firstX, lastX] = xRange();
+    const int columns = std::max(200, static_cast<int>(chart()->plotArea().width()));
     auto* upperSeries = new QLineSeries(this);
     auto* lowerSeries = new QLineSeries(this);
-    upperSeries->replace(upper);
-    lowerSeries->replace(lower);
+    upperSeries->replace(perColumn(upper, firstX, lastX, columns, Keep::Highest));
+    lowerSeries->replace(perColumn(lower, firstX, lastX, columns, Keep::Lowest));
     auto* band = new QAreaSeries(upperSeries, lowerSeries);
     band->setParent(this);
     //: latency chart legend: the spread of the timed runs
     band->setName(tr("p20–p80"));
-    band->setColor(QColor(0x1f, 0x6f, 0xb4, 50));
-    band->setBorderColor(QColor(0x1f, 0x6f, 0xb4, 80));
+    band->setColor(QColor(0x1f, 0x6f, 0xb4, 60));
+    band->setPen(Qt::NoPen); // one area, not two outlines that read as extra lines
     attach(band, m_yAxis);
 
     auto* baselineSeries = new QLineSeries(this);
@@ -122,21 +167,45 @@ void LatencyChart::rebuild()
     } else {
         medianSeries = new QLineSeries(this);
     }
-    medianSeries->replace(median);
+    medianSeries->replace(perColumn(median, firstX, lastX, columns, Keep::Both));
     medianSeries->setName(tr("median"));
     medianSeries->setColor(QColor(0x1f, 0x6f, 0xb4));
     attach(medianSeries, m_yAxis);
 
+    // The failed lane: one filled path per category, a small box per failed iteration (a scatter
+    // series would make a graphics item per point: ~1,900 of them at 10,000 iterations).
+    const double boxHalfHeight = span * 0.035;
     for (auto& [category, points] : failed) {
-        for (QPointF& p : points)
-            p.setY(m_laneY);
-        auto* lane = new QScatterSeries(this);
-        lane->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-        lane->setMarkerSize(9);
-        lane->replace(points);
+        // A few pixels wide at any length; neighbours that touch merge, so the path never overlaps itself.
+        const double halfWidth = std::max(0.3, 0.004 * m_session->rows.back().index);
+        QList<QPointF> boxes;
+        boxes.reserve(points.size() * 4);
+        auto close = [&](double from, double to) {
+            boxes.append(QPointF(from, m_laneY - boxHalfHeight));
+            boxes.append(QPointF(from, m_laneY + boxHalfHeight));
+            boxes.append(QPointF(to, m_laneY + boxHalfHeight));
+            boxes.append(QPointF(to, m_laneY - boxHalfHeight));
+        };
+        double from = points.front().x() - halfWidth, to = points.front().x() + halfWidth;
+        for (const QPointF& p : points) {
+            if (p.x() - halfWidth > to) {
+                close(from, to);
+                from = p.x() - halfWidth;
+            }
+            to = p.x() + halfWidth;
+        }
+        close(from, to);
+        auto* top = new QLineSeries(this);
+        top->replace(boxes);
+        auto* bottom = new QLineSeries(this);
+        bottom->replace({ QPointF(boxes.front().x(), m_laneY - boxHalfHeight),
+            QPointF(boxes.back().x(), m_laneY - boxHalfHeight) });
+        auto* lane = new QAreaSeries(top, bottom);
+        lane->setParent(this);
         //: latency chart legend for failed iterations; %1 the failure category
         lane->setName(tr("failed: %1").arg(toQString(category)));
         lane->setColor(verdictColor(category.starts_with("compile.") ? Verdict::CompileError : Verdict::Failed));
+        lane->setPen(Qt::NoPen);
         attach(lane, m_yAxis);
         m_failedCategories.append(toQString(category));
     }

@@ -13,6 +13,8 @@ public:
     // The failure categories on the failed lane, in legend order.
     QStringList failedCategories() const { return m_failedCategories; }
     double failedLaneValue() const { return m_laneY; }
+    // The baseline line's value: the median of the baseline's same-job timings at the size shown.
+    std::optional<double> baselineValue() const { return m_baselineUs; }
 
 protected:
     void rebuild() override;
@@ -23,6 +25,7 @@ private:
     QValueAxis* m_yAxis;
     QStringList m_failedCategories;
     double m_laneY = 0.0;
+    std::optional<double> m_baselineUs;
 };
 
 } // namespace kl::gui

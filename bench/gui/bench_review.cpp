@@ -59,6 +59,17 @@ int main(int argc, char* argv[])
         const auto view = document->session(sessions.front().session.id);
         std::printf("store read: sessions listed in %.0f ms, %zu iteration rows and parents in %.0f ms\n", listed,
             view->rows.size(), millis(timer) - listed);
+        // The charts' figures: batched (what the workspace reads) against one Store::iteration() each.
+        timer.restart();
+        const auto batched = kl::figures::readFigures(document->store(), view->session.id);
+        const double batchedMillis = millis(timer);
+        timer.restart();
+        std::size_t oneByOne = 0;
+        for (const auto& row : view->rows)
+            if (const auto detail = document->store().iteration(view->session.id, row.index))
+                oneByOne += kl::figures::figuresOf(*detail).sizes.size();
+        std::printf("chart figures of %zu iterations: %.0f ms in batched queries, %.0f ms read one by one\n",
+            batched.size(), batchedMillis, millis(timer));
     }
 
     ReviewWorkspace review;

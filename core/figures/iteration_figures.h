@@ -48,7 +48,9 @@ struct IterationFigures {
 
 IterationFigures figuresOf(const store::IterationDetail& detail);
 
-// Every committed iteration of a session, in index order.
+// Every committed iteration of a session, in index order, read for the whole session in a few
+// queries (the per-size rows, the profile's metrics, the static telemetry). The same figures as
+// figuresOf() of each iteration; the baseline's median comes from the size's speedup there.
 std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_t sessionId);
 
 // The sizes timed in any iteration, in first-seen order.

@@ -102,6 +102,13 @@ public:
     // iteration of a session at once (by iteration index), for tables and charts.
     std::vector<SizeResult> sizeResults(std::int64_t sessionId, int index) const;
     std::map<int, std::vector<SizeResult>> sizeResults(std::int64_t sessionId) const;
+    // For charts over a whole session, one query each (store_figures.cpp), by iteration index:
+    // the metrics whose stored name ("<kernel>/<size>/<metric>") matches one of the SQL LIKE
+    // `patterns` ("%/sm__warps_active.avg.pct_of_peak_sustained_active"), and each result's static
+    // telemetry (compile.telemetry: registers, theoretical_occupancy, occupancy_limiter, ...).
+    std::map<int, std::map<std::string, double>> sessionMetrics(
+        std::int64_t sessionId, const std::vector<std::string>& patterns) const;
+    std::map<int, nlohmann::json> sessionTelemetry(std::int64_t sessionId) const;
 
     // Examples for a proposer: the best verified candidate of each earlier session (result status
     // "ok", category "passed", speedup > 1; ties: the earlier iteration), sessions of problems named

@@ -4,6 +4,7 @@
 // of the same problem (in the same store and in another file), and the session browser's columns.
 #include "app/main_window.h"
 #include "app/review_workspace.h"
+#include "core/figures/iteration_figures.h"
 #include "core/store/store.h"
 #include "synthetic_store.h"
 #include "widgets/diff_panel.h"
@@ -117,6 +118,52 @@ private slots:
         QVERIFY(sessionIds(copy).empty());
         // An unknown session is a categorised refusal.
         QVERIFY(m_review->deleteSession(99).contains(QStringLiteral("[store.unknown-session]")));
+    }
+
+    void batchedFiguresAreTheOnesReadOneByOne()
+    {
+        const QString synthetic = m_dir.filePath(QStringLiteral("figures.db"));
+        QFile::remove(synthetic);
+        testing::writeSyntheticStore(synthetic.toStdString(), 40);
+        store::Store::Options options;
+        options.readOnly = true;
+        int compared = 0, stalls = 0, telemetry = 0;
+        for (const QString& file : { tunerSession, llmSession, synthetic }) {
+            const store::Store s = store::Store::open(file.toStdString(), options);
+            const std::int64_t session = s.listSessions().front().session.id;
+            const auto batched = figures::readFigures(s, session);
+            const auto rows = s.listIterations(session);
+            QCOMPARE(batched.size(), rows.size());
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                const auto one = figures::figuresOf(*s.iteration(session, rows[i].index));
+                const auto& many = batched[i];
+                const QString where = file + QStringLiteral(" iteration ") + QString::number(one.index);
+                QVERIFY2(many.index == one.index && many.category == one.category && many.passed == one.passed
+                        && many.status == one.status && many.proposer == one.proposer,
+                    qPrintable(where));
+                QVERIFY2(many.registers == one.registers && many.theoreticalOccupancy == one.theoreticalOccupancy
+                        && many.occupancyLimiter == one.occupancyLimiter,
+                    qPrintable(where));
+                QCOMPARE(many.sizes.size(), one.sizes.size());
+                for (std::size_t k = 0; k < one.sizes.size(); ++k) {
+                    const auto& a = many.sizes[k];
+                    const auto& b = one.sizes[k];
+                    QVERIFY2(a.size == b.size && a.medianUs == b.medianUs && a.p20Us == b.p20Us && a.p80Us == b.p80Us
+                            && a.gbps == b.gbps && a.pctOfCopy == b.pctOfCopy && a.speedup == b.speedup
+                            && a.achievedOccupancy == b.achievedOccupancy && a.stalls == b.stalls,
+                        qPrintable(where));
+                    QCOMPARE(a.baselineUs.has_value(), b.baselineUs.has_value());
+                    if (b.baselineUs)
+                        QVERIFY2(std::abs(*a.baselineUs - *b.baselineUs) < 1e-9 * *b.baselineUs, qPrintable(where));
+                    stalls += b.stalls.empty() ? 0 : 1;
+                }
+                telemetry += one.registers ? 1 : 0;
+                ++compared;
+            }
+        }
+        QCOMPARE(compared, 41 + 5 + 40);
+        QVERIFY(stalls > 0); // the synthetic store's stall profiles took part
+        QVERIFY(telemetry > 0);
     }
 
 private:

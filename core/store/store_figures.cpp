@@ -1,0 +1,42 @@
+// Batched reads for charts over a whole session: one query per kind of figure instead of one
+// Store::iteration() per iteration (10,000 iterations: one query, not 10,000 result rows and JSON
+// documents parsed in full).
+#include "core/store/store_impl.h"
+
+namespace kl::store {
+
+std::map<int, std::map<std::string, double>> Store::sessionMetrics(
+    std::int64_t sessionId, const std::vector<std::string>& patterns) const
+{
+    std::map<int, std::map<std::string, double>> byIteration;
+    if (patterns.empty())
+        return byIteration;
+    std::string sql = "SELECT i.idx, m.name, m.value FROM iterations i JOIN results r ON r.iteration_id = i.id "
+                      "JOIN metrics m ON m.result_id = r.id WHERE i.session_id = ?1 AND m.value IS NOT NULL AND (";
+    for (std::size_t p = 0; p < patterns.size(); ++p)
+        sql += (p ? " OR " : "") + std::string("m.name LIKE ?") + std::to_string(p + 2);
+    sql += ")";
+    auto select = m_impl->db.cached(sql);
+    select.bind(1, sessionId);
+    for (std::size_t p = 0; p < patterns.size(); ++p)
+        select.bind(static_cast<int>(p + 2), patterns[p]);
+    while (select.step())
+        byIteration[static_cast<int>(select.integer(0))].emplace(select.text(1), select.real(2));
+    return byIteration;
+}
+
+std::map<int, nlohmann::json> Store::sessionTelemetry(std::int64_t sessionId) const
+{
+    // json_extract hands back only the small telemetry object, not the whole compile record.
+    auto select = m_impl->db.cached(
+        "SELECT i.idx, json_extract(r.compile_json, '$.telemetry') FROM iterations i "
+        "JOIN results r ON r.iteration_id = i.id WHERE i.session_id = ?1 AND json_valid(r.compile_json) "
+        "AND json_type(r.compile_json, '$.telemetry') = 'object'");
+    select.bind(1, sessionId);
+    std::map<int, nlohmann::json> byIteration;
+    while (select.step())
+        byIteration[static_cast<int>(select.integer(0))] = readJson(select, 1, m_impl->path.string());
+    return byIteration;
+}
+
+} // namespace kl::store
