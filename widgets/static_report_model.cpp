@@ -1,5 +1,7 @@
 #include "widgets/static_report_model.h"
 
+#include "core/review/static_severity.h"
+
 #include "widgets/string_conversion.h"
 
 #include <QBrush>
@@ -275,30 +277,44 @@ QVariant StaticReportModel::toolTip(const StaticReport::PerLaunch& launch, int c
 
 int StaticReportModel::severity(const StaticReport::PerLaunch& launch, int column) const
 {
-    const KernelResources& resources = launch.resources;
+    // core's classification (what `check` prints), with the findings' thresholds.
+    std::optional<review::StaticFigure> figure;
     switch (column) {
     case SpillStoresColumn:
-        return resources.spillStoreBytes > 0 ? 2 : 0;
+        figure = review::StaticFigure::SpillStores;
+        break;
     case SpillLoadsColumn:
-        return resources.spillLoadBytes > 0 ? 2 : 0;
+        figure = review::StaticFigure::SpillLoads;
+        break;
     case StackFrameColumn:
-        return resources.stackFrameBytes > 0 ? 1 : 0;
+        figure = review::StaticFigure::StackFrame;
+        break;
     case OccupancyColumn:
     case BlocksPerSmColumn:
-        if (!launch.occupancy.error.empty() || launch.occupancy.theoretical < veryLowOccupancy)
-            return 2;
-        return launch.occupancy.theoretical < lowOccupancy ? 1 : 0;
+        figure = review::StaticFigure::Occupancy;
+        break;
     case LimiterColumn:
-        return launch.occupancy.theoretical < lowOccupancy ? 1 : 0;
+        figure = review::StaticFigure::Limiter;
+        break;
     case StaticSharedColumn:
     case DynamicSharedColumn:
-        return launch.needsSharedOptIn ? 1 : 0;
+        figure = review::StaticFigure::Shared;
+        break;
     case WavesColumn:
-        // Less than one wave leaves SMs idle.
-        return launch.waves > 0.0 && launch.waves < 1.0 ? 1 : 0;
+        figure = review::StaticFigure::Waves;
+        break;
     default:
         return 0;
     }
+    switch (review::staticSeverity(launch, *figure)) {
+    case review::Severity::Critical:
+        return 2;
+    case review::Severity::Warning:
+        return 1;
+    case review::Severity::None:
+        break;
+    }
+    return 0;
 }
 
 QVariant StaticReportModel::headerData(int section, Qt::Orientation orientation, int role) const

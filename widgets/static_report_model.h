@@ -39,10 +39,6 @@ public:
     // True when the cell is highlighted as something to look at.
     static constexpr int WarningRole = Qt::UserRole + 2;
 
-    // Below this theoretical occupancy a launch is flagged; below the second, flagged strongly.
-    static constexpr double lowOccupancy = 0.5;
-    static constexpr double veryLowOccupancy = 0.25;
-
     explicit StaticReportModel(QObject* parent = nullptr);
 
     void setReport(std::shared_ptr<const StaticReport> report);
@@ -63,7 +59,7 @@ private:
     QVariant display(const StaticReport::PerLaunch& launch, int column) const;
     QVariant raw(const StaticReport::PerLaunch& launch, int column) const;
     QVariant toolTip(const StaticReport::PerLaunch& launch, int column) const;
-    // 0: fine, 1: worth a look, 2: bad.
+    // 0: fine, 1: worth a look (warning), 2: bad (critical), as core/review/static_severity.h says.
     int severity(const StaticReport::PerLaunch& launch, int column) const;
 
     std::shared_ptr<const StaticReport> m_report;

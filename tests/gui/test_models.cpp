@@ -2,6 +2,7 @@
 // case) and over a real report from NVRTC.
 #include "core/compile/static_report.h"
 #include "core/model/problem.h"
+#include "core/review/static_severity.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/static_report_model.h"
 
@@ -118,6 +119,33 @@ private slots:
         QVERIFY(spill.red() > spill.green() + 20);
         QVERIFY(amber != spill);
         QVERIFY(!cell(model, 0, StaticReportModel::OccupancyColumn).data(Qt::BackgroundRole).isValid());
+    }
+
+    void staticReportModelUsesCoresSeverities()
+    {
+        // Every highlighted cell is the severity core gives (what `check` prints): a launch that
+        // cannot run is critical in its occupancy, but its limiter is no warning (there is none).
+        auto report = std::make_shared<StaticReport>(*syntheticReport());
+        StaticReport::PerLaunch cannot = report->launches[0];
+        cannot.occupancy.error = "too many threads per block";
+        cannot.occupancy.theoretical = 0;
+        report->launches.push_back(cannot);
+        StaticReportModel model;
+        model.setReport(report);
+        const std::pair<int, review::StaticFigure> columns[] = {
+            { StaticReportModel::SpillStoresColumn, review::StaticFigure::SpillStores },
+            { StaticReportModel::StackFrameColumn, review::StaticFigure::StackFrame },
+            { StaticReportModel::OccupancyColumn, review::StaticFigure::Occupancy },
+            { StaticReportModel::LimiterColumn, review::StaticFigure::Limiter },
+            { StaticReportModel::WavesColumn, review::StaticFigure::Waves },
+        };
+        for (int row = 0; row < model.rowCount(); ++row)
+            for (const auto& [column, figure] : columns)
+                QCOMPARE(cell(model, row, column).data(StaticReportModel::WarningRole).toBool(),
+                    review::staticSeverity(report->launches[static_cast<std::size_t>(row)], figure)
+                        != review::Severity::None);
+        QVERIFY(cell(model, 3, StaticReportModel::OccupancyColumn).data(StaticReportModel::WarningRole).toBool());
+        QVERIFY(!cell(model, 3, StaticReportModel::LimiterColumn).data(StaticReportModel::WarningRole).toBool());
     }
 
     void staticReportModelGivesOneShapePerLaunch()
