@@ -109,15 +109,6 @@ struct ReadBuffer {
         data.totalNumPcs = 0;
         data.remainingNumPcs = 0;
     }
-    // CUPTI allocates each record's function name for the caller.
-    void release()
-    {
-        for (std::size_t i = 0; i < data.totalNumPcs && i < pcs.size(); ++i) {
-            std::free(pcs[i].functionName);
-            pcs[i].functionName = nullptr;
-        }
-        reset();
-    }
 };
 
 struct PcKey {
@@ -241,8 +232,6 @@ void drain(CUcontext context, ReadBuffer& buffer, const std::map<std::uint32_t, 
                     : it->second;
                 stalls[name] += pc.stallReason[s].samples;
             }
-            std::free(pc.functionName); // CUPTI allocates the names for the caller
-            pc.functionName = nullptr;
         }
         if (d.remainingNumPcs == 0)
             break;
@@ -300,7 +289,8 @@ PcSampling PcSampler::sample(
         // Two buffers: at each stop CUPTI copies the range into the configured one, and GetData hands the
         // same range out again into the buffer it is given. Reading with the configured buffer itself
         // found it already consumed (0 samples on the H200, scripts/pc-sampling-probe.cu); so the
-        // records are read through a second buffer and the configured copy is only released.
+        // records are read through a second buffer. Its function names alias the configured copy's,
+        // which CUPTI frees itself at the next stop: freeing them here was a double free.
         ReadBuffer configured(std::max<std::size_t>(reasons.size(), 1));
         ReadBuffer buffer(std::max<std::size_t>(reasons.size(), 1));
         configure(context, configured);
@@ -318,7 +308,6 @@ PcSampling PcSampler::sample(
             stop.ctx = context;
             KL_CUPTI(cuptiPCSamplingStop(&stop));
             drain(context, buffer, reasons, collected);
-            configured.release();
             std::int64_t sampled = 0;
             for (const auto& [key, stalls] : collected.stalls)
                 for (const auto& [name, n] : stalls)
