@@ -142,6 +142,17 @@ std::string hotLineText(const HotLine& line, const std::string& source)
     return text;
 }
 
+std::vector<std::string> hotLineTexts(const PcSampling& sampling, const std::string& source, std::size_t count)
+{
+    std::vector<std::string> texts;
+    if (sampling.status != SamplingStatus::Ok)
+        return texts;
+    const LineHeat heat = lineHeat(sampling);
+    for (std::size_t i = 0; i < heat.lines.size() && i < count; ++i)
+        texts.push_back(hotLineText(heat.lines[i], source));
+    return texts;
+}
+
 std::string hotLinesReport(
     const PcSampling& sampling, const std::string& source, std::size_t count, std::string_view file)
 {

@@ -49,6 +49,10 @@ std::string stallMeaning(std::string_view stall);
 // "line 48: 62% of samples, long_scoreboard 71% (waits for a global or local memory load) — j = next[j];"
 std::string hotLineText(const HotLine& line, const std::string& source);
 
+// hotLineText of the hottest `count` lines, for the prompt's measured state; none when the phase
+// did not sample (its status is not ok) or no sample maps to a line.
+std::vector<std::string> hotLineTexts(const PcSampling& sampling, const std::string& source, std::size_t count);
+
 // The hottest `count` lines as `show --lines` prints them, with the phase's totals first
 // ("12345 samples at 2^10 cycles, 0 dropped"); a line saying why when there are none.
 std::string hotLinesReport(

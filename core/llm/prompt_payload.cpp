@@ -157,7 +157,13 @@ std::string stateSection(const MeasuredState& s)
     }
     if (!s.primaryStall.empty())
         lines.push_back("primary warp stall: " + s.primaryStall);
-    return bullets(lines);
+    std::string out = bullets(lines);
+    if (!s.hotLines.empty()) {
+        out += "- hottest source lines (PC sampling: share of the kernel's samples, dominant warp state):\n";
+        for (const auto& line : s.hotLines)
+            out += "  - " + line + "\n";
+    }
+    return out;
 }
 
 std::string findingsSection(const std::vector<FindingFacts>& findings)

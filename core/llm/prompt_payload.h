@@ -54,6 +54,8 @@ struct MeasuredState {
     std::string occupancyLimiter; // "registers", "shared memory", "warps", "blocks"
     std::optional<double> achievedOccupancy;
     std::string primaryStall; // "long_scoreboard (41%)"
+    // From PC sampling, hottest first: "line 11: 96% of samples, long_scoreboard 89% (...) — j = next[j];"
+    std::vector<std::string> hotLines;
 };
 
 struct FindingFacts {

@@ -115,6 +115,7 @@ PromptPayload payloadFor(const ProposalContext& c, const PayloadLimits& limits)
         s.occupancyLimiter = c.bestStatic.limiter;
     }
     s.primaryStall = c.bestStatic.primaryStall;
+    s.hotLines = c.bestStatic.hotLines;
 
     auto findings = c.bestFindings;
     std::stable_sort(

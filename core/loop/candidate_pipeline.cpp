@@ -5,6 +5,7 @@
 
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
+#include "core/lines/line_heat.h"
 #include "core/loop/evaluation.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/stored_forms.h"
@@ -226,6 +227,14 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
             e.statics.primaryStall = f.id.substr(6);
             break;
         }
+    if (a.result) {
+        try {
+            if (const auto sampling = lines::pcSamplingFromJson(a.result->pcSampling))
+                e.statics.hotLines = lines::hotLineTexts(*sampling, proposal.candidate.source, 3);
+        } catch (const Error&) {
+            // Malformed samples give no hot lines (the findings say why); the result itself stands.
+        }
+    }
     return e;
 }
 

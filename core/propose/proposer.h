@@ -62,6 +62,9 @@ struct StaticSummary {
     double occupancy = 0.0;
     std::string limiter;
     std::string primaryStall;
+    // The hottest source lines of its PC samples (lines::hotLineText, hottest first, at most three);
+    // empty when it was not sampled. Measured, not static, but it travels with the candidate's facts.
+    std::vector<std::string> hotLines;
 };
 
 struct ProposalContext {

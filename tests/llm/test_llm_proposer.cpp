@@ -85,7 +85,7 @@ private Q_SLOTS:
         c.bestSpeedup = 1.46;
         c.bestGbps = 2698;
         c.bestPctOfCopy = 66.9;
-        c.bestStatic = { 40, 128, 0, 1.0, "warps", "long_scoreboard" };
+        c.bestStatic = { 40, 128, 0, 1.0, "warps", "long_scoreboard", {} };
         c.hardware.name = "NVIDIA H200";
         c.hardware.smCount = 132;
         c.hardware.copyGbps = 4030;

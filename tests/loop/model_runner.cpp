@@ -55,6 +55,18 @@ void dieOnceIfAsked(const EvaluateRequest& e)
     std::raise(std::stoi(text.substr(0, colon)));
 }
 
+// With KL_MODEL_RUNNER_PC_SAMPLING=FILE (a recorded reply, tests/fixtures/lines), a job that asks for
+// PC sampling gets that reply's "pc_sampling" value, as the real runner's line phase would answer.
+nlohmann::json recordedSampling()
+{
+    const char* file = std::getenv("KL_MODEL_RUNNER_PC_SAMPLING");
+    if (!file || !*file)
+        return nullptr;
+    std::ifstream in(file);
+    const auto reply = nlohmann::json::parse(in, nullptr, false);
+    return reply.is_object() && reply.contains("pc_sampling") ? reply["pc_sampling"] : nlohmann::json(nullptr);
+}
+
 // Per-GPU behaviour for pool tests, chosen by --device N (a pool gives each runner its own index):
 //   KL_MODEL_RUNNER_KILL_DEVICE=N        every job on GPU N ends in SIGKILL (as a user's kill -9) after "load"
 //   KL_MODEL_RUNNER_HANG_DEVICE=N        jobs on GPU N never answer and report no progress
@@ -192,6 +204,8 @@ int main(int argc, char** argv)
                 }
                 r.profile = profile;
             }
+            if (e->options.pcSampling)
+                r.pcSampling = recordedSampling();
             std::cout << toLine(r) << std::flush;
         } else {
             ShutdownResult r;

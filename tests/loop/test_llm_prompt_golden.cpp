@@ -48,8 +48,9 @@ std::string firstDifference(const std::string& want, const std::string& got)
     }
 }
 
-// The user message of the planner's first request for `problemDir`'s problem.
-std::string firstPlannerPrompt(const std::string& problemDir)
+// The user message of the planner's first request for `problemDir`'s problem (a bundled example's
+// folder name, or a folder under the source tree); `sampleLines`: the loop asks for PC sampling.
+std::string firstPlannerPrompt(const std::string& problemDir, bool sampleLines = false)
 {
     ReplayServer server;
     server.route("/v1/chat/completions", [](const SeenRequest&, int) {
@@ -60,10 +61,12 @@ std::string firstPlannerPrompt(const std::string& problemDir)
     QTemporaryDir dir;
     auto store = kl::store::Store::open(dir.filePath(QStringLiteral("s.db")).toStdString());
     kl::RunnerClient runner(kl::test::modelRunner());
-    const auto problem
-        = kl::loadProblem(std::string(KL_SOURCE_DIR) + "/resources/examples/" + problemDir + "/problem.json");
+    const auto folder
+        = problemDir.find('/') == std::string::npos ? "/resources/examples/" + problemDir : "/" + problemDir;
+    const auto problem = kl::loadProblem(std::string(KL_SOURCE_DIR) + folder + "/problem.json");
     auto config = kl::test::loopConfig(1, 1, "llm:replay");
     config.evaluate.profile = kl::protocol::MetricSet::Stalls;
+    config.evaluate.pcSampling = sampleLines;
     kl::TuningSession session(problem, store, runner, config);
     kl::EndpointConfig c;
     c.baseUrl = server.url("/v1");
@@ -132,6 +135,37 @@ private Q_SLOTS:
         const auto want = readText(golden);
         QVERIFY2(!want.empty(), ("no golden file " + golden + " (run with KL_UPDATE_GOLDEN=1)").c_str());
         QVERIFY2(want == prompt, firstDifference(want, prompt).c_str());
+    }
+
+    // Issue 11: with PC sampling (--metrics deep), the measured state names the three hottest source
+    // lines of the best candidate with their text and dominant warp state, hottest first. The samples
+    // are the line-profiler fixture of the planted pointer_chase kernel (line 11 its dependent load).
+    void plannerPromptWithLineSamples()
+    {
+        qputenv("KL_MODEL_RUNNER_PC_SAMPLING",
+            QByteArray(KL_SOURCE_DIR) + "/tests/fixtures/lines/pointer_chase-lines-synthetic.json");
+        const auto prompt = firstPlannerPrompt("tests/gpu/lines/pointer_chase", true);
+        qunsetenv("KL_MODEL_RUNNER_PC_SAMPLING");
+        const std::string section
+            = "- hottest source lines (PC sampling: share of the kernel's samples, dominant warp state):\n"
+              "  - line 11: 96% of samples, long_scoreboard 89% (the warp waits for a global, local or texture memory "
+              "load it depends on) — "
+              "for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n; // @hot\n"
+              "  - line 12: ";
+        QVERIFY2(prompt.find(section) != std::string::npos, prompt.c_str());
+        QVERIFY2(prompt.find("\n  - line 10: ") != std::string::npos, prompt.c_str()); // the third
+        QVERIFY2(prompt.find("\n  - line 7: ") == std::string::npos, prompt.c_str()); // not a fourth
+
+        const std::string golden
+            = std::string(KL_SOURCE_DIR) + "/tests/fixtures/llm/prompts/pointer_chase.planner.user.md";
+        if (qEnvironmentVariableIsSet("KL_UPDATE_GOLDEN"))
+            std::ofstream(golden, std::ios::binary) << prompt;
+        const auto want = readText(golden);
+        QVERIFY2(!want.empty(), ("no golden file " + golden + " (run with KL_UPDATE_GOLDEN=1)").c_str());
+        QVERIFY2(want == prompt, firstDifference(want, prompt).c_str());
+
+        // Without sampling the same problem's prompt has no such section.
+        QVERIFY(firstPlannerPrompt("tests/gpu/lines/pointer_chase").find("hottest source lines") == std::string::npos);
     }
 };
 
