@@ -114,7 +114,8 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     std::unique_ptr<LoadedModule> reference, candidate, baseline;
     try {
         helpers();
-        reference = std::make_unique<LoadedModule>(m_device, request.modules.reference.cubin, "reference");
+        if (!request.pythonReference)
+            reference = std::make_unique<LoadedModule>(m_device, request.modules.reference.cubin, "reference");
         candidate = std::make_unique<LoadedModule>(m_device, request.modules.candidate.cubin, "candidate");
         if (request.modules.baseline)
             baseline = std::make_unique<LoadedModule>(m_device, request.modules.baseline->cubin, "baseline");
@@ -131,8 +132,14 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
 
     // Verify.
     started = Clock::now();
-    VerificationOutcome verified = verifyCandidate(m_device, helpers(), *reference, *candidate, request, progress);
+    VerificationOutcome verified
+        = verifyCandidate(m_device, helpers(), reference.get(), *candidate, request, progress, &m_pythonWorker);
     result.phasesMs["verify"] = millisSince(started);
+    if (request.pythonReference) { // what the tensors' trip through host shared memory costs
+        result.phasesMs["verify_reference_transfer"] = verified.split.referenceTransfer;
+        result.phasesMs["verify_reference_worker"] = verified.split.referenceWorker;
+        result.phasesMs["reference_worker_start"] = m_pythonWorker.startMillis();
+    }
     result.phasesMs["verify_prepare"] = verified.split.prepare;
     result.phasesMs["verify_reference"] = verified.split.reference;
     result.phasesMs["verify_candidate"] = verified.split.candidate;
@@ -296,6 +303,10 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
                 timed.pctOfCopy = 100.0 * timed.copy->medianUs / timed.candidate.medianUs;
         }
         progress("time", ++done, timedCases * 3);
+
+        if (request.pythonReference) // PyTorch as a contender, same case, same job
+            timePythonContenders(
+                m_device, memory, testCase, *request.pythonReference, m_pythonWorker, clock.flushBytes(), timed);
 
         timed.gbps = verify::achievedGbps(testCase.bytes, timed.candidate.medianUs);
         timed.tflops = timed.candidate.medianUs > 0.0 ? testCase.flops / (timed.candidate.medianUs * 1e6) : 0.0;

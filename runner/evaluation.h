@@ -7,6 +7,7 @@
 #include "runner/helper_kernels.h"
 #include "runner/pc_sampling.h"
 #include "runner/profiler.h"
+#include "runner/python_reference.h"
 #include "runner/timer.h"
 #include "runner/verifier.h"
 
@@ -45,6 +46,7 @@ private:
     Profiler m_profiler;
     PcSampler m_sampler;
     ClockReader m_clock;
+    PythonWorker m_pythonWorker; // started at the first job with a PyTorch reference
 };
 
 } // namespace kl::runner

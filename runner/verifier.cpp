@@ -52,8 +52,9 @@ void runProgram(const Device& device, LoadedModule& module, const protocol::Prog
 
 // One (case, trial). Returns the case's report; `failure` is set when it failed.
 protocol::CaseVerification verifyTrial(const Device& device, const protocol::EvaluateRequest& request,
-    const protocol::Case& testCase, int trial, CaseMemory& memory, LoadedModule& reference, LoadedModule& candidate,
-    std::vector<OutputSums>& previous, std::optional<JobFailure>& failure, VerificationSplit& split)
+    const protocol::Case& testCase, int trial, CaseMemory& memory, LoadedModule* reference, LoadedModule& candidate,
+    std::vector<OutputSums>& previous, std::optional<JobFailure>& failure, VerificationSplit& split,
+    PythonWorker* worker)
 {
     auto mark = Clock::now();
     auto lap = [&mark](double& total) {
@@ -65,8 +66,17 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
     device.synchronize();
     lap(split.prepare);
     try {
-        runProgram(device, reference, testCase.programs.reference, memory.buffersFor(Role::Reference),
-            "reference on " + testCase.label);
+        if (request.pythonReference && worker) {
+            PythonReferenceSplit python;
+            computePythonReference(device, memory, testCase, *request.pythonReference, *worker, python);
+            split.referenceTransfer += python.transfer;
+            split.referenceWorker += python.worker;
+        } else if (reference) {
+            runProgram(device, *reference, testCase.programs.reference, memory.buffersFor(Role::Reference),
+                "reference on " + testCase.label);
+        } else {
+            throw JobFailure(Category::BadRequest, "the request has neither a reference module nor a Python reference");
+        }
     } catch (const JobFailure& error) {
         // The reference is trusted: when it cannot run, the job cannot be done.
         failure = JobFailure(error.category() == Category::OutOfMemory ? Category::OutOfMemory : Category::BadRequest,
@@ -174,8 +184,9 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
 
 } // namespace
 
-VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule& reference,
-    LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress)
+VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule* reference,
+    LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress,
+    PythonWorker* worker)
 {
     VerificationOutcome outcome;
     const int trials = std::max(1, request.options.trials);
@@ -198,7 +209,7 @@ VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& h
         for (int trial = 0; trial < trials && !outcome.failure; ++trial) {
             try {
                 outcome.verification.cases.push_back(verifyTrial(device, request, testCase, trial, *memory, reference,
-                    candidate, previous, outcome.failure, outcome.split));
+                    candidate, previous, outcome.failure, outcome.split, worker));
             } catch (const CudaError& error) {
                 // Our own calls (fills, checksums, copies) fail when the candidate broke the context.
                 outcome.failure = failureFrom(error, "candidate on " + testCase.label);

@@ -6,6 +6,7 @@
 #include "runner/helper_kernels.h"
 #include "runner/job_failure.h"
 #include "runner/program.h"
+#include "runner/python_reference.h"
 
 #include <functional>
 #include <optional>
@@ -21,6 +22,8 @@ struct VerificationSplit {
     double reference = 0.0; // the reference's launches
     double candidate = 0.0; // the candidate's launches
     double checks = 0.0; // checksums, guards, comparison, reports
+    double referenceTransfer = 0.0; // a PyTorch reference: copies through host shared memory
+    double referenceWorker = 0.0; // a PyTorch reference: the worker's reply
 };
 
 struct VerificationOutcome {
@@ -29,7 +32,9 @@ struct VerificationOutcome {
     VerificationSplit split;
 };
 
-VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule& reference,
-    LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress);
+// `reference` is null when the request has a Python reference; `worker` then computes it.
+VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule* reference,
+    LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress,
+    PythonWorker* worker = nullptr);
 
 } // namespace kl::runner

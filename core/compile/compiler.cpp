@@ -5,6 +5,7 @@
 
 #include "core/compile/include_policy.h"
 #include "core/compile/launch_args.h"
+#include "core/compile/triton_compiler.h"
 #include "core/model/launch_plan.h"
 
 #include <nvrtc.h>
@@ -369,6 +370,8 @@ const KernelResources* CompileResult::kernel(const std::string& name) const
 
 CompileResult compileCandidate(const Candidate& candidate, const CompileOptions& options)
 {
+    if (candidate.language == CandidateLanguage::Triton)
+        return compileTritonCandidate(candidate, options);
     return Compilation(candidate, options).run();
 }
 

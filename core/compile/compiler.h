@@ -23,6 +23,7 @@ enum class CompileErrorKind {
     ForbiddenInclude, // absolute path, "..", a file outside the problem folder
     TooLarge, // source over the size limit
     MissingKernel, // a launch names a kernel the source does not define
+    NeedsTriton, // a Triton candidate where Python or Triton is missing
     Other,
 };
 const char* compileErrorKindName(CompileErrorKind kind); // "syntax", "undeclared-identifier", ...
@@ -58,6 +59,16 @@ struct KernelResources {
     std::string arch; // "sm_90", the target ptxas compiled this entry for
     std::vector<KernelParameter> parameters; // from the PTX, in order
     bool parametersKnown = false; // false when the PTX did not show the entry's parameter list
+    // Triton: the dynamic shared memory every launch must ask for, and the pointer parameters its
+    // compiler appends after the declared ones (global and profile scratch): a buffer of
+    // bytesPerProgram * programs when non-zero, else a null pointer.
+    std::int64_t launchSharedBytes = 0;
+    struct ImplicitParameter {
+        std::string name; // "global_scratch", "profile_scratch"
+        std::int64_t bytesPerProgram = 0;
+        std::int64_t align = 1;
+    };
+    std::vector<ImplicitParameter> implicitParameters;
 };
 
 struct CompileOptions {
@@ -66,6 +77,9 @@ struct CompileOptions {
     std::vector<std::string> extraOptions; // e.g. "-lineinfo", "--use_fast_math"
     bool lineInfo = true; // for PC sampling → source lines
     std::filesystem::path includeDir; // the problem's folder: the only folder #include may use
+    // Triton: the positional arguments' types as Triton writes them ("*fp16", "i32", "fp32"), from
+    // tritonSignature() (core/compile/triton_compiler.h); Triton compiles one kernel per signature.
+    std::vector<std::string> tritonSignature;
 };
 
 struct CompileResult {
@@ -78,12 +92,13 @@ struct CompileResult {
     std::string cubin; // binary, empty on failure
     std::vector<KernelResources> kernels; // one per kernel the launches name
     double compileMillis = 0.0;
-    std::string nvrtcVersion; // "13.0"
+    std::string nvrtcVersion; // "13.0"; for Triton candidates "triton 3.6.0"
     std::vector<std::string> options; // what NVRTC was given, for reproducing the compile
     const KernelResources* kernel(const std::string& name) const;
 };
 
-// Compiles a candidate. Never throws for a bad candidate: errors come back categorised.
+// Compiles a candidate (CUDA through NVRTC; Triton through the Python helper, see
+// triton_compiler.h). Never throws for a bad candidate: errors come back categorised.
 CompileResult compileCandidate(const Candidate& candidate, const CompileOptions& options);
 
 // Parses NVRTC/ptxas log text (exposed for golden tests over captured logs). Lines of

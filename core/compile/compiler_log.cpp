@@ -103,6 +103,8 @@ const char* compileErrorKindName(CompileErrorKind kind)
         return "too-large";
     case CompileErrorKind::MissingKernel:
         return "missing-kernel";
+    case CompileErrorKind::NeedsTriton:
+        return "needs-triton";
     case CompileErrorKind::Other:
         return "other";
     }

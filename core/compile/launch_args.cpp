@@ -134,9 +134,11 @@ void checkLaunchArgs(const Candidate& candidate, const LaunchPlan& plan, const C
         if (!kernel || !kernel->parametersKnown)
             continue;
         const auto& parameters = kernel->parameters;
-        bool same = parameters.size() == launch.args.size();
+        // Triton appends its scratch pointers after the declared arguments; the launch passes them.
+        const std::size_t implicit = kernel->implicitParameters.size();
+        bool same = parameters.size() == launch.args.size() + implicit;
         for (std::size_t a = 0; same && a < parameters.size(); ++a)
-            same = parameters[a].bytes == argumentBytes(launch.args[a]);
+            same = parameters[a].bytes == (a < launch.args.size() ? argumentBytes(launch.args[a]) : 8);
         if (same)
             continue;
         throw Error("plan.args-mismatch", candidate.fileName, "line " + std::to_string(rule.line),

@@ -1,6 +1,7 @@
 #include "core/compile/static_report.h"
 
 #include "core/compile/launch_args.h"
+#include "core/compile/triton_compiler.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,6 +52,8 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
     compileOptions.tunables = report.tunables;
     if (compileOptions.includeDir.empty())
         compileOptions.includeDir = problem.dir;
+    if (candidate.language == CandidateLanguage::Triton)
+        compileOptions.tritonSignature = tritonSignature(problem, candidate);
     report.compile = compileCandidate(candidate, compileOptions);
     if (!report.compile.ok)
         return report;
@@ -65,7 +68,8 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
             l.launch = launch;
             if (const auto* k = report.compile.kernel(launch.kernel))
                 l.resources = *k;
-            l.sharedBytes = l.resources.staticSharedBytes + launch.sharedBytes;
+            // Triton's shared memory is all dynamic and sized by its compiler (launchSharedBytes).
+            l.sharedBytes = l.resources.staticSharedBytes + launch.sharedBytes + l.resources.launchSharedBytes;
             l.needsSharedOptIn = l.sharedBytes > device.sharedPerBlock;
             l.occupancy = theoreticalOccupancy(device, static_cast<int>(launch.threadsPerBlock()),
                 l.resources.registers, l.sharedBytes, l.resources.barriers);

@@ -302,14 +302,50 @@ private:
             assign(rule, key, body);
             pos = close + 1;
         }
-        if (!seen.count("grid") || !seen.count("block") || !seen.count("args"))
+        if (m_c.language == CandidateLanguage::Triton) {
+            if (!seen.count("grid") || !seen.count("args"))
+                fail("candidate.bad-launch", "launch " + rule.kernel + " needs grid=(..) and args=(..)");
+            if (!m_c.launches.empty())
+                fail("candidate.bad-launch",
+                    "a Triton candidate launches one kernel (Triton compiles one kernel per module); "
+                    "the first launch is at line "
+                        + std::to_string(m_c.launches.front().line));
+        } else if (!seen.count("grid") || !seen.count("block") || !seen.count("args")) {
             fail("candidate.bad-launch", "launch " + rule.kernel + " needs grid=(..), block=(..) and args=(..)");
+        }
         m_c.launches.push_back(std::move(rule));
+    }
+
+    // "NAME=EXPR" (one '=', NAME an identifier): a Triton constexpr argument.
+    static std::optional<ConstexprArg> keywordArg(const std::string& item)
+    {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq + 1 >= item.size() || item[eq + 1] == '=' || eq == 0
+            || std::string("<>!").find(item[eq - 1]) != std::string::npos)
+            return std::nullopt;
+        const std::string name = trim(std::string_view(item).substr(0, eq));
+        if (nameProblem(name) != "")
+            return std::nullopt;
+        return ConstexprArg { name, trim(std::string_view(item).substr(eq + 1)) };
     }
 
     void assign(LaunchRule& rule, const std::string& key, const std::string& body)
     {
         const std::string where = "line " + std::to_string(m_line);
+        const bool triton = m_c.language == CandidateLanguage::Triton;
+        if (triton && (key == "block" || key == "smem"))
+            fail("candidate.bad-launch",
+                key
+                    + "= does not apply to a Triton launch: the block is num_warps * 32 threads and Triton's compiler "
+                      "sizes the shared memory");
+        if (triton && (key == "num_warps" || key == "num_stages")) {
+            const std::string value = trim(body);
+            if (value.empty())
+                fail("candidate.bad-launch", key + "=() is empty");
+            usedSymbols(value, m_c.fileName, where);
+            (key == "num_warps" ? rule.numWarps : rule.numStages) = value;
+            return;
+        }
         if (key == "grid" || key == "block") {
             auto dims = splitTopLevel(body);
             if (dims.empty() || dims.size() > 3)
@@ -326,6 +362,22 @@ private:
             for (auto& item : splitTopLevel(body)) {
                 if (item.empty())
                     fail("candidate.bad-launch", "empty argument in args=(" + body + ")");
+                if (triton) {
+                    if (auto keyword = keywordArg(item)) {
+                        if (keyword->expression.empty())
+                            fail("candidate.bad-launch", "constexpr " + keyword->name + "= has no value");
+                        for (const auto& c : rule.constexprs)
+                            if (c.name == keyword->name)
+                                fail("candidate.bad-launch", "constexpr " + keyword->name + " is given twice");
+                        usedSymbols(keyword->expression, m_c.fileName, where);
+                        rule.constexprs.push_back(std::move(*keyword));
+                        continue;
+                    }
+                    if (!rule.constexprs.empty())
+                        fail("candidate.bad-launch",
+                            "argument \"" + item
+                                + "\" follows a NAME=VALUE constexpr: positional arguments come first");
+                }
                 LaunchArg arg;
                 if (const auto typed = typedArg(item)) {
                     const auto type = parseDType(typed->second);
@@ -341,7 +393,9 @@ private:
                 rule.args.push_back(std::move(arg));
             }
         } else {
-            fail("candidate.bad-launch", "unknown launch key \"" + key + "\" (expected grid, block, smem, args)");
+            fail("candidate.bad-launch",
+                "unknown launch key \"" + key + "\" (expected "
+                    + (triton ? "grid, num_warps, num_stages, args" : "grid, block, smem, args") + ")");
         }
     }
 
@@ -350,6 +404,17 @@ private:
 };
 
 } // namespace
+
+const char* candidateLanguageName(CandidateLanguage language)
+{
+    return language == CandidateLanguage::Triton ? "triton" : "cuda";
+}
+
+CandidateLanguage candidateLanguageOf(const std::string& fileName)
+{
+    const bool py = fileName.size() >= 3 && fileName.compare(fileName.size() - 3, 3, ".py") == 0;
+    return py ? CandidateLanguage::Triton : CandidateLanguage::Cuda;
+}
 
 const Tunable* Candidate::tunable(const std::string& name) const
 {
@@ -386,6 +451,7 @@ Candidate parseCandidate(std::string source, std::string fileName)
 {
     Candidate c;
     c.fileName = std::move(fileName);
+    c.language = candidateLanguageOf(c.fileName);
     if (source.size() > kMaxCandidateSourceBytes)
         throw Error("candidate.too-large", c.fileName, {},
             "source is " + std::to_string(source.size()) + " bytes; the limit is "
@@ -399,10 +465,12 @@ Candidate parseCandidate(std::string source, std::string fileName)
     int number = 0;
     while (std::getline(in, line)) {
         ++number;
-        const auto slashes = line.find("//");
+        // Python comments start with '#'; in CUDA '#' starts a preprocessor line.
+        const std::string_view opener = c.language == CandidateLanguage::Triton ? "#" : "//";
+        const auto slashes = line.find(opener);
         if (slashes == std::string::npos)
             continue;
-        std::string comment = trim(std::string_view(line).substr(slashes + 2));
+        std::string comment = trim(std::string_view(line).substr(slashes + opener.size()));
         if (comment.rfind(kMarker, 0) != 0)
             continue;
         comment = trim(std::string_view(comment).substr(kMarker.size()));
@@ -410,7 +478,8 @@ Candidate parseCandidate(std::string source, std::string fileName)
     }
     if (c.launches.empty())
         throw Error("candidate.no-launch", c.fileName, {},
-            "no \"// @kl launch\" line: the candidate must say how its kernel is launched");
+            std::string("no \"") + (c.language == CandidateLanguage::Triton ? "#" : "//")
+                + " @kl launch\" line: the candidate must say how its kernel is launched");
     std::set<std::string> scratchNames;
     for (const auto& s : c.scratch) {
         if (!scratchNames.insert(s.name).second)

@@ -9,6 +9,10 @@
 //   // @kl launch ln_gelu grid=(cdiv(M, ROWS)) block=(THREADS) smem=(0) args=(x, gamma, beta, y, M, N, eps)
 //
 // Tunables reach the kernel as preprocessor macros; launches run in the order written.
+// A Triton candidate (a .py file) writes the same directives after "#" and launches with
+//   # @kl launch ln_gelu grid=(M) num_warps=(W) num_stages=(S) args=(x, y, M, N, BLOCK_N=BLOCK_N)
+// where NAME=EXPR arguments are the kernel's tl.constexpr parameters (over tunables only), the block
+// is num_warps * 32 threads and shared memory is what Triton's compiler says.
 // docs/formats.md is the reference for users.
 #include "core/model/dtype.h"
 
@@ -48,6 +52,12 @@ struct LaunchArg {
     bool typeGiven = false;
 };
 
+// A tl.constexpr parameter of a Triton kernel: NAME=EXPR in args=(..), EXPR over tunables.
+struct ConstexprArg {
+    std::string name;
+    std::string expression;
+};
+
 struct LaunchRule {
     std::string kernel;
     std::array<std::string, 3> grid { "1", "1", "1" };
@@ -55,11 +65,21 @@ struct LaunchRule {
     std::string sharedBytes = "0"; // dynamic shared memory
     std::vector<LaunchArg> args;
     int line = 0;
+    // Triton only: compile-time choices, expressions over tunables (Triton's defaults 4 and 3).
+    std::string numWarps = "4";
+    std::string numStages = "3";
+    std::vector<ConstexprArg> constexprs;
 };
+
+enum class CandidateLanguage { Cuda, Triton };
+const char* candidateLanguageName(CandidateLanguage language); // "cuda" | "triton"
+// Triton for a file ending in ".py", else CUDA C++.
+CandidateLanguage candidateLanguageOf(const std::string& fileName);
 
 struct Candidate {
     std::string source;
     std::string fileName; // for messages; "candidate.cu" when it came from an editor or an LLM
+    CandidateLanguage language = CandidateLanguage::Cuda; // from fileName's extension
     std::vector<Tunable> tunables;
     std::vector<Constraint> constraints;
     std::vector<ScratchBuffer> scratch;
@@ -78,9 +98,9 @@ constexpr std::size_t kMaxCandidateSourceBytes = 512 * 1024;
 constexpr std::size_t kMaxTunableValues = 100000;
 constexpr std::int64_t kMaxTunableMagnitude = std::int64_t(1) << 53;
 
-// Parses the declarations. Throws kl::Error with category "candidate.*" and "line N":
-// bad-name (not an identifier, or longer than kMaxNameLength), reserved-name (a tunable named like a
-// keyword or __CUDA_ARCH__), bad-tunable, bad-constraint, bad-scratch, bad-launch, duplicate, ...
+// Parses the declarations ("// @kl" in CUDA, "# @kl" in a Triton .py file). Throws kl::Error with category
+// "candidate.*" and "line N": bad-name (not an identifier, or longer than kMaxNameLength), reserved-name (a tunable
+// named like a keyword or __CUDA_ARCH__), bad-tunable, bad-constraint, bad-scratch, bad-launch, duplicate, ...
 Candidate parseCandidate(std::string source, std::string fileName = "candidate.cu");
 Candidate loadCandidate(const std::string& path);
 

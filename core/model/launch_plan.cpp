@@ -118,6 +118,14 @@ LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, cons
                     rule.kernel + ": block dimension " + std::to_string(d) + " = " + std::to_string(l.block[d])
                         + " is outside 1.." + std::to_string(maxBlock[d]));
         }
+        if (candidate.language == CandidateLanguage::Triton) {
+            // Triton runs num_warps warps per program; its compiler sizes shared memory (added later).
+            const auto warps = evaluateInteger(rule.numWarps, symbols, file, where);
+            if (warps < 1 || warps > 32 || (warps & (warps - 1)) != 0)
+                throw Error("plan.bad-launch", file, where,
+                    rule.kernel + ": num_warps = " + std::to_string(warps) + " (a power of two from 1 to 32)");
+            l.block = { warps * 32, 1, 1 };
+        }
         if (l.threadsPerBlock() > 1024)
             throw Error("plan.bad-launch", file, where,
                 rule.kernel + ": " + std::to_string(l.threadsPerBlock()) + " threads per block (at most 1024)");

@@ -438,7 +438,18 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     p.referencePath = sourcePath(top, "reference", p.dir);
     p.baselinePath = sourcePath(top, "baseline", p.dir);
     checkAtEverySize(p);
-    p.reference = loadSource(p.referencePath);
+    if (p.referencePath.extension() == ".py") {
+        const auto where = p.referencePath.string();
+        PythonReference python { readInputFile(where, kMaxCandidateSourceBytes, "reference"), where };
+        if (python.source.find("def reference(") == std::string::npos)
+            throw Error("problem.bad-reference", where, "reference",
+                "a PyTorch reference must define reference(**tensors, **scalars)");
+        p.reference.source = python.source;
+        p.reference.fileName = where;
+        p.pythonReference = std::move(python);
+    } else {
+        p.reference = loadSource(p.referencePath);
+    }
     p.baseline = loadSource(p.baselinePath);
     p.contentHash = contentHash({ text, p.reference.source, p.baseline.source });
     return p;

@@ -49,6 +49,13 @@ struct Tolerance {
     double rtol = 0.0;
 };
 
+// A PyTorch reference: a .py file defining reference(**tensors, **scalars) that returns the
+// outputs (one tensor, a tuple in the problem's order, or a dict by name) or writes them in place.
+struct PythonReference {
+    std::string source;
+    std::string fileName;
+};
+
 struct Problem {
     std::string name;
     std::string description;
@@ -68,8 +75,11 @@ struct Problem {
 
     std::filesystem::path referencePath;
     std::filesystem::path baselinePath;
-    Candidate reference;
+    Candidate reference; // empty (no launches) when the reference is a PyTorch .py file
     Candidate baseline;
+    std::optional<PythonReference> pythonReference;
+    // The language candidates are written in: the baseline's (a .py baseline is Triton).
+    CandidateLanguage language() const { return baseline.language; }
 
     std::string bytesExpression;
     std::string flopsExpression;

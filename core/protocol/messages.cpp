@@ -227,13 +227,17 @@ nlohmann::json toJson(const Case& c)
     nlohmann::json buffers = nlohmann::json::array();
     for (const auto& b : c.buffers)
         buffers.push_back(toJson(b));
-    nlohmann::json programs { { "reference", toJson(c.programs.reference) },
-        { "candidate", toJson(c.programs.candidate) } };
+    nlohmann::json programs { { "candidate", toJson(c.programs.candidate) } };
+    if (!c.programs.reference.launches.empty()) // none with a Python reference
+        programs["reference"] = toJson(c.programs.reference);
     if (c.programs.baseline)
         programs["baseline"] = toJson(*c.programs.baseline);
-    return { { "label", c.label }, { "kind", caseKindName(c.kind) }, { "timed", c.timed },
+    nlohmann::json j { { "label", c.label }, { "kind", caseKindName(c.kind) }, { "timed", c.timed },
         { "bytes", wholeOrReal(c.bytes) }, { "flops", wholeOrReal(c.flops) }, { "buffers", buffers },
         { "programs", programs } };
+    if (!c.shapes.empty())
+        j["shapes"] = c.shapes;
+    return j;
 }
 
 Case readCase(const JsonReader& r)
@@ -245,6 +249,16 @@ Case readCase(const JsonReader& r)
     c.timed = r.booleanOr("timed", false);
     c.bytes = r.numberOr("bytes", 0.0);
     c.flops = r.numberOr("flops", 0.0);
+    if (auto shapes = r.optionalObject("shapes"))
+        for (const auto& [name, dims] : shapes->value().items()) {
+            if (!dims.is_array())
+                shapes->fail(name, "must be an array of sizes");
+            for (const auto& d : dims) {
+                if (!d.is_number_integer() || d.get<std::int64_t>() < 0)
+                    shapes->fail(name, "must hold whole sizes, none negative");
+                c.shapes[name].push_back(d.get<std::int64_t>());
+            }
+        }
     std::set<std::string> names;
     for (const auto& b : r.array("buffers")) {
         c.buffers.push_back(readBuffer(b));
@@ -252,7 +266,8 @@ Case readCase(const JsonReader& r)
             b.fail("name", "\"" + c.buffers.back().name + "\" appears twice");
     }
     const auto programs = r.object("programs");
-    c.programs.reference = readProgram(programs.object("reference"), c.buffers);
+    if (auto reference = programs.optionalObject("reference")) // absent with a Python reference
+        c.programs.reference = readProgram(*reference, c.buffers);
     c.programs.candidate = readProgram(programs.object("candidate"), c.buffers);
     if (auto b = programs.optionalObject("baseline"))
         c.programs.baseline = readProgram(*b, c.buffers);
@@ -379,11 +394,19 @@ void to_json(nlohmann::json& j, const EvaluateRequest& m)
         { "max_reps", o.maxReps }, { "time_budget_ms", o.timeBudgetMs }, { "flush_bytes", o.flushBytes },
         { "graph_below_us", o.graphBelowUs }, { "profile", metricSetName(o.profile) }, { "pc_sampling", o.pcSampling },
         { "time", o.time } };
-    nlohmann::json modules { { "reference", toJson(m.modules.reference) },
-        { "candidate", toJson(m.modules.candidate) } };
+    nlohmann::json modules { { "candidate", toJson(m.modules.candidate) } };
+    if (!m.pythonReference)
+        modules["reference"] = toJson(m.modules.reference);
     if (m.modules.baseline)
         modules["baseline"] = toJson(*m.modules.baseline);
     j["modules"] = modules;
+    if (m.pythonReference) {
+        nlohmann::json scalars = nlohmann::json::object();
+        for (const auto& [name, value] : m.pythonReference->scalars)
+            scalars[name] = value;
+        j["python_reference"] = { { "source", m.pythonReference->source }, { "file", m.pythonReference->fileName },
+            { "scalars", scalars } };
+    }
     nlohmann::json tolerances = nlohmann::json::object();
     for (const auto& [type, t] : m.tolerances)
         tolerances[std::string(dtypeName(type))] = { { "atol", t.atol }, { "rtol", t.rtol } };
@@ -419,8 +442,17 @@ void from_json(const nlohmann::json& j, EvaluateRequest& m)
         opt.pcSampling = o->booleanOr("pc_sampling", opt.pcSampling);
         opt.time = o->booleanOr("time", opt.time);
     }
+    m.pythonReference.reset();
+    if (auto python = r.optionalObject("python_reference")) {
+        PythonReference reference { python->string("source"), python->string("file"), {} };
+        if (auto scalars = python->optionalObject("scalars"))
+            for (const auto& [name, value] : scalars->value().items())
+                reference.scalars[name] = scalars->number(name);
+        m.pythonReference = std::move(reference);
+    }
     const auto modules = r.object("modules");
-    m.modules.reference = readModule(modules.object("reference"));
+    if (!m.pythonReference)
+        m.modules.reference = readModule(modules.object("reference"));
     m.modules.candidate = readModule(modules.object("candidate"));
     if (auto b = modules.optionalObject("baseline"))
         m.modules.baseline = readModule(*b);
@@ -440,6 +472,8 @@ void from_json(const nlohmann::json& j, EvaluateRequest& m)
         r.fail("cases", "must not be empty");
     for (const auto& c : cases) {
         m.cases.push_back(readCase(c));
+        if (!m.pythonReference && m.cases.back().programs.reference.launches.empty())
+            c.fail("programs", "has no reference program and the request has no python_reference");
         if (m.cases.back().programs.baseline && !m.modules.baseline)
             c.fail("programs", "has a baseline program but the request has no baseline module");
     }

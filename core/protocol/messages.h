@@ -151,13 +151,25 @@ struct Case {
     double flops = 0.0;
     std::vector<Buffer> buffers;
     Programs programs;
+    // Each tensor's shape at this size (outermost first), for a Python reference; rows * row
+    // length of its buffer. Empty without one.
+    std::map<std::string, std::vector<std::int64_t>> shapes;
+};
+
+// A PyTorch reference: the runner's Python worker calls reference(**tensors, **scalars) on the
+// case's own inputs; there is then no reference module and no reference program.
+struct PythonReference {
+    std::string source; // the .py file's text
+    std::string fileName; // for messages and tracebacks
+    std::map<std::string, double> scalars; // the problem's scalars by name
 };
 
 struct EvaluateRequest {
     static constexpr std::string_view kType = "evaluate";
     std::string id;
     EvaluateOptions options;
-    Modules modules;
+    Modules modules; // modules.reference is empty with a Python reference
+    std::optional<PythonReference> pythonReference;
     std::map<DType, Tolerance> tolerances;
     std::vector<Case> cases;
 };
@@ -261,6 +273,13 @@ struct CaseTiming {
     double tflops = 0.0;
     std::optional<double> pctOfCopy;
     std::optional<double> speedupVsBaseline;
+    // A PyTorch reference as a contender, timed by the worker in the same job (cold L2, CUDA events,
+    // median): eager, and torch.compile where it compiles (else compileError says why).
+    std::optional<TimingSummary> eager;
+    std::optional<TimingSummary> torchCompile;
+    std::optional<double> speedupVsEager;
+    std::optional<double> speedupVsCompile;
+    std::string torchCompileError;
 };
 
 struct Timing {

@@ -152,12 +152,24 @@ TimingSummary readSummary(const JsonReader& r)
 
 nlohmann::json toJson(const CaseTiming& c)
 {
-    return { { "label", c.label }, { "bytes", wholeOrReal(c.bytes) }, { "flops", wholeOrReal(c.flops) },
+    nlohmann::json j { { "label", c.label }, { "bytes", wholeOrReal(c.bytes) }, { "flops", wholeOrReal(c.flops) },
         { "candidate", toJson(c.candidate) },
         { "baseline", c.baseline ? toJson(*c.baseline) : nlohmann::json(nullptr) },
         { "copy", c.copy ? toJson(*c.copy) : nlohmann::json(nullptr) }, { "gbps", c.gbps }, { "tflops", c.tflops },
         { "pct_of_copy", optionalNumber(c.pctOfCopy) },
         { "speedup_vs_baseline", optionalNumber(c.speedupVsBaseline) } };
+    // Only with a PyTorch reference: older readers and fixtures see the same keys as before.
+    if (c.eager) {
+        j["eager"] = toJson(*c.eager);
+        j["speedup_vs_eager"] = optionalNumber(c.speedupVsEager);
+    }
+    if (c.torchCompile) {
+        j["torch_compile"] = toJson(*c.torchCompile);
+        j["speedup_vs_compile"] = optionalNumber(c.speedupVsCompile);
+    }
+    if (!c.torchCompileError.empty())
+        j["torch_compile_error"] = c.torchCompileError;
+    return j;
 }
 
 CaseTiming readCaseTiming(const JsonReader& r)
@@ -176,6 +188,13 @@ CaseTiming readCaseTiming(const JsonReader& r)
     c.tflops = r.numberOr("tflops", 0.0);
     c.pctOfCopy = r.optionalNumber("pct_of_copy");
     c.speedupVsBaseline = r.optionalNumber("speedup_vs_baseline");
+    if (auto e = r.optionalObject("eager"))
+        c.eager = readSummary(*e);
+    if (auto e = r.optionalObject("torch_compile"))
+        c.torchCompile = readSummary(*e);
+    c.speedupVsEager = r.optionalNumber("speedup_vs_eager");
+    c.speedupVsCompile = r.optionalNumber("speedup_vs_compile");
+    c.torchCompileError = r.stringOr("torch_compile_error", "");
     return c;
 }
 

@@ -2,6 +2,8 @@
 // and include folder.
 #include "core/runnerclient/evaluate_job.h"
 
+#include "core/compile/triton_compiler.h"
+
 namespace kl {
 
 namespace {
@@ -11,6 +13,8 @@ CompiledCandidate compileOne(TunedCandidate tuned, const Problem& problem, Compi
     options.tunables = tuned.tunables;
     options.includeDir = problem.dir;
     CompiledCandidate out { std::move(tuned), {} };
+    if (out.tuned.candidate.language == CandidateLanguage::Triton)
+        options.tritonSignature = tritonSignature(problem, out.tuned.candidate);
     out.compiled = compileCandidate(out.tuned.candidate, options);
     return out;
 }
@@ -20,7 +24,14 @@ EvaluateJob compileEvaluateJob(
     const Problem& problem, TunedCandidate candidate, std::optional<TunedCandidate> baseline, CompileOptions base)
 {
     EvaluateJob job;
-    job.reference = compileOne(TunedCandidate { problem.reference, problem.reference.defaults() }, problem, base);
+    if (problem.pythonReference) {
+        // Nothing to compile: the runner's Python worker runs it (request.pythonReference).
+        job.reference.tuned = TunedCandidate { problem.reference, {} };
+        job.reference.compiled.ok = true;
+        job.reference.compiled.summary = "PyTorch reference, run by the runner's Python worker";
+    } else {
+        job.reference = compileOne(TunedCandidate { problem.reference, problem.reference.defaults() }, problem, base);
+    }
     job.candidate = compileOne(std::move(candidate), problem, base);
     if (baseline)
         job.baseline = compileOne(std::move(*baseline), problem, base);

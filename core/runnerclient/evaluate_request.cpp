@@ -1,6 +1,7 @@
 // buildEvaluateRequest: launch plans (core/model/launch_plan.h) for each case and program,
 // written in the protocol's terms with kernels renamed to the symbols in the cubins.
 #include "core/model/error.h"
+#include "core/model/expression.h"
 #include "core/model/launch_plan.h"
 #include "core/runnerclient/evaluate_job.h"
 
@@ -45,7 +46,7 @@ protocol::Program toProgram(const LaunchPlan& plan, const CompiledCandidate& pro
         launch.kernel = kernel->loweredName;
         launch.grid = l.grid;
         launch.block = l.block;
-        launch.sharedBytes = l.sharedBytes;
+        launch.sharedBytes = l.sharedBytes + kernel->launchSharedBytes;
         for (const auto& a : l.args) {
             if (a.kind == PlannedArg::Kind::Buffer) {
                 launch.args.emplace_back(protocol::BufferArg { a.buffer });
@@ -56,6 +57,17 @@ protocol::Program toProgram(const LaunchPlan& plan, const CompiledCandidate& pro
             } catch (const Error& e) {
                 throw Error(e.category(), candidate.fileName, lineOf(line), l.kernel + ": argument " + e.message());
             }
+        }
+        // Triton's own trailing pointers: a scratch buffer per program where its compiler asks for
+        // one, else null (an 8-byte zero).
+        for (const auto& extra : kernel->implicitParameters) {
+            if (extra.bytesPerProgram <= 0) {
+                launch.args.emplace_back(protocol::makeScalarArg(DType::I64, 0.0));
+                continue;
+            }
+            const std::string name = "kl_" + extra.name + "_" + std::to_string(i);
+            out.scratch.push_back(protocol::Scratch { name, DType::U8, extra.bytesPerProgram * l.blocks(), false });
+            launch.args.emplace_back(protocol::BufferArg { name });
         }
         out.launches.push_back(std::move(launch));
     }
@@ -126,6 +138,12 @@ protocol::EvaluateRequest buildEvaluateRequest(
     request.id = std::move(id);
     request.options = options;
     request.modules.reference.cubin = job.reference.compiled.cubin;
+    if (problem.pythonReference) {
+        protocol::PythonReference python { problem.pythonReference->source, problem.pythonReference->fileName, {} };
+        for (const auto& s : problem.scalars)
+            python.scalars[s.name] = s.value;
+        request.pythonReference = std::move(python);
+    }
     request.modules.candidate.cubin = job.candidate.compiled.cubin;
     if (job.baseline)
         request.modules.baseline = protocol::Module { job.baseline->compiled.cubin };
@@ -149,7 +167,13 @@ protocol::EvaluateRequest buildEvaluateRequest(
         out.flops = problem.flops(*c.sizes);
         const auto candidatePlan = plan(job.candidate, c, "candidate");
         out.buffers = toBuffers(problem, candidatePlan);
-        out.programs.reference = toProgram(plan(job.reference, c, "reference"), job.reference);
+        if (problem.pythonReference) // the worker sees each tensor in its own shape
+            for (const auto* list : { &problem.inputs, &problem.outputs })
+                for (const auto& t : *list)
+                    for (const auto& dim : t.shape)
+                        out.shapes[t.name].push_back(evaluateInteger(dim, c.sizes->symbols(), problem.file.string()));
+        if (!problem.pythonReference)
+            out.programs.reference = toProgram(plan(job.reference, c, "reference"), job.reference);
         out.programs.candidate = toProgram(candidatePlan, job.candidate);
         // The baseline is only timed, so it is only planned where timing happens: a baseline
         // constraint that fails at a fuzz size is no concern of the candidate's.

@@ -1,0 +1,140 @@
+#include "core/compile/python_tool.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <signal.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#ifndef KL_SOURCE_DIR
+#define KL_SOURCE_DIR ""
+#endif
+
+namespace kl {
+
+namespace {
+
+std::string readText(const std::filesystem::path& path, std::size_t keepLast = 0)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string s = text.str();
+    if (keepLast && s.size() > keepLast)
+        s = s.substr(s.size() - keepLast);
+    return s;
+}
+
+} // namespace
+
+std::string pythonExecutable()
+{
+    const char* python = std::getenv("KL_PYTHON");
+    return python && *python ? python : "python3";
+}
+
+std::filesystem::path pythonHelperPath(const std::string& fileName, const char* envVariable)
+{
+    namespace fs = std::filesystem;
+    if (const char* path = std::getenv(envVariable); path && *path)
+        return path;
+    const fs::path relative = fs::path("python") / "kernelloop" / fileName;
+    std::error_code error;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    std::vector<fs::path> places;
+    if (!error) {
+        places.push_back(exe.parent_path().parent_path() / relative);
+        places.push_back(exe.parent_path().parent_path() / "share" / "kernelloop" / relative);
+    }
+    if (*KL_SOURCE_DIR)
+        places.push_back(fs::path(KL_SOURCE_DIR) / relative);
+    places.push_back(fs::current_path(error) / relative);
+    for (const auto& place : places)
+        if (fs::is_regular_file(place, error))
+            return place;
+    return places.back();
+}
+
+PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,
+    std::chrono::milliseconds limit)
+{
+    PythonToolRun run;
+    const auto started = std::chrono::steady_clock::now();
+    std::string pattern = (std::filesystem::temp_directory_path() / "kl-tool-XXXXXX").string();
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (!mkdtemp(buffer.data())) {
+        run.stderrText = std::string("cannot make a temporary folder: ") + std::strerror(errno);
+        return run;
+    }
+    const std::filesystem::path dir(buffer.data());
+    const auto requestFile = dir / "request.json", outDir = dir / "out", replyFile = outDir / "reply.json",
+               errFile = dir / "stderr.txt";
+    std::filesystem::create_directory(outDir);
+    {
+        std::ofstream out(requestFile, std::ios::binary);
+        out << request;
+    }
+    const std::string scriptText = script.string(), requestText = requestFile.string(), replyText = outDir.string();
+    const std::string cannotRun = "cannot run " + python + ": "; // no allocation after fork
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int err = open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int null = open("/dev/null", O_RDWR);
+        if (err >= 0)
+            dup2(err, 2);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(err >= 0 ? err : null, 1); // the helper's prints are diagnostics, never the reply
+        }
+        setpgid(0, 0); // so that a timeout ends the helper's own children too (ptxas)
+        const char* argv[] = { python.c_str(), scriptText.c_str(), requestText.c_str(), replyText.c_str(), nullptr };
+        execvp(argv[0], const_cast<char* const*>(argv));
+        const char* why = std::strerror(errno);
+        if (write(2, cannotRun.data(), cannotRun.size()) < 0 || write(2, why, std::strlen(why)) < 0) { }
+        _exit(127);
+    }
+    if (pid < 0) {
+        run.stderrText = std::string("fork failed: ") + std::strerror(errno);
+        std::filesystem::remove_all(dir);
+        return run;
+    }
+    int status = 0;
+    while (true) {
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            break;
+        if (std::chrono::steady_clock::now() - started > limit) {
+            run.timedOut = true;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    run.exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.stderrText = readText(errFile, 16 * 1024);
+    run.started = !(run.exitStatus == 127 && run.stderrText.rfind("cannot run ", 0) == 0);
+    std::error_code listing;
+    for (const auto& entry : std::filesystem::directory_iterator(outDir, listing)) {
+        if (!entry.is_regular_file())
+            continue;
+        if (entry.path() == replyFile)
+            run.reply = readText(replyFile);
+        else
+            run.files[entry.path().filename().string()] = readText(entry.path());
+    }
+    run.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    return run;
+}
+
+} // namespace kl

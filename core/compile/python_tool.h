@@ -1,0 +1,33 @@
+#pragma once
+// Runs one of our Python helpers (python/kernelloop/*.py) as a child process:
+//   PYTHON SCRIPT REQUEST.json OUT_DIR
+// the request goes in a file, the helper writes reply.json (and any binary, e.g. kernel.cubin) into
+// OUT_DIR, stderr is kept for the message. A helper that hangs is
+// killed at the time limit. No shell is involved.
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace kl {
+
+struct PythonToolRun {
+    bool started = false; // false: the interpreter could not be executed (see stderrText)
+    bool timedOut = false;
+    int exitStatus = -1; // the child's exit status, or 128 + signal
+    std::string reply; // OUT_DIR/reply.json (empty when the helper wrote none)
+    std::map<std::string, std::string> files; // every other file in OUT_DIR by name, its bytes
+    std::string stderrText; // its last 16 KiB
+    double millis = 0.0;
+};
+
+// Where one of our helpers is: $ENV_VARIABLE, else python/kernelloop/FILE beside the executable's
+// folder (../python, ../share/kernelloop/python), in the source tree, or under the working folder.
+std::filesystem::path pythonHelperPath(const std::string& fileName, const char* envVariable);
+// The Python that runs the helpers: $KL_PYTHON, else "python3".
+std::string pythonExecutable();
+
+PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,
+    std::chrono::milliseconds limit);
+
+} // namespace kl
