@@ -246,6 +246,19 @@ say "evaluate softmax_bf16 rc=$?"
 } >"$WORK/multisize-summary.txt"
 cat "$WORK/multisize-summary.txt" >>"$LOG"
 
+# 2e'. The line profiler through the CLI: the bundled baseline under --metrics lines, then show --lines
+# (the hottest source lines with their warp states, from the stored PC samples).
+say "== lines"
+timeout 150 "$BIN/kernelloop-cli" evaluate resources/examples/layernorm_gelu/problem.json \
+    resources/examples/layernorm_gelu/baseline.cu --metrics lines --db "$MS/lines.db" --runner "$KL_RUNNER" \
+    --label "line profile" >"$MS/lines-evaluate.txt" 2>&1
+say "evaluate --metrics lines rc=$?"
+"$BIN/kernelloop-cli" show 1 --lines --db "$MS/lines.db" >"$MS/show-lines.txt" 2>&1
+{
+    echo "line profile (layernorm_gelu baseline, evaluate --metrics lines, then show 1 --lines):"
+    head -12 "$MS/show-lines.txt" | sed 's/^/  /'
+} >>"$WORK/multisize-summary.txt"
+
 # 2f. The LLM loop against an endpoint that fails twice (HTTP 500, then a body that is not JSON) and then
 # answers: with patience 2 it must run to its budget; the faults are failed proposer rounds, not rounds
 # without gain. Its registers/occupancy in the first prompt show the compiler feedback reaching the model.
