@@ -50,6 +50,8 @@ std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) cons
     auto view = std::make_shared<SessionView>();
     view->session = std::move(*record);
     view->rows = m_store.listIterations(sessionId);
+    if (const auto problem = m_store.problem(view->session.problemHash))
+        view->problemJson = problem->json;
     view->indexCandidates();
     for (const auto& [candidateId, iteration] : view->firstIterationOf)
         if (const auto candidate = m_store.candidate(candidateId))

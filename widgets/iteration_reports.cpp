@@ -1,5 +1,6 @@
 // The rich-text pages of the selected iteration: its verification report, its findings and the
 // evidence behind its numbers. Values are read from the stored result as `show` prints them.
+#include "core/review/evidence.h"
 #include "widgets/html_text.h"
 #include "widgets/number_text.h"
 #include "widgets/report_view.h"
@@ -167,6 +168,9 @@ QString evidencePage(const IterationFocus& focus)
                     .arg(labels.join(QStringLiteral(", ")))
                     .arg(trials));
         }
+        if (focus.session)
+            for (const review::OutputTolerance& t : review::outputTolerances(focus.session->problemJson))
+                page += htmlRow(tr("Tolerance"), html(review::toleranceText(t)));
         if (r.medianUs)
             page += htmlRow(tr("Median (p20–p80)"),
                 fixedText(r.medianUs, 2) + QStringLiteral(" µs (") + fixedText(r.p20Us, 2) + QStringLiteral("–")
@@ -190,6 +194,12 @@ QString evidencePage(const IterationFocus& focus)
                         + tr(" % of a same-size device copy (")
                         + fixedText(number(c.value("copy", nlohmann::json()), "median_us"), 2)
                         + QStringLiteral(" µs)"));
+            }
+            for (const review::SizeFloor& floor : review::floorChecks(timing)) {
+                const QString text = html(review::floorText(floor));
+                page += htmlRow(tr("Floor check at ") + html(floor.size),
+                    floor.verdict == review::SizeFloor::Verdict::Below ? htmlColored(text, QStringLiteral("#b01c1c"))
+                                                                       : text);
             }
         }
         page += htmlRow(tr("SM clock"), fixedText(r.smClockMhz, 0, QStringLiteral(" MHz")));

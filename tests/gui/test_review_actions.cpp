@@ -166,6 +166,18 @@ private slots:
         QVERIFY(telemetry > 0);
     }
 
+    void evidenceShowsTheToleranceAndTheFloorCheck()
+    {
+        openAndWait(tunerSession);
+        m_review->selection()->select(6);
+        const QString evidence = m_review->evidenceView()->toPlainText();
+        // The stored problem's fp16 tolerance, and iteration 6's median against the same-job copy.
+        QVERIFY2(evidence.contains(QStringLiteral("y (f16): |actual - expected| <= 0.01 + 0.01 * |expected|")),
+            qPrintable(evidence));
+        QVERIFY2(evidence.contains(QStringLiteral("Floor check at 8192x4096")), qPrintable(evidence));
+        QVERIFY2(evidence.contains(QStringLiteral("above the floor (40.26 us >= 33.34 us")), qPrintable(evidence));
+    }
+
 private:
     void openAndWait(const QString& path)
     {

@@ -1,0 +1,87 @@
+// The evidence panel's core: each output dtype's tolerance (the problem's, else core/model's default)
+// from the stored problem JSON, and core/verify's physical-floor check per timed size from the
+// stored timing JSON, on the bundled tuner session's real rows and on planted timings.
+#include "core/review/evidence.h"
+#include "core/store/store.h"
+
+#include <QtTest/QTest>
+
+using namespace kl;
+using namespace kl::review;
+
+namespace {
+
+const std::string tunerSession = KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession";
+
+nlohmann::json timingOf(double medianUs, std::optional<double> copyUs)
+{
+    nlohmann::json timedCase = { { "label", "8192x4096" }, { "candidate", { { "median_us", medianUs } } } };
+    if (copyUs)
+        timedCase["copy"] = { { "median_us", *copyUs } };
+    return { { "cases", nlohmann::json::array({ timedCase }) } };
+}
+
+} // namespace
+
+class TestEvidence : public QObject {
+    Q_OBJECT
+private slots:
+    void bundledSessionGivesTheProblemsFp16ToleranceAndAFloorAboveTheCopy()
+    {
+        store::Store::Options options;
+        options.readOnly = true;
+        const store::Store s = store::Store::open(tunerSession, options);
+        const auto session = s.listSessions().front().session;
+        const auto problem = s.problem(session.problemHash);
+        QVERIFY(problem);
+        const auto tolerances = outputTolerances(problem->json);
+        QCOMPARE(tolerances.size(), std::size_t(1));
+        QCOMPARE(tolerances[0].dtype, std::string("f16"));
+        QCOMPARE(tolerances[0].outputs, std::vector<std::string> { "y" });
+        QVERIFY(tolerances[0].fromProblem);
+        QCOMPARE(tolerances[0].atol, 0.01);
+        QCOMPARE(tolerances[0].rtol, 0.01);
+        QCOMPARE(toleranceText(tolerances[0]),
+            std::string("y (f16): |actual - expected| <= 0.01 + 0.01 * |expected| (the problem's)"));
+
+        const auto detail = s.iteration(session.id, 6);
+        QVERIFY(detail && detail->result);
+        const auto floors = floorChecks(detail->result->timing);
+        QCOMPARE(floors.size(), std::size_t(1));
+        QCOMPARE(floors[0].verdict, SizeFloor::Verdict::Above);
+        QCOMPARE(floorText(floors[0]), std::string("above the floor (40.26 us >= 33.34 us, a same-size device copy)"));
+    }
+
+    void outputsWithoutAToleranceGetTheDefaultOfTheirDtype()
+    {
+        const std::string json = R"({"outputs": [{"name": "y", "dtype": "f16"}, {"name": "s", "dtype": "f32"},
+            {"name": "z", "dtype": "f16"}, {"name": "q", "dtype": "nonsense"}],
+            "tolerances": {"f16": {"atol": 0.005, "rtol": 0.002}}})";
+        const auto tolerances = outputTolerances(json);
+        QCOMPARE(tolerances.size(), std::size_t(2));
+        QCOMPARE(tolerances[0].outputs, (std::vector<std::string> { "y", "z" }));
+        QCOMPARE(tolerances[0].atol, 0.005);
+        QCOMPARE(tolerances[1].dtype, std::string("f32"));
+        QVERIFY(!tolerances[1].fromProblem);
+        QCOMPARE(tolerances[1].atol, 1e-5); // core/model's default for f32
+        QVERIFY(toleranceText(tolerances[1]).find("the default for f32") != std::string::npos);
+        QVERIFY(outputTolerances("not json").empty());
+    }
+
+    void aMedianUnderTheCopyIsFlaggedAndASmallCopyGivesNoVerdict()
+    {
+        const auto below = floorChecks(timingOf(20.0, 33.3));
+        QCOMPARE(below.at(0).verdict, SizeFloor::Verdict::Below);
+        QVERIFY(floorText(below[0]).find("BELOW THE FLOOR") != std::string::npos);
+        QVERIFY(floorText(below[0]).find("20.00 us < 33.30 us") != std::string::npos);
+        // Within the timing slack of the copy: not flagged, not called above either.
+        QCOMPARE(floorChecks(timingOf(32.0, 33.3)).at(0).verdict, SizeFloor::Verdict::WithinSlack);
+        QCOMPARE(floorChecks(timingOf(1.0, 1.5)).at(0).verdict, SizeFloor::Verdict::NoVerdict);
+        const auto noCopy = floorChecks(timingOf(40.0, std::nullopt));
+        QCOMPARE(noCopy.at(0).verdict, SizeFloor::Verdict::NoVerdict);
+        QVERIFY(floorText(noCopy[0]).find("no same-size copy") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEvidence)
+#include "test_evidence.moc"
