@@ -7,8 +7,10 @@
 #include "widgets/diff_panel.h"
 #include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
+#include "widgets/line_profile_panel.h"
 #include "widgets/metrics_model.h"
 #include "widgets/report_view.h"
+#include "widgets/roofline_chart.h"
 #include "widgets/session_browser.h"
 #include "widgets/session_list_model.h"
 #include "widgets/source_panel.h"
@@ -86,6 +88,9 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     m_inspector->addTab(m_evidence, tr("Evidence"));
     //: inspector tab: the LLM's prompt and reply
     m_inspector->addTab(m_transcript, tr("LLM"));
+    //: inspector tab: PC samples per source line with the SASS/PTX of the line
+    m_inspector->addTab(new LineProfilePanel(m_selection, this), tr("Lines"));
+    m_inspector->addTab(new RooflineChart(m_selection, this), tr("Roofline"));
 
     auto* left = new QSplitter(Qt::Vertical, this);
     left->addWidget(m_browser);
@@ -153,6 +158,8 @@ void ReviewWorkspace::openSession(std::int64_t sessionId)
     if (!view)
         return;
     const std::shared_ptr<StoreDocument> document = m_document;
+    // The diff can compare with an iteration of another session of the same problem in this store.
+    m_diff->setIterationLoader([document](std::int64_t other, int index) { return document->iteration(other, index); });
     m_selection->setSession(view, [document, sessionId](int index) { return document->iteration(sessionId, index); });
     m_browser->setCurrentSession(sessionId);
     // The loop's best first: what a reviewer looks at before anything else.

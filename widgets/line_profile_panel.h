@@ -1,0 +1,62 @@
+#pragma once
+// Where the selected iteration's kernel spends its time, line by line (issue 11): its source with
+// the share of PC samples in a heat margin (a tooltip gives the line's warp-state breakdown), the
+// hottest lines as a list that moves the editor to the line, and the machine code of the line under
+// the editor's cursor (SASS from a stored nvdisasm listing, else PTX from the stored compile output).
+#include "core/lines/line_heat.h"
+#include "core/lines/ptx_listing.h"
+#include "core/lines/sass_listing.h"
+#include "widgets/iteration_selection.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QLabel;
+class QPlainTextEdit;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace kl::gui {
+
+class KernelEditor;
+
+class LineProfilePanel : public QWidget, public IterationViewer {
+    Q_OBJECT
+public:
+    explicit LineProfilePanel(IterationSelection* selection, QWidget* parent = nullptr);
+
+    void showSession(const std::shared_ptr<const SessionView>& session) override;
+    void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
+
+    KernelEditor* editor() const { return m_editor; }
+    QTreeWidget* hotLines() const { return m_hotLines; }
+    QPlainTextEdit* listing() const { return m_listing; }
+    QString summaryText() const;
+    // The margin's text of a 1-based line ("96%", empty when the line has no samples) and its tooltip.
+    QString heatText(int line) const;
+    QString heatToolTip(int line) const;
+    // Shows the machine code of a 1-based source line in the listing pane (the cursor does this).
+    void showListingFor(int line);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void jumpTo(QTreeWidgetItem* item);
+    void paintHeat();
+
+    KernelEditor* m_editor;
+    QLabel* m_summary;
+    QTreeWidget* m_hotLines;
+    QLabel* m_listingTitle;
+    QPlainTextEdit* m_listing;
+    std::shared_ptr<const IterationFocus> m_focus;
+    std::optional<lines::PcSampling> m_sampling;
+    lines::LineHeat m_heat;
+    std::optional<lines::SassListing> m_sass;
+    std::optional<lines::PtxListing> m_ptx;
+    int m_heatMargin = 3;
+};
+
+} // namespace kl::gui
