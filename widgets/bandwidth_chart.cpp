@@ -15,7 +15,7 @@ BandwidthChart::BandwidthChart(IterationSelection* selection, QWidget* parent)
     , m_yAxis(new QValueAxis(this))
 {
     //: bandwidth chart's y axis
-    m_yAxis->setTitleText(tr("Bandwidth (% of same-size copy)"));
+    m_yAxis->setTitleText(tr("% of same-size copy"));
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
     follow(selection, this, this);
@@ -41,7 +41,7 @@ void BandwidthChart::rebuild()
     if (m_session && points.isEmpty())
         setNote(m_session->figures.empty() ? tr("Reading the iterations' figures…")
                                            : tr("No iteration passed and was timed at %1").arg(toQString(m_size)));
-    m_yAxis->setRange(0, high * 1.08);
+    setRoundTicks(m_yAxis, 0, high * 1.08);
     QXYSeries* series = points.size() > 400 ? static_cast<QXYSeries*>(new QLineSeries(this)) : new QScatterSeries(this);
     if (auto* scatter = qobject_cast<QScatterSeries*>(series))
         scatter->setMarkerSize(7);

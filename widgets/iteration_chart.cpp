@@ -116,6 +116,24 @@ void IterationChart::replaceIterationAxis(QValueAxis* axis)
     chart()->addAxis(m_xAxis, Qt::AlignBottom);
 }
 
+void IterationChart::setRoundTicks(QValueAxis* axis, double low, double high)
+{
+    const double span = high > low ? high - low : 1.0;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(span / 5)));
+    double interval = magnitude * 10;
+    for (double step : { 5.0, 2.0, 1.0 })
+        if (span / (step * magnitude) <= 7)
+            interval = step * magnitude;
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    if (interval < axis->tickInterval())
+        axis->setRange(low, high); // the old, wider interval over the new, shorter range first
+    axis->setTickInterval(interval);
+    axis->setRange(low, high);
+    const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(interval) + 1e-9)));
+    axis->setLabelFormat(QStringLiteral("%.%1f").arg(decimals));
+}
+
 void IterationChart::showIteration(const std::shared_ptr<const IterationFocus>&) { moveMarker(); }
 
 void IterationChart::moveMarker()

@@ -50,6 +50,10 @@ protected:
     virtual std::pair<double, double> xRange() const;
     // Puts another axis (e.g. one labelled by category) where the iteration axis was.
     void replaceIterationAxis(QValueAxis* axis);
+    // A value axis over [low, high] whose ticks fall on round numbers (1, 2, 5 × 10^k apart, about
+    // five of them) with as many decimals as the interval needs: QValueAxis's own ticks divide the
+    // range evenly and read 27, 54, 81.
+    static void setRoundTicks(QValueAxis* axis, double low, double high);
 
     void mousePressEvent(QMouseEvent* event) override;
 

@@ -125,7 +125,7 @@ void LatencyChart::rebuild()
     }
     const double span = std::max(high - low, high * 0.05);
     m_laneY = high + span * 0.12;
-    m_yAxis->setRange(std::max(0.0, low - span * 0.05), m_laneY + span * 0.06);
+    setRoundTicks(m_yAxis, std::max(0.0, low - span * 0.05), m_laneY + span * 0.06);
 
     const auto [firstX, lastX] = xRange();
     const int columns = std::max(200, static_cast<int>(chart()->plotArea().width()));

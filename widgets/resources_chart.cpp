@@ -17,9 +17,11 @@ ResourcesChart::ResourcesChart(IterationSelection* selection, QWidget* parent)
     m_registers->setLabelFormat(QStringLiteral("%d"));
     m_occupancy->setTitleText(tr("Occupancy (%)"));
     m_occupancy->setLabelFormat(QStringLiteral("%d"));
-    m_occupancy->setRange(0, 105);
+    setRoundTicks(m_occupancy, 0, 105);
     chart()->addAxis(m_registers, Qt::AlignLeft);
     chart()->addAxis(m_occupancy, Qt::AlignRight);
+    // One grid: the occupancy ticks need not fall on the registers' lines.
+    m_occupancy->setGridLineVisible(false);
     follow(selection, this, this);
 }
 
@@ -47,7 +49,7 @@ void ResourcesChart::rebuild()
     if (m_session && registers.isEmpty())
         setNote(m_session->figures.empty() ? tr("Reading the iterations' figures…")
                                            : tr("No iteration has a static resource report"));
-    m_registers->setRange(0, high * 1.15);
+    setRoundTicks(m_registers, 0, high * 1.15);
     const bool markers = registers.size() <= 400;
     auto series = [&](const QList<QPointF>& points, const QString& name, const QColor& color, QValueAxis* axis) {
         QXYSeries* s = markers ? static_cast<QXYSeries*>(new QScatterSeries(this)) : new QLineSeries(this);

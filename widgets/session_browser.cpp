@@ -6,6 +6,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTableView>
@@ -39,8 +40,30 @@ SessionBrowser::SessionBrowser(QWidget* parent)
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    QHeaderView* header = m_view->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The browser shares the left pane with the iteration table: every column must fit there at the
+    // default window size. Long cells elide (their tooltip has the whole text); the device and the
+    // best % of copy are off by default (the filter still matches the device; the iteration table
+    // and the inspector show both) and come back from the header's menu.
+    header->setMaximumSectionSize(120);
+    // The label takes what is left (stretchLastSection would keep it at the default section size).
+    header->setSectionResizeMode(SessionListModel::LabelColumn, QHeaderView::Stretch);
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    header->setSectionHidden(SessionListModel::DeviceColumn, true);
+    header->setSectionHidden(SessionListModel::BestPctOfCopyColumn, true);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(header, &QHeaderView::customContextMenuRequested, this, [this, header](const QPoint& at) {
+        QMenu menu;
+        for (int column = 0; column < m_model->columnCount(); ++column) {
+            QAction* action = menu.addAction(m_model->headerData(column, Qt::Horizontal).toString());
+            action->setCheckable(true);
+            action->setChecked(!header->isSectionHidden(column));
+            connect(action, &QAction::toggled, header,
+                [header, column](bool shown) { header->setSectionHidden(column, !shown); });
+        }
+        menu.exec(header->mapToGlobal(at));
+    });
 
     m_empty->setWordWrap(true);
     m_empty->setAlignment(Qt::AlignCenter);

@@ -79,8 +79,13 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
             return {};
         }
     }
-    if (role == Qt::ToolTipRole && index.column() == DeviceColumn)
-        return toQString(s.device);
+    // Cells elide in the browser: the tooltip has the whole text, and the device on every column
+    // (its own column is hidden by default).
+    if (role == Qt::ToolTipRole) {
+        const QString cell = data(index, Qt::DisplayRole).toString();
+        return index.column() == DeviceColumn || s.device.empty() ? cell
+                                                                  : tr("%1\non %2").arg(cell, toQString(s.device));
+    }
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {

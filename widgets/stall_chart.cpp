@@ -28,7 +28,7 @@ StallChart::StallChart(IterationSelection* selection, QWidget* parent)
     m_axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     replaceIterationAxis(m_axis);
     //: stall chart's y axis: Nsight Compute's unit for warp stall reasons
-    m_yAxis->setTitleText(tr("Warp cycles per issued instruction"));
+    m_yAxis->setTitleText(tr("Cycles per instruction"));
     m_yAxis->setLabelFormat(QStringLiteral("%.1f"));
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
     chart()->legend()->setAlignment(Qt::AlignRight);
@@ -79,6 +79,10 @@ void StallChart::rebuild()
     m_shown.clear();
     for (const QString& label : m_axis->categoriesLabels())
         m_axis->remove(label);
+    // Without bars there is nothing to read off the axes: a category axis without categories draws
+    // its title in the chart's corner. The note says why the chart is empty.
+    m_axis->setVisible(false);
+    m_yAxis->setVisible(false);
     if (!m_session || m_session->figures.empty()) {
         m_yAxis->setRange(0, 1);
         setNote(m_session ? tr("Reading the iterations' figures…") : QString());
@@ -162,7 +166,9 @@ void StallChart::rebuild()
         if (m_shown.size() <= 16 || p % 4 == 0)
             m_axis->append(QString::number(m_shown[p]), static_cast<double>(p));
     }
-    m_yAxis->setRange(0, high * 1.1);
+    m_axis->setVisible(true);
+    m_yAxis->setVisible(true);
+    setRoundTicks(m_yAxis, 0, high * 1.1);
     attach(series, m_yAxis);
     if (unprofiled > 0)
         //: stall chart note; %n iterations timed without stall metrics

@@ -32,6 +32,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QtCharts/QValueAxis>
+
+#include <cmath>
 
 using namespace kl;
 using namespace kl::gui;
@@ -127,6 +130,23 @@ private slots:
         // This session was profiled without stall metrics: the chart says so.
         QVERIFY2(m_review->charts()->stalls()->note().contains(QStringLiteral("No stall profile")),
             qPrintable(m_review->charts()->stalls()->note()));
+        // ... and draws no axis: an axis without bars put its title in the chart's corner.
+        for (const QAbstractAxis* axis : m_review->charts()->stalls()->chart()->axes())
+            QVERIFY2(!axis->isVisible(), qPrintable(axis->titleText()));
+        // Every column of the session browser fits in its pane at this window size (no scrolling
+        // sideways to find the Started and Label columns).
+        QTableView* sessions = m_review->sessionBrowser()->view();
+        QTest::qWait(100);
+        for (int column = 0; column < sessions->model()->columnCount(); ++column)
+            if (!sessions->isColumnHidden(column))
+                QVERIFY2(sessions->columnViewportPosition(column) + sessions->columnWidth(column)
+                        <= sessions->viewport()->width(),
+                    qPrintable(QStringLiteral("%1 ends at %2 of %3")
+                                   .arg(sessions->model()->headerData(column, Qt::Horizontal).toString())
+                                   .arg(sessions->columnViewportPosition(column) + sessions->columnWidth(column))
+                                   .arg(sessions->viewport()->width())));
+        QVERIFY(!sessions->isColumnHidden(SessionListModel::StartedColumn));
+        QVERIFY(!sessions->isColumnHidden(SessionListModel::LabelColumn));
 
         m_review.reset();
         QCOMPARE(digest(copy), before);
@@ -208,6 +228,17 @@ private slots:
         QVERIFY(stalls->categories().contains(QStringLiteral("Stall Long Scoreboard")));
         QCOMPARE(stalls->categories().first(), QStringLiteral("Stall Long Scoreboard")); // the largest first
         QVERIFY(stalls->categories().contains(QStringLiteral("other reasons")));
+        // With bars the axes are back, the y ticks on round numbers (0, 0.5, 1, ... or 0, 2, 4, ...).
+        const QList<QAbstractAxis*> axes = stalls->chart()->axes(Qt::Vertical);
+        QCOMPARE(axes.size(), 1);
+        QVERIFY(axes.first()->isVisible());
+        const auto* y = qobject_cast<const QValueAxis*>(axes.first());
+        QVERIFY(y);
+        QCOMPARE(y->tickType(), QValueAxis::TicksDynamic);
+        const double interval = y->tickInterval();
+        const double scaled = interval / std::pow(10.0, std::floor(std::log10(interval)));
+        QVERIFY2(std::abs(scaled - 1) < 1e-9 || std::abs(scaled - 2) < 1e-9 || std::abs(scaled - 5) < 1e-9,
+            qPrintable(QString::number(interval)));
         // Failed iterations have no stall bars; the chart names how many timed ones lack them (none).
         for (int index : stalls->shownIterations())
             QVERIFY(index % 7 != 0 && index % 13 != 0);
