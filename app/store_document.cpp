@@ -1,6 +1,7 @@
 #include "app/store_document.h"
 
 #include "core/model/error.h"
+#include "core/review/same_problem.h"
 #include "widgets/string_conversion.h"
 
 #include <QFile>
@@ -52,6 +53,7 @@ std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) cons
     view->rows = m_store.listIterations(sessionId);
     if (const auto problem = m_store.problem(view->session.problemHash))
         view->problemJson = problem->json;
+    view->sameProblem = review::sameProblemSessions(m_store.listSessions(), view->session);
     view->indexCandidates();
     for (const auto& [candidateId, iteration] : view->firstIterationOf)
         if (const auto candidate = m_store.candidate(candidateId))

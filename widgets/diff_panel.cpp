@@ -1,5 +1,6 @@
 #include "widgets/diff_panel.h"
 
+#include "core/review/same_problem.h"
 #include "widgets/html_text.h"
 
 #include <QComboBox>
@@ -9,6 +10,9 @@
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <QVariant>
+
+#include <algorithm>
 
 namespace kl::gui {
 
@@ -82,6 +86,7 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
     : QWidget(parent)
     , m_selection(selection)
     , m_layoutBox(new QComboBox(this))
+    , m_sessionBox(new QComboBox(this))
     , m_compare(new QSpinBox(this))
     , m_header(new QLabel(this))
     , m_body(new QTextBrowser(this))
@@ -102,6 +107,7 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Compare with"), this));
+    bar->addWidget(m_sessionBox);
     bar->addWidget(m_compare);
     bar->addStretch(1);
     bar->addWidget(m_layoutBox);
@@ -113,7 +119,17 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
 
     connect(m_layoutBox, &QComboBox::currentIndexChanged, this,
         [this](int index) { setLayout(index == 1 ? Layout::SideBySide : Layout::Inline); });
-    connect(m_compare, &QSpinBox::valueChanged, this, [this](int value) { m_selection->compareWith(value); });
+    connect(m_compare, &QSpinBox::valueChanged, this, [this](int value) {
+        if (m_otherSessionId == 0) {
+            m_selection->compareWith(value);
+            return;
+        }
+        loadOther();
+        rediff();
+    });
+    connect(m_sessionBox, &QComboBox::activated, this,
+        [this](int index) { compareWithSession(m_sessionBox->itemData(index).toLongLong(), 1); });
+    m_sessionBox->setToolTip(tr("Compare with an iteration of this session or of another session of the same problem"));
     follow(selection, this, this);
 }
 
@@ -124,23 +140,103 @@ void DiffPanel::setLayout(Layout layout)
     render();
 }
 
+void DiffPanel::setIterationLoader(IterationLoader loader)
+{
+    m_loader = std::move(loader);
+    offerSessions();
+}
+
 void DiffPanel::showSession(const std::shared_ptr<const SessionView>& session)
 {
+    m_session = session;
+    m_otherSessionId = 0;
+    m_other.reset();
+    offerSessions();
     const QSignalBlocker block(m_compare);
+    m_compare->setMinimum(0);
+    m_compare->setSpecialValueText(tr("its parent"));
     m_compare->setMaximum(session ? static_cast<int>(session->rows.size()) : 0);
     m_compare->setValue(m_selection->comparedWith());
     m_compare->setEnabled(session != nullptr);
 }
 
+void DiffPanel::offerSessions()
+{
+    const QSignalBlocker block(m_sessionBox);
+    m_sessionBox->clear();
+    //: the session chooser's first entry: compare within the shown session
+    m_sessionBox->addItem(tr("this session"), QVariant::fromValue<qlonglong>(0));
+    if (m_session && m_loader)
+        for (const store::SessionRow& row : m_session->sameProblem)
+            //: session chooser entry; %1 how the session is named, %2 its iteration count
+            m_sessionBox->addItem(tr("%1, %2 iterations")
+                                      .arg(QString::fromStdString(review::sessionTitle(row.session)))
+                                      .arg(row.iterations),
+                QVariant::fromValue<qlonglong>(row.session.id));
+    m_sessionBox->setCurrentIndex(
+        std::max(0, m_sessionBox->findData(QVariant::fromValue<qlonglong>(m_otherSessionId))));
+    m_sessionBox->setEnabled(m_sessionBox->count() > 1);
+}
+
+void DiffPanel::compareWithSession(std::int64_t sessionId, int index)
+{
+    if (m_session && sessionId == m_session->session.id)
+        sessionId = 0;
+    const store::SessionRow* row = nullptr;
+    if (m_session && sessionId != 0)
+        for (const store::SessionRow& r : m_session->sameProblem)
+            if (r.session.id == sessionId)
+                row = &r;
+    if (sessionId != 0 && (!row || !m_loader))
+        return; // not a session of this problem in this store
+    m_otherSessionId = sessionId;
+    {
+        const QSignalBlocker blockSessions(m_sessionBox);
+        m_sessionBox->setCurrentIndex(std::max(0, m_sessionBox->findData(QVariant::fromValue<qlonglong>(sessionId))));
+        const QSignalBlocker blockIterations(m_compare);
+        if (row) {
+            // Another session's iterations: no "its parent" there.
+            m_compare->setSpecialValueText(QString());
+            m_compare->setMinimum(1);
+            m_compare->setMaximum(std::max(1, row->iterations));
+            m_compare->setValue(std::clamp(index, 1, std::max(1, row->iterations)));
+        } else {
+            m_compare->setMinimum(0);
+            m_compare->setSpecialValueText(tr("its parent"));
+            m_compare->setMaximum(m_session ? static_cast<int>(m_session->rows.size()) : 0);
+            m_compare->setValue(m_selection->comparedWith());
+        }
+    }
+    if (!row) {
+        m_other.reset();
+        m_selection->compareWith(m_compare->value()); // a no-op when unchanged: redraw below
+        showIteration(m_focus);
+        return;
+    }
+    loadOther();
+    rediff();
+}
+
+void DiffPanel::loadOther()
+{
+    m_other = m_otherSessionId != 0 && m_loader ? m_loader(m_otherSessionId, m_compare->value()) : nullptr;
+}
+
 void DiffPanel::showIteration(const std::shared_ptr<const IterationFocus>& focus)
 {
     m_focus = focus;
+    rediff();
+}
+
+void DiffPanel::rediff()
+{
     m_diff = {};
     m_changes = {};
+    const auto& focus = m_focus;
+    const auto& compared = m_otherSessionId != 0 ? m_other : (focus ? focus->compared : nullptr);
     const store::CandidateRecord* after
         = focus && focus->detail && focus->detail->candidate ? &*focus->detail->candidate : nullptr;
-    const store::CandidateRecord* before
-        = focus && focus->compared && focus->compared->candidate ? &*focus->compared->candidate : nullptr;
+    const store::CandidateRecord* before = compared && compared->candidate ? &*compared->candidate : nullptr;
     if (after && before) {
         m_diff = review::diffSources(before->source, after->source);
         m_changes = review::candidateChanges(before->source, before->tunables, after->source, after->tunables);
@@ -156,6 +252,38 @@ void DiffPanel::render()
         m_header->setText(m_focus ? tr("<i>No candidate at this iteration.</i>")
                                   : tr("<i>Select an iteration to see what changed.</i>"));
         m_body->clear();
+        return;
+    }
+    if (m_otherSessionId != 0 && m_session) {
+        const store::SessionRow* row = nullptr;
+        for (const store::SessionRow& r : m_session->sameProblem)
+            if (r.session.id == m_otherSessionId)
+                row = &r;
+        const QString mine = html(review::sessionTitle(m_session->session));
+        const QString theirs = row ? html(review::sessionTitle(row->session)) : QString::number(m_otherSessionId);
+        if (!m_other || !m_other->candidate) {
+            m_header->setText(
+                tr("<i>Iteration %1 of %2 has no candidate to compare with.</i>").arg(m_compare->value()).arg(theirs));
+            m_body->clear();
+            return;
+        }
+        //: diff header across sessions; %1 this iteration, %2 its session, %3 the other iteration, %4 its
+        //: session, %5 added lines, %6 removed lines
+        QString header = tr("<b>Iteration %1</b> of %2 against iteration %3 of %4: +%5 −%6 lines")
+                             .arg(m_focus->index())
+                             .arg(mine)
+                             .arg(m_other->row.index)
+                             .arg(theirs)
+                             .arg(m_diff.added)
+                             .arg(m_diff.removed);
+        const std::string changes = review::changesHeaderText(m_changes);
+        if (!changes.empty())
+            header += QStringLiteral("<br><tt>") + html(changes).replace(QLatin1Char('\n'), QStringLiteral("<br>"))
+                + QStringLiteral("</tt>");
+        m_header->setText(header);
+        m_body->setHtml(m_diff.same() ? tr("<p><i>The source is the same; only what the header lists differs.</i></p>")
+                : m_layout == Layout::SideBySide ? sideBySideHtml(m_diff)
+                                                 : inlineHtml(m_diff));
         return;
     }
     if (!m_focus->compared) {

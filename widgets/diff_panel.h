@@ -1,5 +1,6 @@
 #pragma once
-// The selected iteration's source against its parent (or any iteration the engineer picks),
+// The selected iteration's source against its parent (or any iteration the engineer picks, also
+// of another session of the same problem, as Nsight Compute compares against a baseline report),
 // inline or side by side, with the tunable and launch-rule changes as a header. The diff itself
 // is core's (review::diffSources); this only draws it.
 #include "core/review/candidate_changes.h"
@@ -7,6 +8,8 @@
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
+
+#include <functional>
 
 class QComboBox;
 class QLabel;
@@ -20,7 +23,18 @@ class DiffPanel : public QWidget, public IterationViewer {
 public:
     enum class Layout { Inline, SideBySide };
 
+    // Reads one iteration of any session of the shown store (for the other sessions' iterations).
+    using IterationLoader
+        = std::function<std::shared_ptr<const store::IterationDetail>(std::int64_t sessionId, int index)>;
+
     explicit DiffPanel(IterationSelection* selection, QWidget* parent = nullptr);
+
+    // Without a loader the session chooser offers only the shown session.
+    void setIterationLoader(IterationLoader loader);
+    // Compares with iteration `index` of session `sessionId` (the shown session's id or 0: back to
+    // comparing within it, as the selection says). What the chooser and the iteration box do.
+    void compareWithSession(std::int64_t sessionId, int index);
+    std::int64_t comparedSession() const { return m_otherSessionId; }
 
     void showSession(const std::shared_ptr<const SessionView>& session) override;
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
@@ -31,17 +45,26 @@ public:
     QString headerText() const;
     QTextBrowser* body() const { return m_body; }
     QSpinBox* compareBox() const { return m_compare; }
+    QComboBox* sessionBox() const { return m_sessionBox; }
 
 private:
     void render();
+    void rediff();
+    void loadOther();
+    void offerSessions();
 
     IterationSelection* m_selection;
     QComboBox* m_layoutBox;
+    QComboBox* m_sessionBox;
     QSpinBox* m_compare;
     QLabel* m_header;
     QTextBrowser* m_body;
     Layout m_layout = Layout::Inline;
     std::shared_ptr<const IterationFocus> m_focus;
+    std::shared_ptr<const SessionView> m_session;
+    IterationLoader m_loader;
+    std::int64_t m_otherSessionId = 0; // 0: compare within the shown session
+    std::shared_ptr<const store::IterationDetail> m_other; // the other session's chosen iteration
     review::SourceDiff m_diff;
     review::CandidateChanges m_changes;
 };

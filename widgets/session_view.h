@@ -16,6 +16,8 @@ struct SessionView {
     store::SessionRecord session;
     std::vector<store::IterationRow> rows; // index order
     std::string problemJson; // the session's problem file as stored (tolerances, outputs); may be empty
+    // The store's other sessions of the same problem (newest first): what the diff can compare against.
+    std::vector<store::SessionRow> sameProblem;
     // candidate id → its parent candidate (none for the baseline)
     std::map<std::int64_t, std::optional<std::int64_t>> parentOf;
     // Per-iteration chart figures (index order); empty while they are being read.

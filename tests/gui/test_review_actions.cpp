@@ -27,6 +27,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 
 using namespace kl;
@@ -176,6 +177,54 @@ private slots:
             qPrintable(evidence));
         QVERIFY2(evidence.contains(QStringLiteral("Floor check at 8192x4096")), qPrintable(evidence));
         QVERIFY2(evidence.contains(QStringLiteral("above the floor (40.26 us >= 33.34 us")), qPrintable(evidence));
+    }
+
+    void diffsAgainstAnIterationOfAnotherSessionOfTheSameProblem()
+    {
+        // Both bundled sessions of layernorm_gelu in one store, and a synthetic session of another problem.
+        const QString file = m_dir.filePath(QStringLiteral("both.db"));
+        QFile::remove(file);
+        testing::writeSyntheticStore(file.toStdString(), 3);
+        std::int64_t tuner = 0, llm = 0;
+        {
+            store::Store s = store::Store::open(file.toStdString());
+            tuner = s.importSession(tunerSession.toStdString());
+            llm = s.importSession(llmSession.toStdString());
+        }
+        openAndWait(file);
+        m_review->openSession(tuner);
+        m_review->selection()->select(6);
+        DiffPanel* diff = m_review->diffPanel();
+        // The chooser: this session and the LLM one, not the synthetic session of another problem.
+        QComboBox* sessions = diff->sessionBox();
+        QCOMPARE(sessions->count(), 2);
+        QVERIFY(sessions->isEnabled());
+        const int llmEntry = sessions->findData(QVariant::fromValue<qlonglong>(llm));
+        QVERIFY(llmEntry > 0);
+        QVERIFY2(sessions->itemText(llmEntry).contains(QStringLiteral("H200 LLM loop (replay)")),
+            qPrintable(sessions->itemText(llmEntry)));
+        // Choosing it lists its iterations in the box (1..5, no "its parent"), then iteration 4.
+        emit sessions->activated(llmEntry);
+        QCOMPARE(diff->comparedSession(), llm);
+        QCOMPARE(diff->compareBox()->minimum(), 1);
+        QCOMPARE(diff->compareBox()->maximum(), 5);
+        diff->compareBox()->setValue(4);
+        QVERIFY(!diff->shownDiff().hunks.empty());
+        const QString header = diff->headerText();
+        QVERIFY2(header.contains(QStringLiteral("<b>Iteration 6</b> of session %1 (tuner:auto").arg(tuner)),
+            qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("against iteration 4 of session %1 (llm:openai/replay").arg(llm)),
+            qPrintable(header));
+        QVERIFY(!diff->body()->toPlainText().isEmpty());
+        // The selection moving keeps the other session's iteration as the baseline report.
+        m_review->selection()->select(4);
+        QVERIFY2(diff->headerText().contains(QStringLiteral("<b>Iteration 4</b> of session")),
+            qPrintable(diff->headerText()));
+        QVERIFY(diff->headerText().contains(QStringLiteral("against iteration 4 of session %1").arg(llm)));
+        // Back to this session: against the parent again.
+        emit sessions->activated(0);
+        QCOMPARE(diff->comparedSession(), std::int64_t(0));
+        QVERIFY2(diff->headerText().contains(QStringLiteral("against its parent")), qPrintable(diff->headerText()));
     }
 
 private:
