@@ -1,7 +1,9 @@
 // The evidence panel's core: each output dtype's tolerance (the problem's, else core/model's default)
 // from the stored problem JSON, and core/verify's physical-floor check per timed size from the
-// stored timing JSON, on the bundled tuner session's real rows and on planted timings.
+// stored timing JSON, on the bundled tuner session's real rows and on planted timings; and which
+// sessions the diff may compare against (same problem hash or name).
 #include "core/review/evidence.h"
+#include "core/review/same_problem.h"
 #include "core/store/store.h"
 
 #include <QtTest/QTest>
@@ -80,6 +82,27 @@ private slots:
         const auto noCopy = floorChecks(timingOf(40.0, std::nullopt));
         QCOMPARE(noCopy.at(0).verdict, SizeFloor::Verdict::NoVerdict);
         QVERIFY(floorText(noCopy[0]).find("no same-size copy") != std::string::npos);
+    }
+
+    void sameProblemMeansTheSameHashOrTheSameNameAndNeverItself()
+    {
+        auto row = [](std::int64_t id, const char* hash, const char* name) {
+            store::SessionRow r;
+            r.session.id = id;
+            r.session.problemHash = hash;
+            r.session.problemName = name;
+            r.session.proposer = "tuner";
+            return r;
+        };
+        const std::vector<store::SessionRow> all = { row(4, "h2", "layernorm_gelu"), row(3, "h9", "softmax"),
+            row(2, "h1", "other-name"), row(1, "h1", "layernorm_gelu") };
+        const auto same = sameProblemSessions(all, all[3].session);
+        QCOMPARE(same.size(), std::size_t(2)); // 4 by name (edited problem file), 2 by hash; not 3, not itself
+        QCOMPARE(same[0].session.id, std::int64_t(4));
+        QCOMPARE(same[1].session.id, std::int64_t(2));
+        store::SessionRecord labelled = all[0].session;
+        labelled.label = "H200 run";
+        QCOMPARE(sessionTitle(labelled), std::string("session 4 (tuner, \"H200 run\")"));
     }
 };
 
