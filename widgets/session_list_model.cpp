@@ -116,7 +116,22 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
 
 QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    // The headers are short so that the browser fits beside the iteration table; their tooltips
+    // say what the column holds.
+    if (role == Qt::ToolTipRole)
+        switch (section) {
+        case IterationsColumn:
+            return tr("Iterations recorded in the session");
+        case BestSpeedupColumn:
+            return tr("Best verified speedup over the baseline");
+        case StartedColumn:
+            return tr("When the session started (UTC)");
+        default:
+            return headerData(section, orientation, Qt::DisplayRole);
+        }
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case IdColumn:
@@ -132,15 +147,15 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Status");
     case IterationsColumn:
         //: session browser column: number of iterations
-        return tr("Iterations");
+        return tr("Iters");
     case BestSpeedupColumn:
         //: session browser column: the best verified speedup over the baseline
-        return tr("Best speedup");
+        return tr("Best");
     case BestPctOfCopyColumn:
         //: session browser column: the best candidate's bandwidth as % of a same-size device copy
         return tr("% of copy");
     case StartedColumn:
-        return tr("Started (UTC)");
+        return tr("Started");
     case LabelColumn:
         return tr("Label");
     default:
