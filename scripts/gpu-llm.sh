@@ -59,7 +59,9 @@ trap 'stop_server; exit 143' TERM INT
 [[ -x $CLI ]] || skip "no kernelloop-cli in $BIN"
 [[ -x $SERVER ]] || skip "no kl-llm-replay in $BIN (not built, or not in the bundle)"
 [[ -f $SCENARIO ]] || skip "no scenario at ${SCENARIO#"$ROOT"/}"
-if ! "$CLI" tune --help 2>&1 | grep -q -- '--base-url'; then
+# The help is read whole: `grep -q` would end the pipe early, the CLI would die of SIGPIPE and
+# pipefail would call the option missing (it did, once tune's help grew).
+if ! grep -q -- '--base-url' <<<"$("$CLI" tune --help 2>&1)"; then
     skip "this kernelloop-cli's tune has no --proposer llm / --base-url (built before the LLM proposer?)"
 fi
 
