@@ -1,8 +1,8 @@
 #include "runner/pc_sampling.h"
 
 #ifdef KL_WITH_CUPTI
+#include "runner/cupti_failure.h"
 #include <cupti_pcsampling.h>
-#include <cupti_result.h>
 #endif
 
 #include <chrono>
@@ -44,45 +44,6 @@ constexpr int kPeriodLog2 = 12; // one sample per 4096 cycles per SM: ~60k sampl
 constexpr std::int64_t kEnoughSamples = 20000;
 constexpr int kMostRuns = 50;
 constexpr double kMostMillis = 400.0;
-
-class SamplingFailure : public std::runtime_error {
-public:
-    SamplingFailure(CUptiResult result, const char* call)
-        : std::runtime_error(message(result, call))
-        , m_result(result)
-    {
-    }
-    std::string reason() const
-    {
-        switch (m_result) {
-        case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-        case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-            return "insufficient-privileges";
-        case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        case CUPTI_ERROR_HARDWARE_BUSY:
-        case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-            return "another-profiler";
-        default:
-            return "unsupported-device";
-        }
-    }
-
-private:
-    static std::string message(CUptiResult result, const char* call)
-    {
-        const char* text = nullptr;
-        cuptiGetResultString(result, &text);
-        return std::string(call) + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(result)));
-    }
-    CUptiResult m_result;
-};
-
-void cupti(CUptiResult result, const char* call)
-{
-    if (result != CUPTI_SUCCESS)
-        throw SamplingFailure(result, call);
-}
-#define KL_CUPTI(call) cupti(call, #call)
 
 // The buffer CUPTI writes parsed records into: kPcsPerRead PCs, each with room for every stall reason.
 struct ReadBuffer {
@@ -316,7 +277,7 @@ PcSampling PcSampler::sample(
                 break;
         }
         session.disable();
-    } catch (const SamplingFailure& failure) {
+    } catch (const CuptiFailure& failure) {
         s.status = SamplingStatus::Unavailable;
         s.reason = failure.reason();
         s.detail = failure.what();

@@ -3,10 +3,10 @@
 #include "runner/metric_sets.h"
 
 #ifdef KL_WITH_CUPTI
+#include "runner/cupti_failure.h"
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
-#include <cupti_result.h>
 #include <cupti_target.h>
 #endif
 
@@ -48,46 +48,6 @@ template <class Params> Params cuptiParams(std::size_t size)
     params.structSize = size;
     return params;
 }
-
-// A CUPTI call that failed, with the reason the protocol names.
-class CuptiFailure : public std::runtime_error {
-public:
-    CuptiFailure(CUptiResult result, const char* call)
-        : std::runtime_error(message(result, call))
-        , m_result(result)
-    {
-    }
-    std::string reason() const
-    {
-        switch (m_result) {
-        case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-        case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-            return "insufficient-privileges";
-        case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        case CUPTI_ERROR_HARDWARE_BUSY:
-        case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-            return "another-profiler";
-        default:
-            return "unsupported-device";
-        }
-    }
-
-private:
-    static std::string message(CUptiResult result, const char* call)
-    {
-        const char* text = nullptr;
-        cuptiGetResultString(result, &text);
-        return std::string(call) + ": " + (text ? text : "CUPTI error " + std::to_string(static_cast<int>(result)));
-    }
-    CUptiResult m_result;
-};
-
-void cupti(CUptiResult result, const char* call)
-{
-    if (result != CUPTI_SUCCESS)
-        throw CuptiFailure(result, call);
-}
-#define KL_CUPTI(call) cupti(call, #call)
 
 // What the host side computes once per metric set: the configuration image and its pass count.
 struct MetricConfiguration {
