@@ -14,6 +14,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -31,12 +32,16 @@ std::string readText(const std::filesystem::path& path)
     return text.str();
 }
 
-nlohmann::json fixture()
+// The runner's whole reply for a planted problem, recorded on the H200 (tests/fixtures/lines/README.md).
+nlohmann::json fixture(const std::string& problem = "pointer_chase")
 {
-    return nlohmann::json::parse(readText(source("tests/fixtures/lines/pointer_chase-lines-synthetic.json")));
+    return nlohmann::json::parse(readText(source("tests/fixtures/lines/" + problem + "-lines-h200.json")));
 }
 
-lines::PcSampling sampling() { return *lines::pcSamplingFromJson(fixture()["pc_sampling"]); }
+lines::PcSampling sampling(const std::string& problem = "pointer_chase")
+{
+    return *lines::pcSamplingFromJson(fixture(problem)["pc_sampling"]);
+}
 
 } // namespace
 
@@ -50,14 +55,14 @@ private slots:
         QCOMPARE(s.status, lines::SamplingStatus::Ok);
         QCOMPARE(s.caseLabel, std::string("64Mx256k"));
         QCOMPARE(s.periodLog2, 12);
-        QCOMPARE(s.runs, 3);
-        QCOMPARE(s.totalSamples, std::int64_t(24310));
-        QCOMPARE(s.pcs.size(), std::size_t(6));
-        QCOMPARE(s.pcs[2].pcOffset, std::uint64_t(208));
-        QCOMPARE(s.pcs[2].line, 11);
-        // The not-issued subset is not counted again.
-        QCOMPARE(s.pcs[2].samples(), std::int64_t(15210 + 310 + 420));
-        QCOMPARE(s.sampledInCandidate(), std::int64_t(23890));
+        QCOMPARE(s.runs, 1);
+        QCOMPARE(s.totalSamples, std::int64_t(18032));
+        QCOMPARE(s.pcs.size(), std::size_t(115));
+        QCOMPARE(s.pcs[23].pcOffset, std::uint64_t(0x340)); // the IMAD that waits on the dependent LDG
+        QCOMPARE(s.pcs[23].line, 11);
+        // The not-issued subset (long_scoreboard_not_issued 1356) is not counted again.
+        QCOMPARE(s.pcs[23].samples(), std::int64_t(1374));
+        QCOMPARE(s.sampledInCandidate(), std::int64_t(18032));
         QCOMPARE(*lines::pcSamplingFromJson(lines::toJson(s)), s);
         QVERIFY(!lines::pcSamplingFromJson(nlohmann::json(nullptr)));
     }
@@ -85,8 +90,8 @@ private slots:
                                         << "pc_sampling.total_samples";
         QTest::newRow("pcs not a list") << R"({"op":"replace","path":"/pcs","value":{}})"
                                         << "pc_sampling.pcs";
-        QTest::newRow("stall count a string") << R"({"op":"replace","path":"/pcs/1/stalls/wait","value":"200"})"
-                                              << "pc_sampling.pcs[1].stalls.wait";
+        QTest::newRow("stall count a string") << R"({"op":"replace","path":"/pcs/3/stalls/wait","value":"200"})"
+                                              << "pc_sampling.pcs[3].stalls.wait";
         QTest::newRow("fractional line") << R"({"op":"replace","path":"/pcs/3/line","value":1.5})"
                                          << "pc_sampling.pcs[3].line";
         QTest::newRow("negative ms") << R"({"op":"replace","path":"/ms","value":-2})"
@@ -110,40 +115,58 @@ private slots:
     void sumsSamplesPerLine()
     {
         const lines::LineHeat heat = lines::lineHeat(sampling());
-        QCOMPARE(heat.samples, std::int64_t(23890));
-        QCOMPARE(heat.unmappedSamples, std::int64_t(80));
-        QCOMPARE(heat.lines.size(), std::size_t(4));
+        QCOMPARE(heat.samples, std::int64_t(18032));
+        QCOMPARE(heat.unmappedSamples, std::int64_t(0));
+        QCOMPARE(heat.lines.size(), std::size_t(5));
         const lines::HotLine& hot = heat.lines.front();
         QCOMPARE(hot.line, 11);
-        QCOMPARE(hot.samples, std::int64_t(15940 + 6970));
-        QVERIFY(qAbs(hot.share - 22910.0 / 23890.0) < 1e-9);
+        QCOMPARE(hot.samples, std::int64_t(18009));
+        QVERIFY(qAbs(hot.share - 18009.0 / 18032.0) < 1e-9);
         QCOMPARE(hot.dominantStall(), std::string("long_scoreboard"));
-        QVERIFY(qAbs(hot.dominantShare() - 20330.0 / 22910.0) < 1e-9);
-        QCOMPARE(hot.pcOffsets, (std::vector<std::uint64_t> { 208, 224 }));
+        QVERIFY(qAbs(hot.dominantShare() - 17868.0 / 18009.0) < 1e-9);
+        // The unrolled chase: 107 sampled PCs on the one source line.
+        QCOMPARE(hot.pcOffsets.size(), std::size_t(107));
+        QVERIFY(std::ranges::find(hot.pcOffsets, std::uint64_t(0x340)) != hot.pcOffsets.end());
         for (const lines::StallCount& s : hot.stalls)
             QVERIFY(!lines::isNotIssuedSubset(s.stall));
-        QCOMPARE(heat.lines[1].line, 12); // 530 samples, before line 10's 328
-        QVERIFY(heat.line(10, "tests/gpu/lines/pointer_chase/baseline.cu"));
+        QCOMPARE(heat.lines[1].line, 13); // 7 samples, before line 12's 6
+        QVERIFY(heat.line(12, "tests/gpu/lines/pointer_chase/baseline.cu"));
         QVERIFY(!heat.line(10, "other.cu"));
         QVERIFY(lines::lineHeat(sampling(), "other.cu").lines.empty());
+    }
+
+    void sumsTheBankConflictSamples()
+    {
+        const lines::LineHeat heat = lines::lineHeat(sampling("bank_conflict"));
+        QCOMPARE(heat.samples, std::int64_t(33206));
+        QCOMPARE(heat.unmappedSamples, std::int64_t(0));
+        QCOMPARE(heat.lines.size(), std::size_t(9));
+        const lines::HotLine& hot = heat.lines.front();
+        QCOMPARE(hot.line, 19); // the conflicting shared read
+        QCOMPARE(hot.samples, std::int64_t(32333));
+        QVERIFY(qAbs(hot.share - 32333.0 / 33206.0) < 1e-9);
+        QCOMPARE(hot.dominantStall(), std::string("short_scoreboard"));
+        QVERIFY(qAbs(hot.dominantShare() - 31674.0 / 32333.0) < 1e-9);
+        QCOMPARE(hot.pcOffsets, (std::vector<std::uint64_t> { 1296, 1328, 1344, 1360 }));
+        QCOMPARE(heat.lines[1].line, 12); // 372 samples, long_scoreboard on the global load
+        QCOMPARE(heat.lines[1].dominantStall(), std::string("long_scoreboard"));
     }
 
     void reportsTheHottestLinesWithTheirSource()
     {
         const std::string code = readText(source("tests/gpu/lines/pointer_chase/baseline.cu"));
         const std::string report = lines::hotLinesReport(sampling(), code, 2);
-        QVERIFY2(
-            report.find(
-                "23890 samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped, 80 without a source line")
+        QVERIFY2(report.find("18032 samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped\n")
                 != std::string::npos,
             report.c_str());
-        QVERIFY2(report.find("     11   95.9%  long_scoreboard 89%, wait 6%, selected 3%\n"
+        QVERIFY2(report.find("     11   99.9%  long_scoreboard 99%, wait 1%, selected 0%\n"
                              "         for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n; // @hot\n")
                 != std::string::npos,
             report.c_str());
-        QVERIFY(report.find("   10 ") == std::string::npos); // only two lines asked for
+        QVERIFY(report.find("     13 ") != std::string::npos);
+        QVERIFY(report.find("     12 ") == std::string::npos); // only two lines asked for
         const std::string text = lines::hotLineText(lines::lineHeat(sampling()).lines.front(), code);
-        QVERIFY2(text.starts_with("line 11: 96% of samples, long_scoreboard 89% (the warp waits for a global"),
+        QVERIFY2(text.starts_with("line 11: 100% of samples, long_scoreboard 99% (the warp waits for a global"),
             text.c_str());
 
         lines::PcSampling refused;
@@ -158,35 +181,43 @@ private slots:
     void readsNvdisasmWithLineMarkers()
     {
         const lines::SassListing listing
-            = lines::parseSass(readText(source("tests/fixtures/lines/pointer_chase-nvdisasm-synthetic.txt")));
+            = lines::parseSass(readText(source("tests/fixtures/lines/pointer_chase.nvdisasm.txt")));
+        // The data sections' `/*0340*/ .byte` rows are not instructions.
         QCOMPARE(listing.functions.size(), std::size_t(1));
         QVERIFY(listing.hasLineInfo());
         const lines::SassFunction* chase = listing.function("chase");
         QVERIFY(chase);
-        QCOMPARE(chase->instructions.size(), std::size_t(7));
-        const lines::SassInstruction& load = chase->instructions[3];
-        QCOMPARE(load.offset, std::uint64_t(0xd0));
-        QCOMPARE(load.text, std::string("LDG.E R3, desc[UR6][R2.64]"));
+        QCOMPARE(chase->instructions.size(), std::size_t(208));
+        const lines::SassInstruction& load = chase->instructions[31];
+        QCOMPARE(load.offset, std::uint64_t(0x1f0));
+        QCOMPARE(load.text, std::string("LDG.E.CONSTANT R8, desc[UR4][R8.64]"));
         QCOMPARE(load.line, 11);
-        QCOMPARE(load.file, std::string("baseline.cu"));
+        QCOMPARE(load.file, std::string("/work/main/baseline.cu"));
         const auto sampled = lines::sampledInstructions(*chase, sampling());
-        QCOMPARE(sampled[3].samples, std::int64_t(15940));
-        QCOMPARE(sampled[3].dominantStall, std::string("long_scoreboard"));
-        QCOMPARE(lines::offsetsForLine(sampled, 11), (std::vector<std::uint64_t> { 0xd0, 0xe0 }));
+        // The hottest PC is the IMAD that consumes the third load's value.
+        QCOMPARE(sampled[52].instruction.offset, std::uint64_t(0x340));
+        QCOMPARE(sampled[52].instruction.text, std::string("IMAD.HI.U32 R7, R5, R8, RZ"));
+        QCOMPARE(sampled[52].samples, std::int64_t(1374));
+        QCOMPARE(sampled[52].dominantStall, std::string("long_scoreboard"));
+        // Every instruction nvdisasm puts on line 11, sampled or not (107 of them were).
+        QCOMPARE(lines::offsetsForLine(sampled, 11).size(), std::size_t(184));
     }
 
     void readsCuobjdumpAndTakesLinesFromTheSamples()
     {
         const lines::SassListing listing
-            = lines::parseSass(readText(source("tests/fixtures/lines/pointer_chase-cuobjdump-synthetic.txt")));
+            = lines::parseSass(readText(source("tests/fixtures/lines/pointer_chase.cuobjdump.txt")));
         QCOMPARE(listing.functions.size(), std::size_t(1));
         QVERIFY(!listing.hasLineInfo());
         const lines::SassFunction& chase = listing.functions.front();
-        QCOMPARE(chase.instructions.size(), std::size_t(4)); // the encoding lines are not instructions
-        QCOMPARE(chase.instructions[1].text, std::string("LDG.E R3, desc[UR6][R2.64]"));
+        QCOMPARE(chase.instructions.size(),
+            std::size_t(208)); // the encoding halves are not instructions; the NOP padding is
+        QCOMPARE(chase.instructions[31].text, std::string("LDG.E.CONSTANT R8, desc[UR4][R8.64]"));
         const auto sampled = lines::sampledInstructions(chase, sampling());
-        QCOMPARE(sampled[1].instruction.line, 11);
-        QCOMPARE(sampled[3].instruction.line, 0); // EXIT was not sampled: no line known
+        QCOMPARE(sampled[52].instruction.line, 11); // taken from the sample at 0x340
+        QCOMPARE(sampled[52].samples, std::int64_t(1374));
+        QCOMPARE(sampled[7].instruction.offset, std::uint64_t(0x70));
+        QCOMPARE(sampled[7].instruction.line, 0); // @P0 EXIT was not sampled: no line known
         QVERIFY(lines::parseSass("not a listing\n/*00d0*/ LDG ;\n").functions.empty());
     }
 

@@ -38,12 +38,12 @@ class TestLinesFindings : public QObject {
 private slots:
     void namesTheHottestLine()
     {
-        const Telemetry t = telemetryFromJson(reply("lines/pointer_chase-lines-synthetic.json"));
+        const Telemetry t = telemetryFromJson(reply("lines/pointer_chase-lines-h200.json"));
         QVERIFY(t.lineSamples);
         const auto findings = synthesise(t);
         const Finding* hot = find(findings, "lines.hot-line");
         QVERIFY(hot);
-        QCOMPARE(hot->title, std::string("96% of samples on line 11, long_scoreboard (89% of the line's)"));
+        QCOMPARE(hot->title, std::string("100% of samples on line 11, long_scoreboard (99% of the line's)"));
         QCOMPARE(hot->severity, Finding::Severity::Warning);
         QCOMPARE(hot->evidence.at("line"), 11.0);
         QVERIFY(hot->explanation.find("waits for a global, local or texture memory load") != std::string::npos);
@@ -53,20 +53,29 @@ private slots:
 
     void bankConflictsPointToPadding()
     {
-        nlohmann::json r = reply("lines/pointer_chase-lines-synthetic.json");
-        for (auto& pc : r["pc_sampling"]["pcs"])
-            if (pc["line"] == 11)
-                pc["stalls"] = { { "mio_throttle", 9000 }, { "short_scoreboard", 4000 }, { "selected", 500 } };
-        const auto findings = synthesise(telemetryFromJson(r));
+        // The planted bank conflict as the H200 sampled it: line 19, short_scoreboard.
+        const auto findings = synthesise(telemetryFromJson(reply("lines/bank_conflict-lines-h200.json")));
         const Finding* hot = find(findings, "lines.hot-line");
         QVERIFY(hot);
-        QVERIFY2(hot->title.find("mio_throttle") != std::string::npos, hot->title.c_str());
+        QCOMPARE(hot->title, std::string("97% of samples on line 19, short_scoreboard (98% of the line's)"));
+        QCOMPARE(hot->evidence.at("line"), 19.0);
         QCOMPARE(hot->tunerHints, (std::vector<std::string> { hint::kPadShared }));
+        QVERIFY(!find(findings, "lines.samples-dropped"));
+        // The same advice when the shared-memory pipe throttles instead.
+        nlohmann::json r = reply("lines/pointer_chase-lines-h200.json");
+        for (auto& pc : r["pc_sampling"]["pcs"])
+            if (pc["line"] == 11)
+                pc["stalls"] = { { "mio_throttle", 90 }, { "short_scoreboard", 40 }, { "selected", 5 } };
+        const auto throttledFindings = synthesise(telemetryFromJson(r));
+        const Finding* throttled = find(throttledFindings, "lines.hot-line");
+        QVERIFY(throttled);
+        QVERIFY2(throttled->title.find("mio_throttle") != std::string::npos, throttled->title.c_str());
+        QCOMPARE(throttled->tunerHints, (std::vector<std::string> { hint::kPadShared }));
     }
 
     void flagsDroppedSamplesAndQuietLines()
     {
-        nlohmann::json r = reply("lines/pointer_chase-lines-synthetic.json");
+        nlohmann::json r = reply("lines/pointer_chase-lines-h200.json");
         r["pc_sampling"]["dropped_samples"] = 6000;
         QVERIFY(find(synthesise(telemetryFromJson(r)), "lines.samples-dropped"));
         // Samples spread evenly: no line stands out.
@@ -81,7 +90,7 @@ private slots:
 
     void refusesAMalformedValue()
     {
-        nlohmann::json r = reply("lines/pointer_chase-lines-synthetic.json");
+        nlohmann::json r = reply("lines/pointer_chase-lines-h200.json");
         r["pc_sampling"]["pcs"] = "many";
         try {
             telemetryFromJson(r);

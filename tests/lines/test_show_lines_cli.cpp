@@ -73,13 +73,23 @@ private slots:
         auto candidate = fx::candidate(1);
         candidate.source = readText("tests/gpu/lines/pointer_chase/baseline.cu");
         candidate.fileName = "baseline.cu";
-        const auto reply = nlohmann::json::parse(readText("tests/fixtures/lines/pointer_chase-lines-synthetic.json"));
+        // The runner's replies recorded on the H200 (tests/fixtures/lines/README.md).
+        const auto reply = nlohmann::json::parse(readText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
         // Iteration 1 sampled, iteration 2 timed without sampling.
         for (int i = 0; i < 2; ++i) {
             const auto ref = store.beginIteration(session, store.addCandidate(session, candidate));
             store.recordResult(ref, i == 0 ? resultFromRunnerReply(reply) : fx::passedResult(2));
             store.finishIteration(ref);
         }
+        // Iteration 3: the planted bank conflict, sampled.
+        auto conflict = fx::candidate(3);
+        conflict.source = readText("tests/gpu/lines/bank_conflict/baseline.cu");
+        conflict.fileName = "baseline.cu";
+        const auto ref = store.beginIteration(session, store.addCandidate(session, conflict));
+        store.recordResult(ref,
+            resultFromRunnerReply(
+                nlohmann::json::parse(readText("tests/fixtures/lines/bank_conflict-lines-h200.json"))));
+        store.finishIteration(ref);
         store.finishSession(session, "finished");
     }
 
@@ -89,8 +99,8 @@ private slots:
             QStringLiteral("--db"), m_store });
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QVERIFY2(run.out.startsWith(QStringLiteral("session 1, iteration 1 (done)\n")), qPrintable(run.out));
-        QVERIFY2(
-            run.out.contains(QStringLiteral("samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped")),
+        QVERIFY2(run.out.contains(
+                     QStringLiteral("18032 samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped")),
             qPrintable(run.out));
         // The planted loop is first, long_scoreboard dominant, with its own source text under it.
         const auto lines = run.out.split(QLatin1Char('\n'));
@@ -102,6 +112,17 @@ private slots:
         // Only the lines: no findings, no source listing.
         QVERIFY(!run.out.contains(QStringLiteral("finding [")));
         QVERIFY(!run.out.contains(QStringLiteral("extern \"C\"")));
+    }
+
+    void showsTheBankConflictLine()
+    {
+        const auto run = cli({ QStringLiteral("show"), QStringLiteral("3"), QStringLiteral("--lines"),
+            QStringLiteral("--db"), m_store });
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        QVERIFY2(run.out.contains(QStringLiteral("33206 samples in the candidate at 2048x8192")), qPrintable(run.out));
+        const auto lines = run.out.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 3, qPrintable(run.out));
+        QVERIFY2(lines[2].startsWith(QStringLiteral("     19   97.4%  short_scoreboard 98%")), qPrintable(run.out));
     }
 
     void anUnsampledIterationSaysHowToSample()
@@ -120,8 +141,8 @@ private slots:
             { QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--json"), QStringLiteral("--db"), m_store });
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const auto j = nlohmann::json::parse(run.out.toStdString());
-        QCOMPARE(j["result"]["pc_sampling"]["total_samples"].get<int>(), 24310);
-        QCOMPARE(j["result"]["pc_sampling"]["pcs"].size(), std::size_t(6));
+        QCOMPARE(j["result"]["pc_sampling"]["total_samples"].get<int>(), 18032);
+        QCOMPARE(j["result"]["pc_sampling"]["pcs"].size(), std::size_t(115));
     }
 
     void evaluateAcceptsTheLinesMetricSet()

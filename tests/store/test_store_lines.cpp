@@ -24,7 +24,7 @@ namespace {
 
 nlohmann::json sampledReply()
 {
-    std::ifstream in(std::string(KL_SOURCE_DIR) + "/tests/fixtures/lines/pointer_chase-lines-synthetic.json");
+    std::ifstream in(std::string(KL_SOURCE_DIR) + "/tests/fixtures/lines/pointer_chase-lines-h200.json");
     std::ostringstream text;
     text << in.rdbuf();
     return nlohmann::json::parse(text.str());
@@ -97,7 +97,7 @@ private slots:
         const auto first = store.iteration(recorded.session, 1);
         QVERIFY(first && first->result);
         QVERIFY(decoded(first->result->pcSampling) == decoded(reply["pc_sampling"]));
-        QCOMPARE(decoded(first->result->pcSampling).pcs.size(), std::size_t(6));
+        QCOMPARE(decoded(first->result->pcSampling).pcs.size(), std::size_t(115));
         // The unsampled iteration reads back null, and its column is SQL NULL (not the text "null").
         QVERIFY(store.iteration(recorded.session, 2)->result->pcSampling.is_null());
         RawDb raw(path);
