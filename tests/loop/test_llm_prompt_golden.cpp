@@ -139,22 +139,23 @@ private Q_SLOTS:
 
     // Issue 11: with PC sampling (--metrics deep), the measured state names the three hottest source
     // lines of the best candidate with their text and dominant warp state, hottest first. The samples
-    // are the line-profiler fixture of the planted pointer_chase kernel (line 11 its dependent load).
+    // are the H200 recording of the planted pointer_chase kernel (line 11 its dependent load).
     void plannerPromptWithLineSamples()
     {
         qputenv("KL_MODEL_RUNNER_PC_SAMPLING",
-            QByteArray(KL_SOURCE_DIR) + "/tests/fixtures/lines/pointer_chase-lines-synthetic.json");
+            QByteArray(KL_SOURCE_DIR) + "/tests/fixtures/lines/pointer_chase-lines-h200.json");
         const auto prompt = firstPlannerPrompt("tests/gpu/lines/pointer_chase", true);
         qunsetenv("KL_MODEL_RUNNER_PC_SAMPLING");
         const std::string section
             = "- hottest source lines (PC sampling: share of the kernel's samples, dominant warp state):\n"
-              "  - line 11: 96% of samples, long_scoreboard 89% (the warp waits for a global, local or texture memory "
+              "  - line 11: 100% of samples, long_scoreboard 99% (the warp waits for a global, local or texture memory "
               "load it depends on) — "
               "for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n; // @hot\n"
-              "  - line 12: ";
+              "  - line 13: ";
         QVERIFY2(prompt.find(section) != std::string::npos, prompt.c_str());
-        QVERIFY2(prompt.find("\n  - line 10: ") != std::string::npos, prompt.c_str()); // the third
+        QVERIFY2(prompt.find("\n  - line 12: ") != std::string::npos, prompt.c_str()); // the third
         QVERIFY2(prompt.find("\n  - line 7: ") == std::string::npos, prompt.c_str()); // not a fourth
+        QVERIFY2(prompt.find("\n  - line 8: ") == std::string::npos, prompt.c_str());
 
         const std::string golden
             = std::string(KL_SOURCE_DIR) + "/tests/fixtures/llm/prompts/pointer_chase.planner.user.md";
