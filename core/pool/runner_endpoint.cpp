@@ -2,6 +2,7 @@
 
 #include "core/model/error.h"
 #include "core/model/input_file.h"
+#include "core/runnerclient/shell_words.h"
 
 #include <unistd.h>
 
@@ -38,60 +39,16 @@ bool nameChars(std::string_view text, std::string_view extra)
     });
 }
 
-// POSIX shell words: blanks separate, '...' is literal, "..." and \ escape.
-std::vector<std::string> shellWords(std::string_view whole, std::string_view line)
+// The Slurm arguments as shell words; a control character (past tab) is never part of one.
+std::vector<std::string> slurmWords(std::string_view whole, std::string_view line)
 {
-    std::vector<std::string> out;
-    std::string word;
-    bool inWord = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
+    for (const char c : line)
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
             bad(whole, "a control character in the Slurm arguments");
-        if (c == ' ' || c == '\t') {
-            if (inWord)
-                out.push_back(word);
-            word.clear();
-            inWord = false;
-        } else if (c == '\'') {
-            const auto end = line.find('\'', i + 1);
-            if (end == std::string_view::npos)
-                bad(whole, "an unclosed ' quote");
-            word += line.substr(i + 1, end - i - 1);
-            i = end;
-            inWord = true;
-        } else if (c == '"') {
-            for (++i; i < line.size() && line[i] != '"'; ++i) {
-                if (line[i] == '\\' && i + 1 < line.size())
-                    ++i;
-                word += line[i];
-            }
-            if (i >= line.size())
-                bad(whole, "an unclosed \" quote");
-            inWord = true;
-        } else if (c == '\\' && i + 1 < line.size()) {
-            word += line[++i];
-            inWord = true;
-        } else {
-            word += c;
-            inWord = true;
-        }
-    }
-    if (inWord)
-        out.push_back(word);
-    return out;
-}
-
-std::string quotedWord(const std::string& word)
-{
-    if (!word.empty()
-        && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%")
-            == std::string::npos)
-        return word;
-    std::string out = "'";
-    for (const char c : word)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+    auto split = splitShellWords(line);
+    if (!split.problem.empty())
+        bad(whole, split.problem);
+    return std::move(split.words);
 }
 
 } // namespace
@@ -107,7 +64,7 @@ std::string Endpoint::text() const
     case EndpointKind::Slurm: {
         std::string t = "slurm:";
         for (std::size_t i = 0; i < slurmArgs.size(); ++i)
-            t += (i ? " " : "") + quotedWord(slurmArgs[i]);
+            t += (i ? " " : "") + shellQuoted(slurmArgs[i]);
         return t;
     }
     }
@@ -176,7 +133,7 @@ Endpoint parseEndpoint(std::string_view text)
     }
     if (kind == "slurm") {
         e.kind = EndpointKind::Slurm;
-        e.slurmArgs = shellWords(text, rest);
+        e.slurmArgs = slurmWords(text, rest);
         for (const auto& a : e.slurmArgs)
             if (a == "--no-shell" || a.rfind("--jobid", 0) == 0 || a == "--wrap" || a.rfind("--wrap=", 0) == 0)
                 bad(text, "\"" + a + "\" is the pool's to set (it makes and reuses the allocation itself)");

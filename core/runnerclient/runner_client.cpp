@@ -1,5 +1,7 @@
 #include "core/runnerclient/runner_client.h"
 
+#include "core/runnerclient/shell_words.h"
+
 #include "core/model/error.h"
 #include "core/runnerclient/runner_process.h"
 
@@ -73,20 +75,6 @@ std::string RunnerClient::stderrTail() const
 }
 
 std::string RunnerClient::nextId() { return std::to_string(m_nextId++); }
-
-namespace {
-std::string shellQuoted(const std::string& word)
-{
-    if (!word.empty()
-        && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+,@%")
-            == std::string::npos)
-        return word;
-    std::string out = "'";
-    for (const char c : word)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-} // namespace
 
 std::optional<std::string> RunnerClient::startOnce()
 {

@@ -1,6 +1,7 @@
 // A recipe as the `kernelloop-cli tune` line that runs it, and back. One table of options serves
 // both directions, so that what is rendered is exactly what is parsed.
 #include "core/model/error.h"
+#include "core/runnerclient/shell_words.h"
 #include "core/session/session_recipe.h"
 
 #include <cctype>
@@ -155,60 +156,12 @@ const std::vector<Option>& options()
 #undef KL_TEXT
 #undef KL_NUMBER
 
-std::string quoted(const std::string& arg)
-{
-    const bool plain = !arg.empty()
-        && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                 "0123456789-_./:=+,@%")
-            == std::string::npos;
-    if (plain)
-        return arg;
-    std::string out = "'";
-    for (const char c : arg)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-// POSIX shell words: whitespace separates, '...' is literal, "..." and \ escape.
 std::vector<std::string> words(const std::string& line)
 {
-    std::vector<std::string> out;
-    std::string word;
-    bool inWord = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (c == ' ' || c == '\t' || c == '\n') {
-            if (inWord)
-                out.push_back(word);
-            word.clear();
-            inWord = false;
-        } else if (c == '\'') {
-            const auto end = line.find('\'', i + 1);
-            if (end == std::string::npos)
-                bad({}, "an unclosed ' quote");
-            word += line.substr(i + 1, end - i - 1);
-            i = end;
-            inWord = true;
-        } else if (c == '"') {
-            for (++i; i < line.size() && line[i] != '"'; ++i) {
-                if (line[i] == '\\' && i + 1 < line.size())
-                    ++i;
-                word += line[i];
-            }
-            if (i >= line.size())
-                bad({}, "an unclosed \" quote");
-            inWord = true;
-        } else if (c == '\\' && i + 1 < line.size()) {
-            word += line[++i];
-            inWord = true;
-        } else {
-            word += c;
-            inWord = true;
-        }
-    }
-    if (inWord)
-        out.push_back(word);
-    return out;
+    auto split = splitShellWords(line);
+    if (!split.problem.empty())
+        bad({}, split.problem);
+    return std::move(split.words);
 }
 
 const Option* find(const std::string& flag)
@@ -225,19 +178,19 @@ const Option* find(const std::string& flag)
 std::string commandLine(const SessionRecipe& recipe)
 {
     const SessionRecipe defaults;
-    std::string line = "kernelloop-cli tune " + quoted(recipe.problem);
+    std::string line = "kernelloop-cli tune " + shellQuoted(recipe.problem);
     for (const auto& o : options()) {
         const auto value = o.get(recipe);
         if (value == o.get(defaults))
             continue;
         line += std::string(" ") + o.flag;
         if (!o.isSwitch)
-            line += " " + quoted(value);
+            line += " " + shellQuoted(value);
     }
     for (const auto& e : recipe.runners)
-        line += " --runner " + quoted(e);
+        line += " --runner " + shellQuoted(e);
     for (const auto& o : recipe.sshOptions)
-        line += " --ssh-option " + quoted(o);
+        line += " --ssh-option " + shellQuoted(o);
     return line;
 }
 
