@@ -4,6 +4,7 @@
 // from the table, the tree and a chart, and exports. The bundled files must come out byte-identical.
 #include "app/main_window.h"
 #include "app/review_workspace.h"
+#include "review_fixture.h"
 #include "synthetic_store.h"
 #include "widgets/charts_panel.h"
 #include "widgets/diff_panel.h"
@@ -41,8 +42,8 @@ using namespace kl::gui;
 
 namespace {
 
-const QString tunerSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession");
-const QString llmSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-llm-replay-h200.klsession");
+using testing::llmSession;
+using testing::tunerSession;
 
 QByteArray digest(const QString& path)
 {
@@ -64,17 +65,13 @@ class TestGuiReview : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("KernelLoopTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("test_gui_review"));
+        testing::useTestSettings(QStringLiteral("test_gui_review"));
         QVERIFY(m_dir.isValid());
     }
 
     void init()
     {
-        m_review = std::make_unique<ReviewWorkspace>();
-        m_review->resize(1500, 950);
-        m_review->show();
+        m_review = testing::shownReviewWorkspace();
         QVERIFY(QTest::qWaitForWindowExposed(m_review.get()));
     }
 
@@ -335,12 +332,7 @@ private slots:
     }
 
 private:
-    void openAndWait(const QString& path)
-    {
-        QSignalSpy figures(m_review.get(), &ReviewWorkspace::figuresShown);
-        m_review->openStore(path);
-        QVERIFY(figures.wait(20000));
-    }
+    void openAndWait(const QString& path) { testing::openAndWait(*m_review, path); }
 
     QTemporaryDir m_dir;
     std::unique_ptr<ReviewWorkspace> m_review;

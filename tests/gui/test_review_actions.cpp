@@ -6,6 +6,7 @@
 #include "app/review_workspace.h"
 #include "core/figures/iteration_figures.h"
 #include "core/store/store.h"
+#include "review_fixture.h"
 #include "synthetic_store.h"
 #include "widgets/diff_panel.h"
 #include "widgets/iteration_selection.h"
@@ -35,8 +36,8 @@ using namespace kl::gui;
 
 namespace {
 
-const QString tunerSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession");
-const QString llmSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-llm-replay-h200.klsession");
+using testing::llmSession;
+using testing::tunerSession;
 
 void clickInNextMessageBox(QMessageBox::StandardButton button)
 {
@@ -64,17 +65,13 @@ class TestGuiReviewActions : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("KernelLoopTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("test_gui_review_actions"));
+        testing::useTestSettings(QStringLiteral("test_gui_review_actions"));
         QVERIFY(m_dir.isValid());
     }
 
     void init()
     {
-        m_review = std::make_unique<ReviewWorkspace>();
-        m_review->resize(1500, 950);
-        m_review->show();
+        m_review = testing::shownReviewWorkspace();
         QVERIFY(QTest::qWaitForWindowExposed(m_review.get()));
     }
 
@@ -228,13 +225,7 @@ private slots:
     }
 
 private:
-    void openAndWait(const QString& path)
-    {
-        QSignalSpy figures(m_review.get(), &ReviewWorkspace::figuresShown);
-        m_review->openStore(path);
-        if (m_review->hasSession())
-            QVERIFY(figures.wait(20000));
-    }
+    void openAndWait(const QString& path) { testing::openAndWait(*m_review, path); }
 
     QTemporaryDir m_dir;
     std::unique_ptr<ReviewWorkspace> m_review;
