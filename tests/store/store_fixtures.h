@@ -5,6 +5,7 @@
 #include "core/store/records.h"
 
 #include <QString>
+#include <QTemporaryDir>
 #include <QtTest/QTest>
 
 #include <string>
@@ -29,6 +30,23 @@ template <typename Action> std::string errorCategory(Action&& action)
     }
     return "no error";
 }
+
+// New store file names in a test's temporary folder, "<what>-<n>.db", none used twice.
+class FreshPaths {
+public:
+    explicit FreshPaths(const QTemporaryDir& dir)
+        : m_dir(dir)
+    {
+    }
+    std::string operator()(const char* what = "store")
+    {
+        return m_dir.filePath(QStringLiteral("%1-%2.db").arg(QString::fromLatin1(what)).arg(++m_count)).toStdString();
+    }
+
+private:
+    const QTemporaryDir& m_dir;
+    int m_count = 0;
+};
 
 } // namespace kl::store::fixtures
 

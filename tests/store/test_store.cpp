@@ -19,8 +19,7 @@ class TestStore : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    int m_files = 0;
-    std::string freshPath() { return m_dir.filePath(QStringLiteral("store-%1.db").arg(++m_files)).toStdString(); }
+    fx::FreshPaths freshPath { m_dir };
 
     static SessionRecord sessionFor(const std::string& problemHash)
     {

@@ -84,11 +84,7 @@ class TestStoreReading : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    int m_files = 0;
-    std::string freshPath(const char* what = "store")
-    {
-        return m_dir.filePath(QStringLiteral("%1-%2.db").arg(QString::fromLatin1(what)).arg(++m_files)).toStdString();
-    }
+    fx::FreshPaths freshPath { m_dir };
     static Store openReadOnly(const std::string& path) { return Store::open(path, { .readOnly = true }); }
 
 private slots:

@@ -48,8 +48,7 @@ class TestStoreSizes : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    int m_files = 0;
-    std::string freshPath() { return m_dir.filePath(QStringLiteral("sizes-%1.db").arg(++m_files)).toStdString(); }
+    fx::FreshPaths freshPath { m_dir };
 
     static std::int64_t sessionOf(Store& store, const ProblemRecord& problem)
     {

@@ -255,11 +255,7 @@ class TestStoreTransfer : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    int m_files = 0;
-    std::string freshPath(const char* what = "store")
-    {
-        return m_dir.filePath(QStringLiteral("%1-%2.db").arg(QString::fromLatin1(what)).arg(++m_files)).toStdString();
-    }
+    fx::FreshPaths freshPath { m_dir };
 
     // A valid export of one recorded session, to damage in the tests below.
     std::string goodExport()
