@@ -84,39 +84,38 @@ struct CandidateRecord {
 std::string_view proposerName(CandidateRecord::Proposer proposer); // "llm", "tuner", "human"
 std::optional<CandidateRecord::Proposer> parseProposer(std::string_view name);
 
-// The timing of one main size. Every figure is this size's own; speedup is against the baseline
-// timed at this size in the same job.
-struct SizeResult {
-    std::string label; // "8192x4096", as the problem names the size
-    std::map<std::string, std::int64_t> values; // {"M": 8192, "N": 4096}; empty where the problem does not say
+// The timing figures of one size, as the listings show them: a size's own in SizeResult, the
+// headline ones in ResultRecord (taken from the first main size, the speedup over all of them).
+struct TimingFigures {
     std::optional<double> medianUs;
     std::optional<double> p20Us;
     std::optional<double> p80Us;
     std::optional<double> cv;
     std::optional<double> gbps;
     std::optional<double> pctOfCopy;
-    std::optional<double> speedup;
+    std::optional<double> speedup; // against the problem's baseline
+    friend bool operator==(const TimingFigures&, const TimingFigures&) = default;
+};
+
+// The timing of one main size. Every figure is this size's own; speedup is against the baseline
+// timed at this size in the same job.
+struct SizeResult : TimingFigures {
+    std::string label; // "8192x4096", as the problem names the size
+    std::map<std::string, std::int64_t> values; // {"M": 8192, "N": 4096}; empty where the problem does not say
     friend bool operator==(const SizeResult&, const SizeResult&) = default;
 };
 
 // One evaluation of a candidate: the runner's reply (docs/runner-protocol.md) or a failure before
 // it (compile error, proposer error). The summary columns are what listings show; the JSON keeps
 // everything else, timing samples included.
-struct ResultRecord {
+// The inherited headline figures are the first main size's (sizes[0] names it), all of the same
+// size, except speedup: the geometric mean over the main sizes (with one size, its own). Each
+// size's own figures are in `sizes`.
+struct ResultRecord : TimingFigures {
     std::int64_t id = 0; // out
     std::string status; // "ok" | "failed" | "error"
     std::string category; // "passed", "wrong-result", "compile.syntax", ...
     std::string detail;
-    // The headline figures are the first main size's (sizes[0] names it), all of the same size;
-    // each size's own are in `sizes`.
-    std::optional<double> medianUs;
-    std::optional<double> p20Us;
-    std::optional<double> p80Us;
-    std::optional<double> cv;
-    std::optional<double> gbps;
-    std::optional<double> pctOfCopy;
-    // Against the problem's baseline: the geometric mean over the main sizes (with one size, its own).
-    std::optional<double> speedup;
     std::optional<double> smClockMhz;
     std::string toolkit; // "13.0"
     nlohmann::json verification; // null when not verified

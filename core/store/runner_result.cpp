@@ -33,12 +33,7 @@ void takeHeadline(ResultRecord& result)
     if (result.sizes.empty())
         return;
     const auto& first = result.sizes.front();
-    result.medianUs = first.medianUs;
-    result.p20Us = first.p20Us;
-    result.p80Us = first.p80Us;
-    result.cv = first.cv;
-    result.gbps = first.gbps;
-    result.pctOfCopy = first.pctOfCopy;
+    static_cast<TimingFigures&>(result) = first;
     std::vector<std::optional<double>> speedups;
     for (const auto& size : result.sizes)
         speedups.push_back(size.speedup);
