@@ -102,4 +102,26 @@ ExchangeRecord exchange(int seed)
     return record;
 }
 
+void recordTunerSessions(Store& store, const TunerSessions& what)
+{
+    for (int s = 0; s < what.sessions; ++s) {
+        SessionRecord session;
+        session.problemHash = store.addProblem(problem());
+        session.device = "NVIDIA H200 #0";
+        session.proposer = "tuner";
+        const auto id = store.createSession(session);
+        for (int i = 0; i < what.iterations; ++i) {
+            const auto ref = store.beginIteration(id, store.addCandidate(id, candidate(i)));
+            auto result = passedResult(i);
+            if (what.adjust)
+                what.adjust(s, i, result);
+            store.recordResult(ref, result);
+            if (what.findings)
+                store.recordFindings(ref, findings(i));
+            store.finishIteration(ref);
+        }
+        store.finishSession(id, "finished");
+    }
+}
+
 } // namespace kl::store::fixtures

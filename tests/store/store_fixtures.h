@@ -3,11 +3,13 @@
 // samples, findings, a decision and an LLM exchange. `seed` varies the numbers so rows differ.
 #include "core/model/error.h"
 #include "core/store/records.h"
+#include "core/store/store.h"
 
 #include <QString>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,16 @@ ResultRecord passedResult(int seed);
 ResultRecord failedResult(int seed);
 std::vector<FindingRecord> findings(int seed);
 ExchangeRecord exchange(int seed);
+
+// Finished tuner sessions on problem(), each of passed iterations (candidate(i), passedResult(i));
+// `adjust` may change a result before it is recorded.
+struct TunerSessions {
+    int sessions = 2;
+    int iterations = 3;
+    bool findings = false; // record findings(i) for each iteration
+    std::function<void(int session, int iteration, ResultRecord&)> adjust = {};
+};
+void recordTunerSessions(Store& store, const TunerSessions& what);
 
 // The category of the kl::Error that `action` throws, or "no error".
 template <typename Action> std::string errorCategory(Action&& action)

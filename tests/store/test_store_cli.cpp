@@ -90,19 +90,7 @@ private slots:
     {
         m_store = m_dir.filePath(QStringLiteral("store.db"));
         auto store = Store::open(m_store.toStdString());
-        for (int s = 0; s < 2; ++s) {
-            SessionRecord session;
-            session.problemHash = store.addProblem(fx::problem());
-            session.device = "NVIDIA H200 #0";
-            session.proposer = "tuner";
-            const auto id = store.createSession(session);
-            for (int i = 0; i < 2; ++i) {
-                const auto ref = store.beginIteration(id, store.addCandidate(id, fx::candidate(i)));
-                store.recordResult(ref, fx::passedResult(i));
-                store.finishIteration(ref);
-            }
-            store.finishSession(id, "finished");
-        }
+        fx::recordTunerSessions(store, { .sessions = 2, .iterations = 2 });
         m_export = m_dir.filePath(QStringLiteral("one.klsession"));
         store.exportSession(1, m_export.toStdString());
     }

@@ -41,26 +41,13 @@ FileState stateOf(const std::string& path)
 void recordStore(const std::string& path)
 {
     auto store = Store::open(path);
-    for (int s = 0; s < 2; ++s) {
-        SessionRecord session;
-        session.problemHash = store.addProblem(fx::problem());
-        session.device = "NVIDIA H200 #0";
-        session.proposer = "tuner";
-        const auto id = store.createSession(session);
-        for (int i = 0; i < 3; ++i) {
-            const auto ref = store.beginIteration(id, store.addCandidate(id, fx::candidate(i)));
-            auto result = fx::passedResult(i);
-            if (s == 1) {
-                result.timing["cases"].push_back({ { "label", "4096x4096" },
-                    { "candidate", { { "median_us", 20.0 + i }, { "p20_us", 19.0 }, { "p80_us", 30.0 } } },
-                    { "speedup_vs_baseline", 2.5 } });
-            }
-            store.recordResult(ref, result);
-            store.recordFindings(ref, fx::findings(i));
-            store.finishIteration(ref);
-        }
-        store.finishSession(id, "finished");
-    }
+    fx::recordTunerSessions(
+        store, { .sessions = 2, .iterations = 3, .findings = true, .adjust = [](int s, int i, ResultRecord& result) {
+                    if (s == 1)
+                        result.timing["cases"].push_back({ { "label", "4096x4096" },
+                            { "candidate", { { "median_us", 20.0 + i }, { "p20_us", 19.0 }, { "p80_us", 30.0 } } },
+                            { "speedup_vs_baseline", 2.5 } });
+                } });
 }
 
 // Everything a viewer reads (history, show, export).
