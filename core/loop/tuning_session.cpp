@@ -126,7 +126,8 @@ void TuningSession::prepare(const std::string& proposerName)
     s.label = m_config.label;
     const auto endpoints = m_pool->endpoints();
     s.device = m_device.name
-        + (endpoints.size() > 1 ? " x" + std::to_string(m_pool->usableRunners()) : " #" + std::to_string(m_device.index));
+        + (endpoints.size() > 1 ? " x" + std::to_string(m_pool->usableRunners())
+                                : " #" + std::to_string(m_device.index));
     nlohmann::json device = m_device;
     s.deviceInfo = device;
     s.proposer = m_config.proposerDetail.empty() ? proposerName : m_config.proposerDetail;
@@ -366,8 +367,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             summary.stopReason = "cancelled";
             return finish(summary, "cancelled", start);
         }
-        const int remaining
-            = stop.maxIterations > 0 ? stop.maxIterations - progress.iterations : 1000;
+        const int remaining = stop.maxIterations > 0 ? stop.maxIterations - progress.iterations : 1000;
         const auto ctx = context(round, remaining);
         phase(round, LoopPhase::Propose, proposer.kind());
         auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);

@@ -18,17 +18,17 @@ namespace kl {
 // What a proposer knows about one past iteration.
 struct EvaluatedProposal {
     int iteration = 0;
-    std::string proposer;   // "tuner" | "llm" | "human" | "baseline"
+    std::string proposer; // "tuner" | "llm" | "human" | "baseline"
     std::string sourceHash; // contentHash of the candidate source
     TunableValues tunables;
     std::string hypothesis;
-    std::string category;   // "passed", a runner category, "compile.<kind>", "proposer.<kind>", "rejected"
-    std::string detail;     // compiler summary or compact verification report
+    std::string category; // "passed", a runner category, "compile.<kind>", "proposer.<kind>", "rejected"
+    std::string detail; // compiler summary or compact verification report
     std::optional<double> medianUs; // at the first main size
-    std::optional<double> speedup;  // vs the baseline, geometric mean over the main sizes
-    bool kept = false;              // became the best
+    std::optional<double> speedup; // vs the baseline, geometric mean over the main sizes
+    bool kept = false; // became the best
     std::vector<Finding> findings;
-    std::string rejection;          // the engineer's reason, when rejected in review
+    std::string rejection; // the engineer's reason, when rejected in review
 };
 
 // The device the session runs on, as measured by the runner (plus the architecture's limits).
@@ -42,7 +42,7 @@ struct MeasuredDevice {
     int registersPerSm = 0;
     int maxWarpsPerSm = 0;
     double smClockMhz = 0.0;
-    double copyGbps = 0.0;   // measured device-to-device copy
+    double copyGbps = 0.0; // measured device-to-device copy
     double peakTflops = 0.0; // lead value for the relevant pipe
 };
 
@@ -82,8 +82,8 @@ struct ProposalContext {
     std::optional<double> bestPctOfCopy;
     MeasuredDevice hardware;
     std::vector<EvaluatedProposal> history; // oldest first, failures included
-    std::vector<std::string> steering;      // the engineer's steering notes, oldest first
-    int remainingBudget = 0;                // iterations left
+    std::vector<std::string> steering; // the engineer's steering notes, oldest first
+    int remainingBudget = 0; // iterations left
     std::vector<RetrievedExample> examples; // best verified candidates of similar problems, best first
 };
 

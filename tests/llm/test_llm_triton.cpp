@@ -162,7 +162,8 @@ private Q_SLOTS:
             << "changed from (x, gamma, beta, y) to (x, gamma, gamma, y)";
         QTest::newRow("directives after //")
             << "python" << QString::fromStdString(replaced(good, "# @kl launch", "// @kl launch"))
-            << "invalid-declarations" << "candidate.";
+            << "invalid-declarations"
+            << "candidate.";
     }
 
     void tritonRepliesRefused()

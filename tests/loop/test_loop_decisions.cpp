@@ -69,7 +69,8 @@ private Q_SLOTS:
         for (std::uint64_t seed = 0; seed < 20; ++seed) {
             const std::vector<kl::SizeTiming> a { { "s", samples(50, 2.0, 100, seed), 100 } };
             const std::vector<kl::SizeTiming> b { { "s", samples(50, 2.0, 100, seed + 1000), 100 } };
-            QVERIFY2(!kl::compareTimings(a, b).faster, qPrintable(QString::fromStdString(kl::compareTimings(a, b).summary())));
+            QVERIFY2(!kl::compareTimings(a, b).faster,
+                qPrintable(QString::fromStdString(kl::compareTimings(a, b).summary())));
         }
     }
 
@@ -86,9 +87,9 @@ private Q_SLOTS:
     void losingOnOneSizeIsReported()
     {
         const std::vector<kl::SizeTiming> a { { "big", samples(50, 0.3, 200, 5), 100 },
-                                              { "small", samples(12, 0.1, 200, 6), 10 } };
+            { "small", samples(12, 0.1, 200, 6), 10 } };
         const std::vector<kl::SizeTiming> b { { "big", samples(70, 0.3, 200, 7), 100 },
-                                              { "small", samples(10, 0.1, 200, 8), 10 } };
+            { "small", samples(10, 0.1, 200, 8), 10 } };
         const auto c = kl::compareTimings(a, b);
         QVERIFY(c.losesOnSomeSize);
         QCOMPARE(c.sizes.size(), std::size_t(2));
@@ -160,8 +161,8 @@ private Q_SLOTS:
         QVERIFY(!t.passAtK() && !t.speedupAtK()); // no rounds, no figure (not 0)
         t.addRound(true, 1.21);
         t.addRound(false, std::nullopt); // nothing correct: counts 0 for pass@k, nothing for speedup@k
-        t.addRound(true, 0.9);           // correct but slower than the incumbent
-        t.addRound(true, std::nullopt);  // correct, no timing comparison
+        t.addRound(true, 0.9); // correct but slower than the incumbent
+        t.addRound(true, std::nullopt); // correct, no timing comparison
         QCOMPARE(t.rounds(), 4);
         QCOMPARE(*t.passAtK(), 0.75);
         QVERIFY(std::abs(*t.speedupAtK() - std::sqrt(1.21 * 0.9)) < 1e-12);

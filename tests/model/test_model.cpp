@@ -118,8 +118,8 @@ private Q_SLOTS:
                                                    "// @kl launch k grid=(1) block=(T) args=(y, M)\n")
                                     << std::string("plan.constraint") << std::string("line 3");
         QTest::newRow("zero grid at a small size")
-            << std::string("// @kl launch k grid=(floor(M / 256)) block=(256) args=(y, M)\n") << std::string("plan.bad-launch")
-            << std::string("grid dimension 0 = 0");
+            << std::string("// @kl launch k grid=(floor(M / 256)) block=(256) args=(y, M)\n")
+            << std::string("plan.bad-launch") << std::string("grid dimension 0 = 0");
         QTest::newRow("too many threads") << std::string("// @kl launch k grid=(M) block=(32, 64) args=(y, M)\n")
                                           << std::string("plan.bad-launch") << std::string("2048 threads");
         QTest::newRow("unknown argument") << std::string("// @kl launch k grid=(M) block=(32) args=(y, z)\n")
@@ -158,11 +158,11 @@ private Q_SLOTS:
     void candidateDirectives()
     {
         const auto c = kl::parseCandidate(std::string(kCandidateHead)
-                                          + "  // @kl tunable T = 128 in 32..256 pow2\n"
-                                            "// @kl tunable U = 3 in 1..7 step 2\n"
-                                            "// @kl tunable V = 2 in 4, 2, 2, 1\n"
-                                            "// @kl scratch tmp f32 [n * 2] zero\n"
-                                            "// @kl launch k grid=(cdiv(n, T), 1) block=(T) smem=(T * 4) args=(y, n as i64, 2.5 as f32)\n");
+            + "  // @kl tunable T = 128 in 32..256 pow2\n"
+              "// @kl tunable U = 3 in 1..7 step 2\n"
+              "// @kl tunable V = 2 in 4, 2, 2, 1\n"
+              "// @kl scratch tmp f32 [n * 2] zero\n"
+              "// @kl launch k grid=(cdiv(n, T), 1) block=(T) smem=(T * 4) args=(y, n as i64, 2.5 as f32)\n");
         QCOMPARE(c.tunables.size(), std::size_t(3));
         QCOMPARE(c.tunables[0].values, (std::vector<std::int64_t> { 32, 64, 128, 256 }));
         QCOMPARE(c.tunables[1].values, (std::vector<std::int64_t> { 1, 3, 5, 7 }));
@@ -183,15 +183,16 @@ private Q_SLOTS:
         QTest::addColumn<std::string>("category");
         QTest::addColumn<std::string>("where");
         const std::string launch = "// @kl launch k grid=(1) block=(32) args=(y, n)\n";
-        QTest::newRow("no launch") << std::string(kCandidateHead) << std::string("candidate.no-launch") << std::string("c.cu");
-        QTest::newRow("unknown directive") << "//@kl tunabel T = 1 in 1\n" + launch << std::string("candidate.bad-directive")
-                                           << std::string("line 1");
+        QTest::newRow("no launch") << std::string(kCandidateHead) << std::string("candidate.no-launch")
+                                   << std::string("c.cu");
+        QTest::newRow("unknown directive")
+            << "//@kl tunabel T = 1 in 1\n" + launch << std::string("candidate.bad-directive") << std::string("line 1");
         QTest::newRow("default outside set") << "\n// @kl tunable T = 3 in 1, 2\n" + launch
                                              << std::string("candidate.bad-tunable") << std::string("line 2");
-        QTest::newRow("empty range") << "// @kl tunable T = 8 in 9..3\n" + launch << std::string("candidate.bad-tunable")
-                                     << std::string("empty range");
-        QTest::newRow("tunable without values") << "// @kl tunable T = 8\n" + launch << std::string("candidate.bad-tunable")
-                                                << std::string("line 1");
+        QTest::newRow("empty range") << "// @kl tunable T = 8 in 9..3\n" + launch
+                                     << std::string("candidate.bad-tunable") << std::string("empty range");
+        QTest::newRow("tunable without values")
+            << "// @kl tunable T = 8\n" + launch << std::string("candidate.bad-tunable") << std::string("line 1");
         QTest::newRow("duplicate tunable") << "// @kl tunable T = 1 in 1\n// @kl tunable T = 1 in 1\n" + launch
                                            << std::string("candidate.duplicate") << std::string("line 2");
         QTest::newRow("launch without args") << std::string("// @kl launch k grid=(1) block=(32)\n")
@@ -200,15 +201,16 @@ private Q_SLOTS:
                                     << std::string("candidate.bad-launch") << std::string("unbalanced");
         QTest::newRow("unknown launch key") << std::string("// @kl launch k grid=(1) block=(1) args=(y) stream=(2)\n")
                                             << std::string("candidate.bad-launch") << std::string("stream");
-        QTest::newRow("scratch dtype") << "// @kl scratch s float [n]\n" + launch << std::string("candidate.bad-scratch")
-                                       << std::string("float");
-        QTest::newRow("constraint syntax") << "// @kl constraint T * * 2\n" + launch << std::string("expression.syntax")
-                                           << std::string("line 1");
+        QTest::newRow("scratch dtype") << "// @kl scratch s float [n]\n" + launch
+                                       << std::string("candidate.bad-scratch") << std::string("float");
+        QTest::newRow("constraint syntax")
+            << "// @kl constraint T * * 2\n" + launch << std::string("expression.syntax") << std::string("line 1");
         QTest::newRow("argument type") << std::string("// @kl launch k grid=(1) block=(1) args=(n as f17)\n")
                                        << std::string("candidate.bad-launch") << std::string("f17");
-        QTest::newRow("NUL byte") << std::string("a\0b", 3) + launch << std::string("candidate.binary") << std::string("NUL");
-        QTest::newRow("too large") << std::string(kl::kMaxCandidateSourceBytes + 1, ' ') << std::string("candidate.too-large")
-                                   << std::string("limit");
+        QTest::newRow("NUL byte") << std::string("a\0b", 3) + launch << std::string("candidate.binary")
+                                  << std::string("NUL");
+        QTest::newRow("too large") << std::string(kl::kMaxCandidateSourceBytes + 1, ' ')
+                                   << std::string("candidate.too-large") << std::string("limit");
     }
 
     void malformedCandidates()
@@ -230,37 +232,58 @@ private Q_SLOTS:
             m_mutations.push_back(std::move(m));
             QTest::newRow(name) << int(m_mutations.size() - 1) << std::string(category) << std::string(where);
         };
-        add("missing name", [](json& j) { j.erase("name"); }, "problem.missing-field", "name");
-        add("misspelt field", [](json& j) { j["tolerance"] = j["tolerances"]; }, "problem.unknown-field", "tolerance");
-        add("bad dtype", [](json& j) { j["inputs"][1]["dtype"] = "f17"; }, "problem.bad-dtype", "inputs[1].dtype");
-        add("shape symbol", [](json& j) { j["inputs"][0]["shape"][1] = "K"; }, "problem.unknown-symbol",
+        add(
+            "missing name", [](json& j) { j.erase("name"); }, "problem.missing-field", "name");
+        add(
+            "misspelt field", [](json& j) { j["tolerance"] = j["tolerances"]; }, "problem.unknown-field", "tolerance");
+        add(
+            "bad dtype", [](json& j) { j["inputs"][1]["dtype"] = "f17"; }, "problem.bad-dtype", "inputs[1].dtype");
+        add(
+            "shape symbol", [](json& j) { j["inputs"][0]["shape"][1] = "K"; }, "problem.unknown-symbol",
             "inputs[0].shape[1]");
-        add("shape not a list", [](json& j) { j["outputs"][0]["shape"] = "M, N"; }, "problem.wrong-type",
+        add(
+            "shape not a list", [](json& j) { j["outputs"][0]["shape"] = "M, N"; }, "problem.wrong-type",
             "outputs[0].shape");
-        add("size set incomplete", [](json& j) { j["sizes"]["main"][0].erase("N"); }, "problem.missing-size",
+        add(
+            "size set incomplete", [](json& j) { j["sizes"]["main"][0].erase("N"); }, "problem.missing-size",
             "sizes.main[0]");
-        add("zero size", [](json& j) { j["sizes"]["fuzz"][2]["M"] = 0; }, "problem.bad-size", "sizes.fuzz[2].M");
-        add("size of undeclared symbol", [](json& j) { j["sizes"]["fuzz"][0]["K"] = 3; }, "problem.unknown-symbol",
+        add(
+            "zero size", [](json& j) { j["sizes"]["fuzz"][2]["M"] = 0; }, "problem.bad-size", "sizes.fuzz[2].M");
+        add(
+            "size of undeclared symbol", [](json& j) { j["sizes"]["fuzz"][0]["K"] = 3; }, "problem.unknown-symbol",
             "sizes.fuzz[0].K");
-        add("duplicate tensor", [](json& j) { j["outputs"][0]["name"] = "x"; }, "problem.duplicate", "outputs[0].name");
-        add("bytes syntax", [](json& j) { j["bytes"] = "2 * * M"; }, "expression.syntax", "bytes");
-        add("reference outside folder", [](json& j) { j["reference"] = "../softmax_bf16/reference.cu"; },
+        add(
+            "duplicate tensor", [](json& j) { j["outputs"][0]["name"] = "x"; }, "problem.duplicate", "outputs[0].name");
+        add(
+            "bytes syntax", [](json& j) { j["bytes"] = "2 * * M"; }, "expression.syntax", "bytes");
+        add(
+            "reference outside folder", [](json& j) { j["reference"] = "../softmax_bf16/reference.cu"; },
             "problem.path-outside", "reference");
-        add("absolute source", [](json& j) { j["baseline"] = "/etc/passwd"; }, "problem.path-outside", "baseline");
-        add("missing source", [](json& j) { j["baseline"] = "nope.cu"; }, "problem.missing-source", "baseline");
-        add("distribution", [](json& j) { j["inputs"][0]["distribution"]["kind"] = "gaussian"; },
+        add(
+            "absolute source", [](json& j) { j["baseline"] = "/etc/passwd"; }, "problem.path-outside", "baseline");
+        add(
+            "missing source", [](json& j) { j["baseline"] = "nope.cu"; }, "problem.missing-source", "baseline");
+        add(
+            "distribution", [](json& j) { j["inputs"][0]["distribution"]["kind"] = "gaussian"; },
             "problem.bad-distribution", "inputs[0].distribution.kind");
-        add("negative std", [](json& j) { j["inputs"][0]["distribution"]["std"] = -1; }, "problem.bad-distribution",
+        add(
+            "negative std", [](json& j) { j["inputs"][0]["distribution"]["std"] = -1; }, "problem.bad-distribution",
             "inputs[0].distribution.std");
-        add("arch", [](json& j) { j["arch"] = "hopper"; }, "problem.bad-arch", "arch");
-        add("negative tolerance", [](json& j) { j["tolerances"]["f16"]["atol"] = -1; }, "problem.bad-tolerance",
+        add(
+            "arch", [](json& j) { j["arch"] = "hopper"; }, "problem.bad-arch", "arch");
+        add(
+            "negative tolerance", [](json& j) { j["tolerances"]["f16"]["atol"] = -1; }, "problem.bad-tolerance",
             "tolerances.f16");
-        add("size constraint", [](json& j) { j["sizes"]["constraints"] = { "N % 2 == 0" }; }, "problem.size-constraint",
+        add(
+            "size constraint", [](json& j) { j["sizes"]["constraints"] = { "N % 2 == 0" }; }, "problem.size-constraint",
             "sizes.fuzz[2]");
-        add("padding on a vector", [](json& j) { j["inputs"][1]["row_padding"] = "4"; }, "problem.bad-padding",
+        add(
+            "padding on a vector", [](json& j) { j["inputs"][1]["row_padding"] = "4"; }, "problem.bad-padding",
             "inputs[1].row_padding");
-        add("no outputs", [](json& j) { j["outputs"] = json::array(); }, "problem.empty", "outputs");
-        add("scalar value", [](json& j) { j["scalars"][0]["value"] = "small"; }, "problem.wrong-type",
+        add(
+            "no outputs", [](json& j) { j["outputs"] = json::array(); }, "problem.empty", "outputs");
+        add(
+            "scalar value", [](json& j) { j["scalars"][0]["value"] = "small"; }, "problem.wrong-type",
             "scalars[0].value");
     }
 
@@ -289,7 +312,7 @@ private Q_SLOTS:
         write(path, "{\"name\": \"x\", \"sizes\": {");
         expectError([&] { kl::loadProblem(path); }, "problem.bad-json", "byte");
         expectError([&] { kl::loadProblem(fs::path(dir.path().toStdString()) / "missing.json"); }, "problem.unreadable",
-                    "no such file");
+            "no such file");
     }
 
     void badCandidateInProblemNamesItsLine()
