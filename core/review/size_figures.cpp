@@ -15,10 +15,6 @@ std::string figureText(const std::optional<double>& v, int decimals)
     return buf;
 }
 
-namespace {
-std::string number(const std::optional<double>& v, int decimals) { return figureText(v, decimals); }
-} // namespace
-
 std::string contendersText(const figures::SizeFigures& f)
 {
     figures::Contenders c;
@@ -34,9 +30,10 @@ std::string contendersText(const figures::SizeFigures& f)
 std::string sizeFiguresText(const figures::SizeFigures& f)
 {
     const auto contenders = contendersText(f);
-    return (f.size.empty() ? std::string("(unnamed size)") : f.size) + ": median " + number(f.medianUs, 2) + " us (p20 "
-        + number(f.p20Us, 2) + ", p80 " + number(f.p80Us, 2) + "), " + number(f.gbps, 0) + " GB/s, "
-        + number(f.pctOfCopy, 1) + "% of copy, " + (f.speedup ? number(f.speedup, 2) + "x" : std::string("-"))
+    return (f.size.empty() ? std::string("(unnamed size)") : f.size) + ": median " + figureText(f.medianUs, 2)
+        + " us (p20 " + figureText(f.p20Us, 2) + ", p80 " + figureText(f.p80Us, 2) + "), " + figureText(f.gbps, 0)
+        + " GB/s, " + figureText(f.pctOfCopy, 1) + "% of copy, "
+        + (f.speedup ? figureText(f.speedup, 2) + "x" : std::string("-"))
         + (contenders.empty() ? std::string() : "; " + contenders);
 }
 
@@ -44,7 +41,7 @@ std::string aggregateSpeedupText(const std::optional<double>& speedup, std::size
 {
     if (!speedup)
         return "-";
-    auto text = number(speedup, 2) + "x";
+    auto text = figureText(speedup, 2) + "x";
     if (sizes > 1)
         text += " (geometric mean over " + std::to_string(sizes) + " main sizes)";
     return text;
