@@ -167,13 +167,14 @@ protocol::EvaluateRequest buildEvaluateRequest(
         out.flops = problem.flops(*c.sizes);
         const auto candidatePlan = plan(job.candidate, c, "candidate");
         out.buffers = toBuffers(problem, candidatePlan);
-        if (problem.pythonReference) // the worker sees each tensor in its own shape
+        if (problem.pythonReference) { // the worker sees each tensor in its own shape
             for (const auto* list : { &problem.inputs, &problem.outputs })
                 for (const auto& t : *list)
                     for (const auto& dim : t.shape)
                         out.shapes[t.name].push_back(evaluateInteger(dim, c.sizes->symbols(), problem.file.string()));
-        if (!problem.pythonReference)
+        } else {
             out.programs.reference = toProgram(plan(job.reference, c, "reference"), job.reference);
+        }
         out.programs.candidate = toProgram(candidatePlan, job.candidate);
         // The baseline is only timed, so it is only planned where timing happens: a baseline
         // constraint that fails at a fuzz size is no concern of the candidate's.
