@@ -9,13 +9,11 @@
 #include "core/llm/reply_parser.h"
 #include "core/model/problem.h"
 
+#include "tests/llm/golden_text.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 
 #include <QTest>
-
-#include <fstream>
-#include <sstream>
 
 using kl::test::ReplayServer;
 using kl::test::Reply;
@@ -24,27 +22,6 @@ using kl::test::SeenRequest;
 namespace {
 
 const std::string kExamples = std::string(KL_SOURCE_DIR) + "/resources/examples/";
-
-std::string readText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string firstDifference(const std::string& want, const std::string& got)
-{
-    std::istringstream a(want), b(got);
-    std::string la, lb;
-    for (int line = 1;; ++line) {
-        const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
-        if (ea && eb)
-            return "identical";
-        if (ea != eb || la != lb)
-            return "line " + std::to_string(line) + ": golden \"" + la + "\", sent \"" + lb + "\"";
-    }
-}
 
 kl::Problem tritonProblem() { return kl::loadProblem(kExamples + "layernorm_gelu_triton/problem.json"); }
 
@@ -234,11 +211,9 @@ private Q_SLOTS:
 
         const std::string golden
             = std::string(KL_SOURCE_DIR) + "/tests/fixtures/llm/prompts/layernorm_gelu_triton.single.md";
-        if (qEnvironmentVariableIsSet("KL_UPDATE_GOLDEN"))
-            std::ofstream(golden, std::ios::binary) << sent;
-        const auto want = readText(golden);
+        const auto want = kl::test::goldenText(golden, sent);
         QVERIFY2(!want.empty(), ("no golden file " + golden + " (run with KL_UPDATE_GOLDEN=1)").c_str());
-        QVERIFY2(want == sent, firstDifference(want, sent).c_str());
+        QVERIFY2(want == sent, kl::test::firstDifference(want, sent).c_str());
     }
 
     // The debugger's causes are the language's own; CUDA's text is unchanged.

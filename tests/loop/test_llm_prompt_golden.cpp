@@ -11,6 +11,7 @@
 #include "core/store/store.h"
 #include "tests/loop/loop_support.h"
 
+#include "tests/llm/golden_text.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 
@@ -18,35 +19,12 @@
 #include <QTest>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 using kl::test::ReplayServer;
 using kl::test::Reply;
 using kl::test::SeenRequest;
 
 namespace {
-
-std::string readText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string firstDifference(const std::string& want, const std::string& got)
-{
-    std::istringstream a(want), b(got);
-    std::string la, lb;
-    for (int line = 1;; ++line) {
-        const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
-        if (ea && eb)
-            return "identical";
-        if (ea != eb || la != lb)
-            return "line " + std::to_string(line) + ": golden \"" + la + "\", sent \"" + lb + "\"";
-    }
-}
 
 // The user message of the planner's first request for `problemDir`'s problem (a bundled example's
 // folder name, or a folder under the source tree); `sampleLines`: the loop asks for PC sampling.
@@ -130,11 +108,9 @@ private Q_SLOTS:
 
         const std::string golden
             = std::string(KL_SOURCE_DIR) + "/tests/fixtures/llm/prompts/" + problem.toStdString() + ".planner.user.md";
-        if (qEnvironmentVariableIsSet("KL_UPDATE_GOLDEN"))
-            std::ofstream(golden, std::ios::binary) << prompt;
-        const auto want = readText(golden);
+        const auto want = kl::test::goldenText(golden, prompt);
         QVERIFY2(!want.empty(), ("no golden file " + golden + " (run with KL_UPDATE_GOLDEN=1)").c_str());
-        QVERIFY2(want == prompt, firstDifference(want, prompt).c_str());
+        QVERIFY2(want == prompt, kl::test::firstDifference(want, prompt).c_str());
     }
 
     // Issue 11: with PC sampling (--metrics deep), the measured state names the three hottest source
@@ -159,11 +135,9 @@ private Q_SLOTS:
 
         const std::string golden
             = std::string(KL_SOURCE_DIR) + "/tests/fixtures/llm/prompts/pointer_chase.planner.user.md";
-        if (qEnvironmentVariableIsSet("KL_UPDATE_GOLDEN"))
-            std::ofstream(golden, std::ios::binary) << prompt;
-        const auto want = readText(golden);
+        const auto want = kl::test::goldenText(golden, prompt);
         QVERIFY2(!want.empty(), ("no golden file " + golden + " (run with KL_UPDATE_GOLDEN=1)").c_str());
-        QVERIFY2(want == prompt, firstDifference(want, prompt).c_str());
+        QVERIFY2(want == prompt, kl::test::firstDifference(want, prompt).c_str());
 
         // Without sampling the same problem's prompt has no such section.
         QVERIFY(firstPlannerPrompt("tests/gpu/lines/pointer_chase").find("hottest source lines") == std::string::npos);
