@@ -26,10 +26,6 @@ std::vector<SharedTensors::Tensor> tensorsOf(const CaseMemory& memory)
     return tensors;
 }
 
-} // namespace
-
-namespace {
-
 nlohmann::json baseRequest(
     const char* op, const SharedTensors& shared, const protocol::Case& testCase, const protocol::PythonReference& ref)
 {
@@ -40,9 +36,10 @@ nlohmann::json baseRequest(
         { "tensors", shared.describe(testCase.shapes) }, { "scalars", scalars } };
 }
 
-void copyInputs(const Device& device, const CaseMemory& memory, const SharedTensors& shared)
+// Each tensor's data region, device to its place in the shared file.
+void copyToShared(const Device& device, const std::vector<TensorAllocation>& tensors, const SharedTensors& shared)
 {
-    for (const TensorAllocation& t : memory.inputs())
+    for (const TensorAllocation& t : tensors)
         if (t.layout.bytes() > 0)
             KL_CU(device.driver(), cuMemcpyDtoH, shared.at(shared.offsetOf(t.name)), t.data(), t.layout.bytes());
 }
@@ -55,11 +52,9 @@ void computePythonReference(const Device& device, CaseMemory& memory, const prot
     auto mark = Clock::now();
     device.synchronize();
     SharedTensors shared(tensorsOf(memory));
-    copyInputs(device, memory, shared);
+    copyToShared(device, memory.inputs(), shared);
     // The reference's outputs keep their poison in the padding gaps: start from what is there.
-    for (const TensorAllocation& t : memory.referenceOutputs())
-        if (t.layout.bytes() > 0)
-            KL_CU(device.driver(), cuMemcpyDtoH, shared.at(shared.offsetOf(t.name)), t.data(), t.layout.bytes());
+    copyToShared(device, memory.referenceOutputs(), shared);
     split.transfer += millisSince(mark);
     mark = Clock::now();
     const nlohmann::json reply
@@ -95,7 +90,7 @@ void timePythonContenders(const Device& device, CaseMemory& memory, const protoc
     };
     try {
         SharedTensors shared(tensorsOf(memory));
-        copyInputs(device, memory, shared);
+        copyToShared(device, memory.inputs(), shared);
         nlohmann::json request = baseRequest("time", shared, testCase, reference);
         request["flush_bytes"] = flushBytes;
         request["warmup"] = 5;
