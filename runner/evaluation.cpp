@@ -352,10 +352,6 @@ protocol::Profile Evaluator::profileCandidate(
         runner.kernelNames(), chosen->label, detail);
 }
 
-} // namespace kl::runner
-
-namespace kl::runner {
-
 lines::PcSampling Evaluator::sampleLines(const protocol::EvaluateRequest& request)
 {
     const protocol::Case* chosen = profiledCase(request);
