@@ -3,7 +3,6 @@
 #include "widgets/string_conversion.h"
 
 #include <QtCharts/QLineSeries>
-#include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
@@ -42,9 +41,7 @@ void BandwidthChart::rebuild()
         setNote(m_session->figures.empty() ? tr("Reading the iterations' figures…")
                                            : tr("No iteration passed and was timed at %1").arg(toQString(m_size)));
     setRoundTicks(m_yAxis, 0, high * 1.08);
-    QXYSeries* series = points.size() > 400 ? static_cast<QXYSeries*>(new QLineSeries(this)) : new QScatterSeries(this);
-    if (auto* scatter = qobject_cast<QScatterSeries*>(series))
-        scatter->setMarkerSize(7);
+    QXYSeries* series = pointSeries(points.size());
     series->replace(points);
     //: bandwidth chart legend
     series->setName(tr("% of copy"));

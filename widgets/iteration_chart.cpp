@@ -7,6 +7,7 @@
 #include <QSvgGenerator>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
@@ -40,6 +41,15 @@ void IterationChart::attach(QAbstractSeries* series, QAbstractAxis* yAxis)
     chart()->addSeries(series);
     series->attachAxis(m_xAxis);
     series->attachAxis(yAxis);
+}
+
+QXYSeries* IterationChart::pointSeries(qsizetype points)
+{
+    if (points > 400)
+        return new QLineSeries(this);
+    auto* scatter = new QScatterSeries(this);
+    scatter->setMarkerSize(7);
+    return scatter;
 }
 
 const figures::SizeFigures* IterationChart::sizeOf(const figures::IterationFigures& figures) const

@@ -9,6 +9,7 @@
 #include <string>
 
 class QLineSeries;
+class QXYSeries;
 class QValueAxis;
 
 namespace kl::gui {
@@ -61,6 +62,9 @@ protected:
     const figures::SizeFigures* sizeOf(const figures::IterationFigures& figures) const;
     void setNote(const QString& note);
     void attach(QAbstractSeries* series, QAbstractAxis* yAxis);
+    // A series for a chart's points: markers while there are few enough to draw one graphics item
+    // each (up to 400), a line beyond that: markers would cover each other.
+    QXYSeries* pointSeries(qsizetype points);
 
     IterationSelection* m_selection;
     std::shared_ptr<const SessionView> m_session;

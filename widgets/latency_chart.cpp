@@ -5,7 +5,6 @@
 
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QLineSeries>
-#include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
@@ -14,9 +13,6 @@
 namespace kl::gui {
 
 namespace {
-// Beyond this many points the median is drawn as a line only: markers would cover each other.
-constexpr std::size_t kMarkerLimit = 400;
-
 enum class Keep { Both, Highest, Lowest };
 
 // A long line as the screen shows it: per pixel column its lowest and highest point (in x order),
@@ -159,14 +155,7 @@ void LatencyChart::rebuild()
     bestSeries->setPen(bestPen);
     attach(bestSeries, m_yAxis);
 
-    QXYSeries* medianSeries = nullptr;
-    if (median.size() <= static_cast<qsizetype>(kMarkerLimit)) {
-        auto* scatter = new QScatterSeries(this);
-        scatter->setMarkerSize(7);
-        medianSeries = scatter;
-    } else {
-        medianSeries = new QLineSeries(this);
-    }
+    QXYSeries* medianSeries = pointSeries(median.size());
     medianSeries->replace(perColumn(median, firstX, lastX, columns, Keep::Both));
     medianSeries->setName(tr("median"));
     medianSeries->setColor(QColor(0x1f, 0x6f, 0xb4));

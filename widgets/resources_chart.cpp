@@ -1,7 +1,6 @@
 #include "widgets/resources_chart.h"
 
 #include <QtCharts/QLineSeries>
-#include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 
 #include <algorithm>
@@ -50,11 +49,9 @@ void ResourcesChart::rebuild()
         setNote(m_session->figures.empty() ? tr("Reading the iterations' figures…")
                                            : tr("No iteration has a static resource report"));
     setRoundTicks(m_registers, 0, high * 1.15);
-    const bool markers = registers.size() <= 400;
+    // All three drawn alike (markers or lines), decided by the registers' count.
     auto series = [&](const QList<QPointF>& points, const QString& name, const QColor& color, QValueAxis* axis) {
-        QXYSeries* s = markers ? static_cast<QXYSeries*>(new QScatterSeries(this)) : new QLineSeries(this);
-        if (auto* scatter = qobject_cast<QScatterSeries*>(s))
-            scatter->setMarkerSize(7);
+        QXYSeries* s = pointSeries(registers.size());
         s->replace(points);
         s->setName(name);
         s->setColor(color);
