@@ -35,10 +35,7 @@ struct CheckOptions {
 // expressions must hold there, as the candidate's must.
 void planReferenceEverywhere(const Problem& problem)
 {
-    bool padded = false;
-    for (const auto* list : { &problem.inputs, &problem.outputs })
-        for (const auto& t : *list)
-            padded = padded || !t.rowPadding.empty();
+    const bool padded = problem.hasRowPadding();
     const auto tunables = problem.reference.defaults();
     for (const auto* list : { &problem.mainSizes, &problem.fuzzSizes })
         for (const auto& sizes : *list) {

@@ -3,7 +3,6 @@
 #include "core/compile/launch_args.h"
 #include "core/compile/triton_compiler.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace kl {
@@ -36,10 +35,7 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
         plans.push_back(planLaunches(problem, candidate, sizes, report.tunables));
     // Verification also launches at the fuzz sizes, and on padded rows: a grid of zero or a scratch
     // buffer out of range there is as much the candidate's mistake.
-    const bool padded
-        = std::any_of(problem.inputs.begin(), problem.inputs.end(), [](const auto& t) { return !t.rowPadding.empty(); })
-        || std::any_of(
-            problem.outputs.begin(), problem.outputs.end(), [](const auto& t) { return !t.rowPadding.empty(); });
+    const bool padded = problem.hasRowPadding();
     for (const auto* list : { &problem.mainSizes, &problem.fuzzSizes })
         for (const auto& sizes : *list) {
             if (list == &problem.fuzzSizes)

@@ -287,6 +287,15 @@ const TensorSpec* Problem::tensor(const std::string& n) const
     return nullptr;
 }
 
+bool Problem::hasRowPadding() const
+{
+    for (const auto* list : { &inputs, &outputs })
+        for (const auto& t : *list)
+            if (!t.rowPadding.empty())
+                return true;
+    return false;
+}
+
 const ScalarSpec* Problem::scalar(const std::string& n) const
 {
     for (const auto& s : scalars)

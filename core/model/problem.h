@@ -88,6 +88,8 @@ struct Problem {
 
     const TensorSpec* tensor(const std::string& name) const;
     const ScalarSpec* scalar(const std::string& name) const;
+    // Whether any tensor has padded rows: verification then also launches on padded buffers.
+    bool hasRowPadding() const;
     Tolerance tolerance(DType type) const;
     double bytes(const SizeSet& sizes) const;
     double flops(const SizeSet& sizes) const;
