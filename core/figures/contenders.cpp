@@ -78,18 +78,13 @@ std::map<int, std::vector<Contenders>> readContenders(const store::Store& store,
 {
     std::map<int, std::vector<Contenders>> out;
     bool firstTimed = true;
-    for (const store::IterationRow& row : store.listIterations(sessionId)) {
-        if (!row.medianUs)
-            continue;
-        const auto detail = store.iteration(sessionId, row.index);
-        if (!detail || !detail->result)
-            continue;
-        auto contenders = contendersOf(detail->result->timing);
+    for (const auto& [index, timing] : store.sessionTimings(sessionId)) {
+        auto contenders = contendersOf(timing);
         if (firstTimed && contenders.empty())
             return out; // the runner times contenders in every job of such a problem, or in none
         firstTimed = false;
         if (!contenders.empty())
-            out[row.index] = std::move(contenders);
+            out[index] = std::move(contenders);
     }
     return out;
 }

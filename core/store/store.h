@@ -109,6 +109,8 @@ public:
     std::map<int, std::map<std::string, double>> sessionMetrics(
         std::int64_t sessionId, const std::vector<std::string>& patterns) const;
     std::map<int, nlohmann::json> sessionTelemetry(std::int64_t sessionId) const;
+    // Each timed result's timing document (results with a median), by iteration index.
+    std::map<int, nlohmann::json> sessionTimings(std::int64_t sessionId) const;
 
     // Examples for a proposer: the best verified candidate of each earlier session (result status
     // "ok", category "passed", speedup > 1; ties: the earlier iteration), sessions of problems named

@@ -39,4 +39,16 @@ std::map<int, nlohmann::json> Store::sessionTelemetry(std::int64_t sessionId) co
     return byIteration;
 }
 
+std::map<int, nlohmann::json> Store::sessionTimings(std::int64_t sessionId) const
+{
+    auto select
+        = m_impl->db.cached("SELECT i.idx, r.timing_json FROM iterations i JOIN results r ON r.iteration_id = i.id "
+                            "WHERE i.session_id = ?1 AND r.median_us IS NOT NULL");
+    select.bind(1, sessionId);
+    std::map<int, nlohmann::json> byIteration;
+    while (select.step())
+        byIteration[static_cast<int>(select.integer(0))] = readJson(select, 1, m_impl->path.string());
+    return byIteration;
+}
+
 } // namespace kl::store
