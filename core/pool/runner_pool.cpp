@@ -11,7 +11,13 @@ namespace kl::pool {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// A runner that takes jobs now or will after the one it runs.
+bool usable(const RunnerStatus& status)
+{
+    return status.state == RunnerState::Idle || status.state == RunnerState::Busy;
 }
+} // namespace
 
 const char* runnerStateName(RunnerState state)
 {
@@ -103,8 +109,7 @@ std::vector<RunnerStatus> RunnerPool::status() const
 int RunnerPool::usableRunners() const
 {
     std::lock_guard lock(m_mutex);
-    return int(std::count_if(m_slots.begin(), m_slots.end(),
-        [](const auto& s) { return s->status.state == RunnerState::Idle || s->status.state == RunnerState::Busy; }));
+    return int(std::count_if(m_slots.begin(), m_slots.end(), [](const auto& s) { return usable(s->status); }));
 }
 
 // On the starting thread of this slot: allocation, runner, hello, device. Never throws.
@@ -235,10 +240,8 @@ bool RunnerPool::eligible(const Job& job, const Slot& slot) const
     if (!job.excluded.count(&slot))
         return true;
     // Back on a runner it failed on only when no other usable runner is left.
-    return std::none_of(m_slots.begin(), m_slots.end(), [&](const auto& s) {
-        const bool usable = s->status.state == RunnerState::Idle || s->status.state == RunnerState::Busy;
-        return usable && !job.excluded.count(s.get());
-    });
+    return std::none_of(m_slots.begin(), m_slots.end(),
+        [&](const auto& s) { return usable(s->status) && !job.excluded.count(s.get()); });
 }
 
 void RunnerPool::work(Slot& slot)
@@ -334,9 +337,8 @@ void RunnerPool::runJob(Slot& slot, std::shared_ptr<Job> job)
     slot.status.faults += faults;
     slot.status.lastError = "[" + verdict.fault + "] " + detail;
     slot.status.state = RunnerState::Idle;
-    const auto othersUsable = std::count_if(m_slots.begin(), m_slots.end(), [&](const auto& s) {
-        return s.get() != &slot && (s->status.state == RunnerState::Idle || s->status.state == RunnerState::Busy);
-    });
+    const auto othersUsable = std::count_if(
+        m_slots.begin(), m_slots.end(), [&](const auto& s) { return s.get() != &slot && usable(s->status); });
     if (m_options.quarantineAfter > 0 && slot.faultsInRow >= m_options.quarantineAfter && othersUsable > 0) {
         slot.status.state = RunnerState::Quarantined;
         slot.status.lastError += " (quarantined after " + std::to_string(slot.faultsInRow) + " faults in a row)";
