@@ -1,5 +1,6 @@
 #include "widgets/source_panel.h"
 
+#include "widgets/html_text.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/string_conversion.h"
 #include "widgets/verdict_style.h"
@@ -66,11 +67,10 @@ void SourcePanel::showIteration(const std::shared_ptr<const IterationFocus>& foc
     }
     m_editor->setSource(toQString(candidate->source));
     const QString proposer = proposerLabel(focus->detail->row);
-    QString text = tr("<b>Iteration %1</b> · <tt>%2</tt> · %3")
-                       .arg(focus->index())
-                       .arg(toQString(candidate->fileName).toHtmlEscaped(), proposer);
+    QString text
+        = tr("<b>Iteration %1</b> · <tt>%2</tt> · %3").arg(focus->index()).arg(html(candidate->fileName), proposer);
     if (!candidate->proposerDetail.empty() && candidate->proposerDetail != "baseline")
-        text += QStringLiteral(" (") + toQString(candidate->proposerDetail).toHtmlEscaped() + QLatin1Char(')');
+        text += QStringLiteral(" (") + html(candidate->proposerDetail) + QLatin1Char(')');
     if (!candidate->tunables.empty())
         //: source header; %1 the tunable values, e.g. "THREADS=256, VEC=8"
         text += tr(" · tunables: <tt>%1</tt>").arg(tunablesText(candidate->tunables).toHtmlEscaped());
