@@ -88,15 +88,6 @@ std::vector<protocol::Buffer> toBuffers(const Problem& problem, const LaunchPlan
     return buffers;
 }
 
-bool hasRowPadding(const Problem& problem)
-{
-    for (const auto* list : { &problem.inputs, &problem.outputs })
-        for (const auto& t : *list)
-            if (!t.rowPadding.empty())
-                return true;
-    return false;
-}
-
 } // namespace
 
 const CompiledCandidate* EvaluateJob::firstCompileFailure() const
@@ -116,7 +107,7 @@ std::vector<CasePlan> planCases(const Problem& problem)
         cases.push_back(CasePlan { s.label, CaseKind::Main, &s, false, true });
     for (const auto& s : problem.fuzzSizes)
         cases.push_back(CasePlan { s.label, CaseKind::Fuzz, &s, false, false });
-    if (hasRowPadding(problem)) {
+    if (problem.hasRowPadding()) {
         // The first main size catches stride bugs at scale; the fuzz sizes at the odd shapes.
         if (!problem.mainSizes.empty())
             cases.push_back(CasePlan {
