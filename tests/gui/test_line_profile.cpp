@@ -8,6 +8,7 @@
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 #include "store_fixtures.h"
+#include "tests/test_files.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/line_profile_panel.h"
@@ -18,22 +19,11 @@
 #include <QTreeWidget>
 #include <QtTest/QTest>
 
-#include <fstream>
-#include <sstream>
-
 using namespace kl;
 using namespace kl::gui;
 namespace fx = kl::store::fixtures;
 
 namespace {
-
-std::string readText(const std::string& relative)
-{
-    std::ifstream in(std::string(KL_SOURCE_DIR) + "/" + relative, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // What the editor's margin really shows on a 0-based line (asked from Scintilla, not the panel).
 QString marginText(KernelEditor* editor, int line)
@@ -75,11 +65,11 @@ private slots:
         record.proposer = "human";
         m_session = m_store->createSession(record);
         auto candidate = fx::candidate(1);
-        candidate.source = readText("tests/gpu/lines/pointer_chase/baseline.cu");
+        candidate.source = kl::test::sourceText("tests/gpu/lines/pointer_chase/baseline.cu");
         candidate.fileName = "baseline.cu";
         const auto candidateId = m_store->addCandidate(m_session, candidate);
 
-        auto reply = nlohmann::json::parse(readText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
+        auto reply = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
         // The sampled reply is not timed (--metrics lines); timed at its main size: 68157440 bytes and 16777216 FLOPs
         // per call (the problem's expressions at T = 262144), 500 us; the same bytes copied in 20 us (3408 GB/s).
         reply["timing"] = { { "sm_clock_mhz", 1980 },
@@ -89,7 +79,7 @@ private slots:
                     { "copy", { { "median_us", 20.0 } } }, { "gbps", 136.3 }, { "pct_of_copy", 4.0 } } } } };
         // Iteration 1: its SASS stored (nvdisasm -g layout); iteration 2: only PTX (NVRTC -lineinfo).
         auto withSass = store::resultFromRunnerReply(reply);
-        withSass.compile = { { "sass", readText("tests/fixtures/lines/pointer_chase.nvdisasm.txt") } };
+        withSass.compile = { { "sass", kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt") } };
         CompileOptions options;
         options.lineInfo = true;
         const auto compiled = compileCandidate(

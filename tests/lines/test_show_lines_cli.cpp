@@ -4,27 +4,18 @@
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 #include "store_fixtures.h"
+#include "tests/test_files.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
-#include <fstream>
 #include <sqlite3.h>
-#include <sstream>
 
 using namespace kl::store;
 namespace fx = kl::store::fixtures;
 
 namespace {
-
-std::string readText(const std::string& relative)
-{
-    std::ifstream in(std::string(KL_SOURCE_DIR) + "/" + relative, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 struct Run {
     int exitCode = -1;
@@ -71,10 +62,11 @@ private slots:
         record.proposer = "human";
         const auto session = store.createSession(record);
         auto candidate = fx::candidate(1);
-        candidate.source = readText("tests/gpu/lines/pointer_chase/baseline.cu");
+        candidate.source = kl::test::sourceText("tests/gpu/lines/pointer_chase/baseline.cu");
         candidate.fileName = "baseline.cu";
         // The runner's replies recorded on the H200 (tests/fixtures/lines/README.md).
-        const auto reply = nlohmann::json::parse(readText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
+        const auto reply
+            = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
         // Iteration 1 sampled, iteration 2 timed without sampling.
         for (int i = 0; i < 2; ++i) {
             const auto ref = store.beginIteration(session, store.addCandidate(session, candidate));
@@ -83,12 +75,12 @@ private slots:
         }
         // Iteration 3: the planted bank conflict, sampled.
         auto conflict = fx::candidate(3);
-        conflict.source = readText("tests/gpu/lines/bank_conflict/baseline.cu");
+        conflict.source = kl::test::sourceText("tests/gpu/lines/bank_conflict/baseline.cu");
         conflict.fileName = "baseline.cu";
         const auto ref = store.beginIteration(session, store.addCandidate(session, conflict));
         store.recordResult(ref,
             resultFromRunnerReply(
-                nlohmann::json::parse(readText("tests/fixtures/lines/bank_conflict-lines-h200.json"))));
+                nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/bank_conflict-lines-h200.json"))));
         store.finishIteration(ref);
         store.finishSession(session, "finished");
     }

@@ -1,6 +1,8 @@
 #pragma once
 // Golden text files for the prompt tests: the file's text (rewritten first from `sent` when
 // KL_UPDATE_GOLDEN is set) and, on a mismatch, the first differing line for the failure message.
+#include "tests/test_files.h"
+
 #include <QtGlobal>
 
 #include <fstream>
@@ -8,14 +10,6 @@
 #include <string>
 
 namespace kl::test {
-
-inline std::string readText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // The golden file's text; with KL_UPDATE_GOLDEN=1 the file is written from `sent` first.
 inline std::string goldenText(const std::string& golden, const std::string& sent)
