@@ -5,6 +5,7 @@
 #include "cli/llm_options.h"
 #include "cli/review_prompt.h"
 #include "cli/tune_output.h"
+#include "core/pool/runner_endpoint.h"
 
 #include "core/loop/tuning_session.h"
 #include "core/model/error.h"
@@ -36,7 +37,7 @@ struct CommonOptions {
 void takeRunnerArgs(CommonOptions& o)
 {
     for (const auto& v : o.runnerArgs) {
-        if (v.rfind("local:", 0) == 0 || v.rfind("ssh:", 0) == 0 || v.rfind("slurm:", 0) == 0)
+        if (pool::namesEndpoint(v))
             o.recipe.runners.push_back(v);
         else if (!o.recipe.runner.empty())
             throw Error("cli.bad-runner", {}, v,

@@ -71,6 +71,11 @@ std::string Endpoint::text() const
     return {};
 }
 
+bool namesEndpoint(std::string_view text)
+{
+    return text.starts_with("local:") || text.starts_with("ssh:") || text.starts_with("slurm:");
+}
+
 Endpoint parseEndpoint(std::string_view text)
 {
     Endpoint e;

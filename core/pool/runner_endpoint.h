@@ -29,6 +29,8 @@ struct Endpoint {
 
 // Throws kl::Error("runner.bad-endpoint") saying what is wrong and what the forms are.
 Endpoint parseEndpoint(std::string_view text);
+// Whether a --runner value names an endpoint (local:, ssh:, slurm:) rather than a runner executable's path.
+bool namesEndpoint(std::string_view text);
 
 // One endpoint per line; blank lines and lines starting with # are skipped. Throws
 // "runner.bad-endpoint" naming the file and line, and the file's own errors (runners.unreadable, ...).

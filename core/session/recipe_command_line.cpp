@@ -1,6 +1,7 @@
 // A recipe as the `kernelloop-cli tune` line that runs it, and back. One table of options serves
 // both directions, so that what is rendered is exactly what is parsed.
 #include "core/model/error.h"
+#include "core/pool/runner_endpoint.h"
 #include "core/runnerclient/shell_words.h"
 #include "core/session/session_recipe.h"
 
@@ -60,11 +61,6 @@ double seconds(const std::string& text)
             "--time", std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1));
 }
 
-bool isEndpoint(const std::string& v)
-{
-    return v.rfind("local:", 0) == 0 || v.rfind("ssh:", 0) == 0 || v.rfind("slurm:", 0) == 0;
-}
-
 struct Option {
     const char* flag;
     std::function<std::string(const SessionRecipe&)> get;
@@ -117,7 +113,7 @@ const std::vector<Option>& options()
         // --runner takes an endpoint (repeatable; rendered after this table) or the local runner's path.
         Option { "--runner", [](const SessionRecipe& r) { return r.runner; },
             [](SessionRecipe& r, const std::string& v) {
-                if (isEndpoint(v))
+                if (pool::namesEndpoint(v))
                     r.runners.push_back(v);
                 else
                     r.runner = v;
