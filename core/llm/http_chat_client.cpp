@@ -1,11 +1,11 @@
 #include "core/llm/http_chat_client.h"
 
+#include "core/llm/retry_policy.h"
 #include "core/llm/token_budget.h"
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <thread>
 
 namespace kl {
 
@@ -74,18 +74,6 @@ ExchangeCategory categoryOfTransport(TransportFailure failure, bool gotReply)
         break;
     }
     return gotReply ? ExchangeCategory::Truncated : ExchangeCategory::ConnectionReset;
-}
-
-// Waits, waking early when cancelled; false if it was.
-bool waitFor(std::chrono::milliseconds delay, const std::atomic<bool>* cancel)
-{
-    const auto until = Clock::now() + delay;
-    while (Clock::now() < until) {
-        if (cancel && cancel->load())
-            return false;
-        std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(20), until - Clock::now()));
-    }
-    return !(cancel && cancel->load());
 }
 
 bool hasText(const std::vector<ChatChoice>& choices)
@@ -216,7 +204,7 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
             + (attempt.retryAfter ? " (" + retryAfterText(*attempt.retryAfter, m_config.retry.maxRetryAfter) + ")"
                                   : std::string()));
         const auto waitStart = Clock::now();
-        const bool waited = waitFor(wait.delay, control.cancel);
+        const bool waited = waitUnlessCancelled(wait.delay, control.cancel);
         exchange.retryWaitMs += millisSince(waitStart);
         if (!waited) {
             exchange.category = ExchangeCategory::Cancelled;

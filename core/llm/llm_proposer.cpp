@@ -2,10 +2,10 @@
 
 #include "core/llm/alternatives.h"
 #include "core/llm/reply_parser.h"
+#include "core/llm/retry_policy.h"
 #include "core/model/hash.h"
 
 #include <algorithm>
-#include <thread>
 
 namespace kl {
 
@@ -40,19 +40,6 @@ std::string hypothesisText(const Hypothesis& h)
     return text;
 }
 
-// Waits, waking early when cancelled; false if it was.
-bool waitFor(std::chrono::milliseconds delay, const std::atomic<bool>* cancel)
-{
-    const auto until = std::chrono::steady_clock::now() + delay;
-    while (std::chrono::steady_clock::now() < until) {
-        if (cancel && cancel->load())
-            return false;
-        std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-            std::chrono::milliseconds(20), until - std::chrono::steady_clock::now()));
-    }
-    return !(cancel && cancel->load());
-}
-
 bool isServerTrouble(ExchangeCategory c) { return c == ExchangeCategory::Http429 || c == ExchangeCategory::Http5xx; }
 
 Proposal failed(std::string category, std::string detail, std::string hypothesis = {})
@@ -80,7 +67,7 @@ LlmProposer::Attempt LlmProposer::ask(
     if (m_waitBeforeNext.count() > 0) {
         const auto wait = m_waitBeforeNext;
         m_waitBeforeNext = std::chrono::milliseconds(0);
-        if (!waitFor(wait, cancel)) {
+        if (!waitUnlessCancelled(wait, cancel)) {
             Exchange cancelled;
             cancelled.category = ExchangeCategory::Cancelled;
             cancelled.message = "cancelled while waiting after a server failure";

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 namespace kl {
 
@@ -47,6 +48,18 @@ RetryPolicy::Wait RetryPolicy::waitBefore(
         wait.delay = backoff(nextAttempt, random);
     }
     return wait;
+}
+
+bool waitUnlessCancelled(std::chrono::milliseconds delay, const std::atomic<bool>* cancel)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + delay;
+    while (Clock::now() < until) {
+        if (cancel && cancel->load())
+            return false;
+        std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(20), until - Clock::now()));
+    }
+    return !(cancel && cancel->load());
 }
 
 std::string retryAfterText(std::chrono::milliseconds asked, std::chrono::milliseconds cap)

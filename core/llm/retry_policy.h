@@ -3,6 +3,7 @@
 // what the server asked for in Retry-After (429 and 503).
 #include "core/llm/exchange.h"
 
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <optional>
@@ -39,6 +40,10 @@ struct RetryPolicy {
     Wait waitBefore(
         int nextAttempt, std::optional<std::chrono::milliseconds> retryAfter, std::mt19937_64& random) const;
 };
+
+// Waits `delay`, waking early when *cancel is set (polled every 20 ms); false if it was. The client
+// between attempts and the proposer after a server failure wait alike.
+bool waitUnlessCancelled(std::chrono::milliseconds delay, const std::atomic<bool>* cancel);
 
 // "Retry-After 99999 s, capped at 60 s" or "Retry-After 3 s": for messages and logs.
 std::string retryAfterText(std::chrono::milliseconds asked, std::chrono::milliseconds cap);
