@@ -10,8 +10,6 @@
 namespace kl::pool {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-
 // A runner that takes jobs now or will after the one it runs.
 bool usable(const RunnerStatus& status)
 {
