@@ -32,6 +32,19 @@ DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float6
           "i32": "int32", "i64": "int64"}
 _modules = {}
 _compiled = {}
+_source_folder = []
+
+
+def source_folder():
+    """One folder per worker for the reference sources, removed when the worker exits. The files stay
+    while it runs so that a traceback can quote the offending line; a worker killed with SIGKILL leaves
+    its folder behind (the system's tmp cleaning takes it)."""
+    if not _source_folder:
+        import atexit
+        import shutil
+        _source_folder.append(tempfile.mkdtemp(prefix="kl-reference-"))
+        atexit.register(shutil.rmtree, _source_folder[0], True)
+    return _source_folder[0]
 
 
 def torch_dtype(torch, name):
@@ -43,7 +56,8 @@ def load_reference(source, file_name):
     key = hashlib.sha256(source.encode()).hexdigest()
     if key not in _modules:
         import importlib.util
-        folder = tempfile.mkdtemp(prefix="kl-reference-")
+        folder = os.path.join(source_folder(), key[:12])
+        os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, os.path.basename(file_name or "reference.py"))
         with open(path, "w") as out:
             out.write(source)
