@@ -3,6 +3,7 @@
 // program is not needed), then the log read back into categorised diagnostics.
 #include "core/compile/compiler.h"
 
+#include "core/compile/compile_cache.h"
 #include "core/compile/include_policy.h"
 #include "core/compile/launch_args.h"
 #include "core/compile/triton_compiler.h"
@@ -235,8 +236,18 @@ private:
         return o;
     }
 
-    CompileResult compile(const std::vector<LocalHeader>& headers)
+    // NVRTC's output for this program: from the compile cache when it has compiled the very same
+    // inputs before, else from NVRTC (then stored). Deterministic outcomes only are stored: a
+    // success or a compile error, never an NVRTC failure such as running out of memory.
+    std::optional<NvrtcOutput> runNvrtc(const std::vector<LocalHeader>& headers, const std::vector<std::string>& names)
     {
+        NvrtcInputs inputs { m_result.nvrtcVersion, m_programName, m_candidate.source, m_result.options, {}, names };
+        for (const auto& h : headers)
+            inputs.headers.emplace_back(h.name, h.content);
+        CompileCache& cache = compileCache();
+        if (auto cached = cache.lookup(inputs, m_result.cache))
+            return cached;
+
         std::vector<const char*> headerTexts, headerNames;
         for (const auto& h : headers) {
             headerTexts.push_back(h.content.c_str());
@@ -245,24 +256,49 @@ private:
         nvrtcProgram program = nullptr;
         if (const auto rc = nvrtcCreateProgram(&program, m_candidate.source.c_str(), m_programName.c_str(),
                 static_cast<int>(headers.size()), headerTexts.data(), headerNames.data());
-            rc != NVRTC_SUCCESS)
-            return fail(error(m_file, 0, std::string("NVRTC: ") + nvrtcGetErrorString(rc), CompileErrorKind::Other));
+            rc != NVRTC_SUCCESS) {
+            m_createError = std::string("NVRTC: ") + nvrtcGetErrorString(rc);
+            return std::nullopt;
+        }
         struct Destroy {
             nvrtcProgram& p;
             ~Destroy() { nvrtcDestroyProgram(&p); }
         } destroy { program };
-
-        const auto kernels = launchedKernels(m_candidate);
-        for (const auto& [kernel, line] : kernels)
-            nvrtcAddNameExpression(program, kernel.c_str());
-
-        m_result.options = options();
+        for (const auto& name : names)
+            nvrtcAddNameExpression(program, name.c_str());
         std::vector<const char*> argv;
         for (const auto& o : m_result.options)
             argv.push_back(o.c_str());
+        NvrtcOutput out;
         const auto rc = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
-        m_result.log = programLog(program);
-        m_result.ptx = programPtx(program); // present even when ptxas failed: maps its errors to lines
+        out.status = static_cast<int>(rc);
+        out.log = programLog(program);
+        out.ptx = programPtx(program); // present even when ptxas failed: maps its errors to lines
+        if (rc == NVRTC_SUCCESS) {
+            out.cubin = programCubin(program);
+            for (const auto& name : names)
+                if (const char* lowered = nullptr;
+                    nvrtcGetLoweredName(program, name.c_str(), &lowered) == NVRTC_SUCCESS && lowered)
+                    out.loweredNames[name] = lowered;
+        }
+        if (rc == NVRTC_SUCCESS || rc == NVRTC_ERROR_COMPILATION)
+            cache.store(inputs, out);
+        return out;
+    }
+
+    CompileResult compile(const std::vector<LocalHeader>& headers)
+    {
+        const auto kernels = launchedKernels(m_candidate);
+        std::vector<std::string> names;
+        for (const auto& [kernel, line] : kernels)
+            names.push_back(kernel);
+        m_result.options = options();
+        const std::optional<NvrtcOutput> nvrtc = runNvrtc(headers, names);
+        if (!nvrtc)
+            return fail(error(m_file, 0, m_createError, CompileErrorKind::Other));
+        const auto rc = static_cast<nvrtcResult>(nvrtc->status);
+        m_result.log = nvrtc->log;
+        m_result.ptx = nvrtc->ptx;
         m_result.diagnostics = parseCompilerLog(m_result.log, m_programName, 0);
         for (auto& d : m_result.diagnostics) {
             if (d.file == m_programName)
@@ -280,14 +316,14 @@ private:
             explainSilentFailure(rc, resources);
             return finish(false);
         }
-        m_result.cubin = programCubin(program);
+        m_result.cubin = nvrtc->cubin;
         for (const auto& [kernel, line] : kernels) {
-            const char* lowered = nullptr;
-            if (nvrtcGetLoweredName(program, kernel.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
+            const auto lowered = nvrtc->loweredNames.find(kernel);
+            if (lowered == nvrtc->loweredNames.end())
                 return fail(error(
                     m_file, line, "no lowered name for kernel \"" + kernel + "\"", CompileErrorKind::MissingKernel));
             KernelResources k;
-            k.loweredName = lowered;
+            k.loweredName = lowered->second;
             const auto found = std::find_if(
                 resources.begin(), resources.end(), [&](const auto& r) { return r.loweredName == k.loweredName; });
             if (found != resources.end())
@@ -356,6 +392,7 @@ private:
     const std::string m_programName;
     const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
     CompileResult m_result;
+    std::string m_createError;
 };
 
 } // namespace

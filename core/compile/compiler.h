@@ -1,6 +1,7 @@
 #pragma once
 // Offline compilation of a candidate with NVRTC (no GPU, no driver) and what the compiler says
 // about it. The static report is telemetry: registers, shared memory, stack, spills, barriers.
+#include "core/compile/compile_cache.h"
 #include "core/model/candidate.h"
 #include "core/model/problem.h"
 
@@ -94,6 +95,7 @@ struct CompileResult {
     double compileMillis = 0.0;
     std::string nvrtcVersion; // "13.0"; for Triton candidates "triton 3.6.0"
     std::vector<std::string> options; // what NVRTC was given, for reproducing the compile
+    CacheUse cache = CacheUse::Off; // whether NVRTC ran (miss, off) or its output came from compile_cache.h
     const KernelResources* kernel(const std::string& name) const;
 };
 
