@@ -93,8 +93,9 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
 // Makes the session's proposer once the session exists (an LLM proposer streams into its events).
 using ProposerFactory = std::function<std::unique_ptr<Proposer>(const std::shared_ptr<LoopEvents>& events)>;
 
+// `one`: evaluate that candidate (in a session of its own, or as the next iteration of session `into`).
 int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
-    const TunableValues& oneTunables)
+    const TunableValues& oneTunables, std::int64_t into = 0)
 {
     const auto& recipe = o.recipe;
     const auto problem = loadProblem(recipe.problem);
@@ -114,12 +115,15 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
     if (config.mode == LoopMode::Review)
         session.setReviewGate(&prompt);
     try {
-        const auto summary
-            = one ? session.evaluateOne(*one, oneTunables, &g_interrupted) : session.run(*proposer, &g_interrupted);
+        const auto summary = one && into ? session.evaluateInto(into, *one, oneTunables, &g_interrupted)
+            : one                        ? session.evaluateOne(*one, oneTunables, &g_interrupted)
+                                         : session.run(*proposer, &g_interrupted);
         output.summary(summary);
         printPoolStatus(runners);
         if (summary.cancelled)
             return Interrupted;
+        if (into) // the session's baseline was measured when it ran
+            return summary.passed >= 1 ? Ok : Failure;
         if (one) // the baseline, then the candidate: both must pass
             return summary.passed >= 2 ? Ok : Failure;
         return summary.best ? Ok : Failure;
@@ -217,13 +221,18 @@ const CommandRegistration evaluate([](CLI::App& app) -> std::function<int()> {
     addCommon(cmd, *o);
     cmd->add_option("FILE", *file, "the candidate (.cu with // @kl declarations)")->required();
     cmd->add_option("--set", *sets, "NAME=VALUE for a tunable (repeatable)");
+    auto into = std::make_shared<std::int64_t>(0);
+    cmd->add_option("--session", *into,
+           "add the candidate to this stored session of the problem (its next iteration, built on its best) "
+           "instead of a session of its own")
+        ->check(CLI::PositiveNumber);
     return [=]() {
         takeRunnerArgs(*o);
         const auto candidate = loadCandidate(*file);
         const auto tunables = candidate.withOverrides(parseSets(*sets));
         auto config = session::loopConfig(o->recipe);
         config.proposerDetail = "human";
-        return runSession(*o, config, {}, &candidate, tunables);
+        return runSession(*o, config, {}, &candidate, tunables, *into);
     };
 });
 

@@ -1,5 +1,5 @@
 #pragma once
-// Inside the loop only: a candidate between TuningSession::begin (cached, or compiled and queued on
+// Inside the loop only: the incumbent, and a candidate between TuningSession::begin (cached, or compiled and queued on
 // the runner pool, or failed before the runner) and TuningSession::complete (recorded).
 #include "core/loop/evaluation.h"
 #include "core/loop/tuning_session.h"
@@ -9,6 +9,14 @@
 #include <optional>
 
 namespace kl {
+
+// The best candidate so far (or the one "continue from here" chose), what the next round starts from.
+struct TuningSession::Incumbent {
+    Proposal proposal;
+    IterationOutcome outcome;
+    std::vector<SizeTiming> timings;
+    StaticSummary statics;
+};
 
 struct TuningSession::Pending {
     EvaluatedCandidate e;

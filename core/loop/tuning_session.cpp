@@ -74,13 +74,6 @@ const char* loopPhaseName(LoopPhase phase)
     return "?";
 }
 
-struct TuningSession::Incumbent {
-    Proposal proposal;
-    IterationOutcome outcome;
-    std::vector<SizeTiming> timings;
-    StaticSummary statics;
-};
-
 TuningSession::TuningSession(const Problem& problem, store::Store& store, RunnerClient& runner, LoopConfig config)
     : m_problem(problem)
     , m_store(store)
@@ -105,7 +98,7 @@ void TuningSession::phase(int round, LoopPhase p, const std::string& detail)
     m_events->publish(PhaseChanged { round, p, detail });
 }
 
-void TuningSession::prepare(const std::string& proposerName)
+void TuningSession::startRunners()
 {
     m_device = m_pool->start(); // throws runner.no-device when no runner has a GPU
     m_limits = limitsOf(m_device, m_problem.arch);
@@ -121,6 +114,11 @@ void TuningSession::prepare(const std::string& proposerName)
     m_reference = std::make_unique<Reference>(Reference { job.reference, job.candidate });
 
     m_problemHash = m_store.addProblem(store::problemRecord(m_problem));
+}
+
+void TuningSession::prepare(const std::string& proposerName)
+{
+    startRunners();
     store::SessionRecord s;
     s.problemHash = m_problemHash;
     s.label = m_config.label;
@@ -352,6 +350,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
     }
     ++summary.passed;
     m_best = std::make_unique<Incumbent>(Incumbent { base, first.outcome, first.timings, first.statics });
+    remember(first);
     m_events->publish(IncumbentChanged { first.outcome, std::nullopt });
 
     LoopProgress progress;
@@ -368,6 +367,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             return finish(summary, "cancelled", start);
         }
         const int remaining = stop.maxIterations > 0 ? stop.maxIterations - progress.iterations : 1000;
+        adoptFork(); // "continue from here", asked for while the last round ran
         const auto ctx = context(round, remaining);
         phase(round, LoopPhase::Propose, proposer.kind());
         auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);
@@ -415,6 +415,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 tally.lastFailure = refused.category;
                 collect();
                 recordRefusal(refused, p, nullptr);
+                remember({ p, refused, {}, {} });
                 m_history.push_back(historyEntry(refused));
                 m_events->publish(IterationFinished { refused });
                 continue;
@@ -435,6 +436,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                     refused.detail = d.kind == ReviewDecision::Kind::Reject ? d.reason : d.steering;
                     collect();
                     recordRefusal(refused, p, &record);
+                    remember({ p, refused, {}, {} });
                     m_history.push_back(historyEntry(refused, d.reason));
                     m_events->publish(IterationFinished { refused });
                     continue;
@@ -464,6 +466,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             m_scaling.addRound(anyPassed, best);
         }
         for (const auto& e : batch) {
+            remember(e);
             m_history.push_back(historyEntry(e.outcome));
             m_events->publish(IterationFinished { e.outcome });
         }

@@ -84,6 +84,23 @@ public:
     LoopSummary evaluateOne(
         const Candidate& candidate, const TunableValues& tunables, const std::atomic<bool>* cancel = nullptr);
 
+    // One hand-written candidate into stored session `sessionId` of this problem, as its next
+    // iteration (proposer "human", its parent the session's best so far), timed against the
+    // baseline in the same job: the engineer's "Evaluate" into the open session, and `kernelloop-cli
+    // evaluate --session N`. The session's status stays; its summary counts the candidate (and names
+    // it best when it is faster). Throws "store.unknown-session", "session.other-problem",
+    // "session.running" (a live loop records it: hand it to that loop's proposer) and, like run(),
+    // "runner.no-device" before anything is stored (session_append.cpp).
+    LoopSummary evaluateInto(std::int64_t sessionId, const Candidate& candidate, const TunableValues& tunables,
+        const std::atomic<bool>* cancel = nullptr);
+
+    // "Continue from here": from the next round on, iteration `index` of this session is the incumbent
+    // the proposer starts from and the stored parent of the next proposals (a fork in the proposal
+    // tree). A measured iteration also becomes the bar the next candidates must beat; one that was not
+    // measured (failed, refused) is only the base. Safe from any thread while run() runs; the last
+    // request before a round wins. An index this loop has not recorded is ignored.
+    void continueFrom(int iterationIndex);
+
     const protocol::DeviceDescription& device() const { return m_device; }
     // Adds rounds to a running session's budget (no effect on a session without one). Safe from
     // any thread: the GUI's "extend budget" calls it while the loop runs.
@@ -93,6 +110,9 @@ private:
     struct Incumbent;
     struct Pending; // a candidate compiled and queued on the pool (or failed, or cached), not yet recorded
     void prepare(const std::string& proposerName);
+    void startRunners(); // the device, its limits, the compiled reference and baseline, the problem row
+    void adoptFork(); // a pending continueFrom, at a round's start
+    void remember(const EvaluatedCandidate& e); // what continueFrom can return to
     EvaluatedCandidate evaluate(
         const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel);
     std::unique_ptr<Pending> begin(const Proposal& proposal, int round, const std::atomic<bool>* cancel);
@@ -113,6 +133,8 @@ private:
     std::shared_ptr<LoopEvents> m_events = std::make_shared<LoopEvents>();
     ReviewGate* m_gate = nullptr;
     std::atomic<int> m_extraRounds { 0 };
+    std::atomic<int> m_forkTo { 0 }; // continueFrom's iteration index; 0: none asked
+    std::map<int, std::unique_ptr<Incumbent>> m_recorded; // by iteration index, for continueFrom
     StopPolicy currentStop() const;
 
     protocol::DeviceDescription m_device;

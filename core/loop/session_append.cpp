@@ -1,0 +1,142 @@
+// Adding to a session that exists: the engineer's candidate into a stored session (evaluateInto),
+// and "continue from here" inside a running one (continueFrom). Both keep the proposal tree in the
+// store true: the new candidate's parent is the iteration it was built on.
+#include "core/loop/tuning_session.h"
+
+#include "core/loop/pending_candidate.h"
+#include "core/model/error.h"
+#include "core/store/store.h"
+
+#include <algorithm>
+
+namespace kl {
+
+namespace {
+
+// The stored session's best passed iteration (highest speedup; ties: the earlier one).
+std::optional<store::IterationRow> bestRow(const std::vector<store::IterationRow>& rows)
+{
+    std::optional<store::IterationRow> best;
+    for (const auto& row : rows)
+        if (row.category == "passed" && row.speedup && row.candidateId && (!best || *row.speedup > *best->speedup))
+            best = row;
+    return best;
+}
+
+// The session's summary with one more evaluated candidate; it names the candidate best when it is.
+nlohmann::json countedSummary(
+    nlohmann::json summary, const IterationOutcome& outcome, const std::optional<store::IterationRow>& best)
+{
+    if (!summary.is_object())
+        summary = nlohmann::json::object();
+    summary["evaluated"] = summary.value("evaluated", 0) + 1;
+    if (outcome.category != "passed" || !outcome.speedup)
+        return summary;
+    summary["passed"] = summary.value("passed", 0) + 1;
+    const double bar = summary.contains("best_speedup") ? summary.value("best_speedup", 0.0)
+                                                        : (best ? best->speedup.value_or(0.0) : 0.0);
+    if (*outcome.speedup > bar) {
+        summary["best_iteration"] = outcome.index;
+        summary["best_speedup"] = *outcome.speedup;
+        if (outcome.medianUs)
+            summary["best_us"] = *outcome.medianUs;
+        if (outcome.pctOfCopy)
+            summary["best_pct_of_copy"] = *outcome.pctOfCopy;
+    }
+    return summary;
+}
+
+} // namespace
+
+LoopSummary TuningSession::evaluateInto(
+    std::int64_t sessionId, const Candidate& candidate, const TunableValues& tunables, const std::atomic<bool>* cancel)
+{
+    const auto start = Clock::now();
+    const auto stored = m_store.session(sessionId);
+    const std::string where = "session " + std::to_string(sessionId);
+    if (!stored)
+        throw Error("store.unknown-session", {}, where, "the store has no session " + std::to_string(sessionId));
+    if (stored->status == "running")
+        throw Error("session.running", {}, where,
+            "the session is still running; its own loop records new candidates (evaluate from the window or "
+            "process that runs it, or after it ends)");
+    if (stored->problemHash != m_problem.contentHash)
+        throw Error("session.other-problem", {}, where,
+            "the session is of problem \"" + stored->problemName + "\", not of \"" + m_problem.name
+                + "\" (or of another version of its file)");
+    startRunners();
+    m_sessionId = sessionId;
+    m_candidateIds.clear();
+
+    const auto rows = m_store.listIterations(sessionId);
+    int round = 0;
+    for (const auto& row : rows)
+        round = std::max(round, row.round.value_or(0));
+    ++round;
+    const auto best = bestRow(rows);
+    m_events->publish(SessionStarted { sessionId, m_problem.name, stored->proposer, m_device, LoopMode::Auto, 1, 1 });
+
+    Proposal proposal { candidate, tunables, "human", "a hand-written candidate", {}, {}, {}, {} };
+    auto e = evaluate(proposal, round, best ? best->candidateId : std::nullopt, cancel);
+    LoopSummary summary;
+    summary.sessionId = sessionId;
+    summary.candidatesPerRound = 1;
+    summary.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (e.outcome.category == "cancelled") {
+        summary.stopReason = "cancelled";
+        summary.cancelled = true;
+        m_events->publish(SessionFinished { "cancelled", summary });
+        return summary;
+    }
+    summary.rounds = 1;
+    summary.evaluated = 1;
+    if (e.outcome.category == "passed") {
+        summary.passed = 1;
+        summary.best = e.outcome;
+    }
+    m_events->publish(IterationFinished { e.outcome });
+    m_store.recordSessionSummary(sessionId, countedSummary(stored->summary, e.outcome, best));
+    summary.stopReason
+        = "evaluated into session " + std::to_string(sessionId) + " as iteration " + std::to_string(e.outcome.index);
+    phase(round, LoopPhase::Finished, summary.stopReason);
+    m_events->publish(SessionFinished { "finished", summary });
+    return summary;
+}
+
+void TuningSession::continueFrom(int iterationIndex)
+{
+    if (iterationIndex > 0)
+        m_forkTo.store(iterationIndex);
+}
+
+void TuningSession::remember(const EvaluatedCandidate& e)
+{
+    if (e.outcome.index > 0 && e.outcome.candidateId)
+        m_recorded[e.outcome.index]
+            = std::make_unique<Incumbent>(Incumbent { e.proposal, e.outcome, e.timings, e.statics });
+}
+
+void TuningSession::adoptFork()
+{
+    const int index = m_forkTo.exchange(0);
+    const auto chosen = m_recorded.find(index);
+    if (index <= 0 || chosen == m_recorded.end() || !m_best)
+        return;
+    const Incumbent& from = *chosen->second;
+    const int previous = m_best->outcome.index;
+    if (from.outcome.category == "passed" && !from.timings.empty()) {
+        *m_best = from; // its figures are the bar now
+    } else {
+        // Not measured: the base the proposer edits and the parent in the tree; the bar stays the best's timings.
+        m_best->proposal = from.proposal;
+        m_best->outcome.index = from.outcome.index;
+        m_best->outcome.candidateId = from.outcome.candidateId;
+        m_best->outcome.sourceHash = from.outcome.sourceHash;
+        m_best->outcome.tunables = from.outcome.tunables;
+        m_best->statics = from.statics;
+    }
+    if (m_best->outcome.index != previous)
+        m_events->publish(IncumbentChanged { m_best->outcome, previous });
+}
+
+} // namespace kl
