@@ -15,12 +15,15 @@ public:
 
     // Null when NVML is absent or does not answer.
     std::optional<double> smClockMhz() const;
+    // The GPU die's temperature (°C), or null: the copy ceiling is re-measured when it moves.
+    std::optional<double> temperatureC() const;
 
 private:
     void* m_library = nullptr;
     void* m_device = nullptr;
     using GetClock = int (*)(void*, int, unsigned*);
     GetClock m_getClock = nullptr;
+    GetClock m_getTemperature = nullptr; // same shape: (device, which, unsigned*)
 };
 
 } // namespace kl::runner

@@ -7,7 +7,9 @@
 #include "runner/job_failure.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 namespace kl::runner {
@@ -35,7 +37,38 @@ protocol::TimingSummary summaryOf(const Measurement& m)
     s.reps = static_cast<int>(m.summary.count);
     s.graphMedianUs = m.graphMedianUs;
     s.samplesUs = m.samplesUs;
+    if (m.interval.known) {
+        s.medianLowUs = m.interval.low;
+        s.medianHighUs = m.interval.high;
+    }
+    s.stoppedBy = m.stoppedBy;
     return s;
+}
+
+// The request's protocol, unless $KERNELLOOP_TIMING (adaptive | fixed) overrides it for this runner:
+// a knob for comparing the two protocols in one session (scripts/gpu-throughput.sh); the reply says
+// which protocol ran.
+bool adaptiveRepetitions(const protocol::EvaluateOptions& options)
+{
+    if (const char* chosen = std::getenv("KERNELLOOP_TIMING")) {
+        if (std::string(chosen) == "fixed")
+            return false;
+        if (std::string(chosen) == "adaptive")
+            return true;
+    }
+    return options.repetitions == protocol::EvaluateOptions::Repetitions::Adaptive;
+}
+
+// Whether a copy timed earlier still stands for now: same SM clock (within 1%, at least 15 MHz) and
+// temperature (within 5 C), both read right after a candidate's timed runs, i.e. under the same load.
+// Without NVML readings nothing can be compared and the copy is timed again.
+bool sameConditions(std::optional<double> clockThen, std::optional<double> tempThen, std::optional<double> clockNow,
+    std::optional<double> tempNow)
+{
+    if (!clockThen || !clockNow || !tempThen || !tempNow)
+        return false;
+    return std::abs(*clockNow - *clockThen) <= std::max(15.0, 0.01 * *clockThen)
+        && std::abs(*tempNow - *tempThen) <= 5.0;
 }
 
 std::string formatMicros(double us)
@@ -249,10 +282,16 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     int timedCases = 0;
     for (const protocol::Case& c : request.cases)
         timedCases += c.timed;
-    // The budget is shared: half to the candidate, a quarter each to the baseline and the copy.
+    // The budget is shared: half to the candidate, a quarter each to the baseline and the copy. Under
+    // the adaptive protocol it is a cap, and the baseline and copy, timed right after the candidate on a
+    // GPU that is already busy and clocked up, get a fifth of their warm-up.
+    const bool adaptive = adaptiveRepetitions(options);
+    timing.repetitions = adaptive ? "adaptive" : "fixed";
     const double share = options.timeBudgetMs / std::max(timedCases, 1);
-    auto budget = [&](double fraction) {
-        return TimingBudget { options.warmupMs * fraction, options.minReps, options.maxReps, share * fraction };
+    auto budget = [&](double fraction, bool followsCandidate) {
+        const double warmup = options.warmupMs * fraction * (adaptive && followsCandidate ? 0.2 : 1.0);
+        return TimingBudget { warmup, options.minReps, options.maxReps, share * fraction, adaptive,
+            options.intervalHalfWidth, options.adaptiveMinReps };
     };
 
     int done = 0;
@@ -268,7 +307,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
 
         ProgramRunner candidateRunner(
             m_device, candidate, testCase.programs.candidate, memory.buffersFor(Role::Candidate));
-        Measurement measured = clock.measure([&] { candidateRunner.enqueue(); }, budget(0.5));
+        Measurement measured = clock.measure([&] { candidateRunner.enqueue(); }, budget(0.5, false));
+        const std::optional<double> clockNow = m_clock.smClockMhz(), tempNow = m_clock.temperatureC();
         if (measured.summary.median < options.graphBelowUs)
             measured.graphMedianUs = clock.graphReplayMedian([&] { candidateRunner.enqueue(); });
         timed.candidate = summaryOf(measured);
@@ -277,7 +317,7 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         if (baseline && testCase.programs.baseline) {
             ProgramRunner baselineRunner(
                 m_device, *baseline, *testCase.programs.baseline, memory.buffersFor(Role::Baseline));
-            Measurement base = clock.measure([&] { baselineRunner.enqueue(); }, budget(0.25));
+            Measurement base = clock.measure([&] { baselineRunner.enqueue(); }, budget(0.25, true));
             if (base.summary.median < options.graphBelowUs)
                 base.graphMedianUs = clock.graphReplayMedian([&] { baselineRunner.enqueue(); });
             timed.baseline = summaryOf(base);
@@ -287,8 +327,16 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         progress("time", ++done, timedCases * 3);
 
         // A copy moving the same bytes (half read, half written), in the same job and conditions.
+        // Adaptive: once per size and runner while the clock and temperature stay where they were.
         const auto half = static_cast<std::size_t>(testCase.bytes / 2.0) / 4 * 4;
-        if (half >= 4) {
+        const auto cachedCopy = m_copies.find(half);
+        if (half >= 4 && adaptive && cachedCopy != m_copies.end()
+            && sameConditions(cachedCopy->second.smClockMhz, cachedCopy->second.temperatureC, clockNow, tempNow)) {
+            timed.copy = cachedCopy->second.summary;
+            timed.copySource = "cached";
+            if (timed.candidate.medianUs > 0.0)
+                timed.pctOfCopy = 100.0 * timed.copy->medianUs / timed.candidate.medianUs;
+        } else if (half >= 4) {
             DeviceBuffer source(m_device.driver(), half);
             DeviceBuffer target(m_device.driver(), half);
             KL_CU(m_device.driver(), cuMemsetD32Async, source.pointer(), 0x3c003c00u, half / 4, m_device.stream());
@@ -297,8 +345,11 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
                     KL_CU(m_device.driver(), cuMemcpyDtoDAsync, target.pointer(), source.pointer(), half,
                         m_device.stream());
                 },
-                budget(0.25));
+                budget(0.25, true));
             timed.copy = summaryOf(copy);
+            timed.copySource = "measured";
+            if (adaptive)
+                m_copies[half] = CopyTiming { *timed.copy, clockNow, tempNow };
             if (timed.candidate.medianUs > 0.0)
                 timed.pctOfCopy = 100.0 * timed.copy->medianUs / timed.candidate.medianUs;
         }
@@ -314,6 +365,7 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     }
     // Right after the timed runs, while the clocks are still where the runs left them.
     timing.smClockMhz = m_clock.smClockMhz();
+    timing.temperatureC = m_clock.temperatureC();
     return timing;
 }
 

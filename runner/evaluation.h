@@ -11,6 +11,7 @@
 #include "runner/timer.h"
 #include "runner/verifier.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -43,6 +44,12 @@ private:
     std::unique_ptr<HelperKernels> m_helpers;
     std::unique_ptr<Timer> m_timer;
     std::optional<protocol::DeviceDescription> m_description;
+    // The same-size copy per bytes copied, with the SM clock and temperature when it was timed.
+    struct CopyTiming {
+        protocol::TimingSummary summary;
+        std::optional<double> smClockMhz, temperatureC;
+    };
+    std::map<std::size_t, CopyTiming> m_copies;
     Profiler m_profiler;
     PcSampler m_sampler;
     ClockReader m_clock;

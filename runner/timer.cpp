@@ -37,7 +37,6 @@ void Timer::flushCaches()
 
 Measurement Timer::measure(const std::function<void()>& work, const TimingBudget& budget)
 {
-    const CudaDriver& cu = m_device.driver();
     using Clock = std::chrono::steady_clock;
 
     // Warm-up: module loading, instruction caches, clocks ramping up under load.
@@ -54,25 +53,50 @@ Measurement Timer::measure(const std::function<void()>& work, const TimingBudget
     const double perRunMs
         = std::chrono::duration<double, std::milli>(Clock::now() - warmStart).count() / std::max(warmRuns, 1);
 
-    const int reps = std::clamp(static_cast<int>(budget.budgetMs / std::max(perRunMs, 1e-3)),
-        std::max(budget.minReps, 1), std::max(budget.maxReps, budget.minReps));
     Measurement measurement;
-    measurement.samplesUs.reserve(static_cast<std::size_t>(reps));
-    for (int done = 0; done < reps;) {
-        const int batch = std::min(kBatch, reps - done);
-        for (int i = 0; i < batch; ++i) {
-            flush();
-            KL_CU(cu, cuEventRecord, m_events[static_cast<std::size_t>(i)].start(), m_device.stream());
-            work();
-            KL_CU(cu, cuEventRecord, m_events[static_cast<std::size_t>(i)].end(), m_device.stream());
+    if (!budget.adaptive) {
+        const int reps = std::clamp(static_cast<int>(budget.budgetMs / std::max(perRunMs, 1e-3)),
+            std::max(budget.minReps, 1), std::max(budget.maxReps, budget.minReps));
+        measurement.samplesUs.reserve(static_cast<std::size_t>(reps));
+        for (int done = 0; done < reps; done += std::min(kBatch, reps - done))
+            timeBatch(work, std::min(kBatch, reps - done), measurement.samplesUs);
+        measurement.stoppedBy = "budget";
+    } else {
+        // The minimum first, then a quarter more (at least 10) at a time until the rule stops it: each
+        // check costs a host wait, so checking after every run would idle the GPU.
+        const verify::StopRule rule { budget.halfWidth, std::max(budget.adaptiveMinReps, 1),
+            std::max(budget.maxReps, 1), budget.budgetMs };
+        const auto started = Clock::now();
+        std::size_t next = static_cast<std::size_t>(std::min(rule.minReps, rule.maxReps));
+        for (;;) {
+            while (measurement.samplesUs.size() < next)
+                timeBatch(work, static_cast<int>(std::min<std::size_t>(kBatch, next - measurement.samplesUs.size())),
+                    measurement.samplesUs);
+            const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+            if (const auto stop = verify::shouldStop(measurement.samplesUs, elapsed, rule)) {
+                measurement.stoppedBy = std::string(verify::stopReasonName(*stop));
+                break;
+            }
+            next = std::min(static_cast<std::size_t>(rule.maxReps), next + std::max<std::size_t>(10, next / 4));
         }
-        waitGuarded(m_device, "timing");
-        for (int i = 0; i < batch; ++i)
-            measurement.samplesUs.push_back(m_events[static_cast<std::size_t>(i)].elapsedMicros());
-        done += batch;
     }
     measurement.summary = verify::summarize(measurement.samplesUs);
+    measurement.interval = verify::medianInterval(measurement.samplesUs);
     return measurement;
+}
+
+void Timer::timeBatch(const std::function<void()>& work, int runs, std::vector<double>& samplesUs)
+{
+    const CudaDriver& cu = m_device.driver();
+    for (int i = 0; i < runs; ++i) {
+        flush();
+        KL_CU(cu, cuEventRecord, m_events[static_cast<std::size_t>(i)].start(), m_device.stream());
+        work();
+        KL_CU(cu, cuEventRecord, m_events[static_cast<std::size_t>(i)].end(), m_device.stream());
+    }
+    waitGuarded(m_device, "timing");
+    for (int i = 0; i < runs; ++i)
+        samplesUs.push_back(m_events[static_cast<std::size_t>(i)].elapsedMicros());
 }
 
 double Timer::graphReplayMedian(const std::function<void()>& work, int copies, int replays)

@@ -6,14 +6,24 @@
 // Compute's flushed-and-invalidated caches do not charge. On an H200, layernorm_gelu's baseline
 // (71.1 us in ncu) read 76.9 us with a memset-only flush (as triton's do_bench: 77-78 us) and
 // 72.6 us with the read-back. Warm-up first, then at
-// least min_reps runs or as many as the time budget allows, summarised by median and spread. Short kernels also get a
-// CUDA-graph replay figure, where launch overhead no longer dominates.
+// least min_reps runs or as many as the time budget allows (the fixed protocol), or, adaptive, until
+// the 95% interval of the median is within +-halfWidth of it (core/verify/median_interval.h), summarised by
+// median and spread. Short kernels also get a CUDA-graph replay figure, where launch overhead no longer dominates.
+//
+// Flush size: twice the L2 (the default, flushBytes 0), not a fixed 256 MiB. What must leave L2 is
+// the previous run's lines; a buffer as large as the L2 is not enough because the replacement is not
+// strict LRU and Hopper's L2 is two partitions that may each hold a copy of a line, so a 1x buffer
+// can leave part of the old working set resident; 2x writes-then-reads every set more than once.
+// Each flush costs about 2 x 2 x L2 bytes of DRAM traffic (~60 us on an H200 for 2 x 60 MiB), so a
+// larger buffer only slows every repetition.
+#include "core/verify/median_interval.h"
 #include "core/verify/statistics.h"
 #include "runner/device.h"
 #include "runner/helper_kernels.h"
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kl::runner {
@@ -23,12 +33,17 @@ struct TimingBudget {
     int minReps = 100;
     int maxReps = 2000;
     double budgetMs = 400.0; // for this measurement
+    bool adaptive = false; // stop on the median's interval instead of spending the budget
+    double halfWidth = 0.005; // adaptive: relative half-width of the median's 95% interval
+    int adaptiveMinReps = 20;
 };
 
 struct Measurement {
     verify::SampleSummary summary; // microseconds
     std::vector<double> samplesUs;
     std::optional<double> graphMedianUs;
+    verify::MedianInterval interval; // of samplesUs
+    std::string stoppedBy; // "interval", "max-reps", "time-cap" (adaptive) or "budget" (fixed)
 };
 
 class Timer {
@@ -46,6 +61,7 @@ public:
 
 private:
     void flush();
+    void timeBatch(const std::function<void()>& work, int runs, std::vector<double>& samplesUs);
     const Device& m_device;
     const HelperKernels& m_helpers;
     DeviceBuffer m_flush;

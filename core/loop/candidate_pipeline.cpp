@@ -40,7 +40,10 @@ std::string optionsKey(const protocol::EvaluateOptions& o)
     return "seed=" + std::to_string(o.seed) + ";trials=" + std::to_string(o.trials) + ";reps="
         + std::to_string(o.minReps) + "-" + std::to_string(o.maxReps) + ";flush=" + std::to_string(o.flushBytes)
         + ";profile=" + std::string(protocol::metricSetName(o.profile)) + ";time=" + (o.time ? "1" : "0")
-        + (o.pcSampling ? ";lines=1" : ""); // a cached result without samples must not answer a request for them
+        + (o.pcSampling ? ";lines=1" : "") // a cached result without samples must not answer a request for them
+        + (o.repetitions == protocol::EvaluateOptions::Repetitions::Fixed
+                ? std::string(";reps=fixed")
+                : ";reps=adaptive" + std::to_string(o.intervalHalfWidth) + "/" + std::to_string(o.adaptiveMinReps));
 }
 
 bool cacheable(const std::string& category)

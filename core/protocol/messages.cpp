@@ -393,7 +393,9 @@ void to_json(nlohmann::json& j, const EvaluateRequest& m)
     j["options"] = { { "seed", o.seed }, { "trials", o.trials }, { "warmup_ms", o.warmupMs }, { "min_reps", o.minReps },
         { "max_reps", o.maxReps }, { "time_budget_ms", o.timeBudgetMs }, { "flush_bytes", o.flushBytes },
         { "graph_below_us", o.graphBelowUs }, { "profile", metricSetName(o.profile) }, { "pc_sampling", o.pcSampling },
-        { "time", o.time } };
+        { "time", o.time },
+        { "repetitions", o.repetitions == EvaluateOptions::Repetitions::Fixed ? "fixed" : "adaptive" },
+        { "interval_half_width", o.intervalHalfWidth }, { "adaptive_min_reps", o.adaptiveMinReps } };
     nlohmann::json modules { { "candidate", toJson(m.modules.candidate) } };
     if (!m.pythonReference)
         modules["reference"] = toJson(m.modules.reference);
@@ -441,6 +443,19 @@ void from_json(const nlohmann::json& j, EvaluateRequest& m)
             opt.profile = readEnum(*o, "profile", kMetricSets);
         opt.pcSampling = o->booleanOr("pc_sampling", opt.pcSampling);
         opt.time = o->booleanOr("time", opt.time);
+        if (o->has("repetitions")) {
+            const std::string repetitions = o->string("repetitions");
+            if (repetitions != "adaptive" && repetitions != "fixed")
+                o->fail("repetitions", "must be \"adaptive\" or \"fixed\"");
+            opt.repetitions
+                = repetitions == "fixed" ? EvaluateOptions::Repetitions::Fixed : EvaluateOptions::Repetitions::Adaptive;
+        }
+        opt.intervalHalfWidth = o->numberOr("interval_half_width", opt.intervalHalfWidth);
+        if (!(opt.intervalHalfWidth > 0.0))
+            o->fail("interval_half_width", "must be positive");
+        opt.adaptiveMinReps = static_cast<int>(o->integerOr("adaptive_min_reps", opt.adaptiveMinReps));
+        if (opt.adaptiveMinReps < 1) // above max_reps is fine: max_reps wins
+            o->fail("adaptive_min_reps", "must be at least 1");
     }
     m.pythonReference.reset();
     if (auto python = r.optionalObject("python_reference")) {

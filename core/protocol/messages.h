@@ -70,6 +70,13 @@ struct EvaluateOptions {
     double timeBudgetMs = 400.0;
     std::int64_t flushBytes = 0; // 0: twice the L2
     double graphBelowUs = 10.0;
+    // Adaptive: repeat until the 95% interval of the median is within +-intervalHalfWidth of it (at
+    // least adaptiveMinReps, at most maxReps, within the time budget). Fixed: as many runs as the time
+    // budget allows, at least minReps (the protocol before adaptive; kept to compare the two).
+    enum class Repetitions { Adaptive, Fixed };
+    Repetitions repetitions = Repetitions::Adaptive;
+    double intervalHalfWidth = 0.005;
+    int adaptiveMinReps = 20;
     MetricSet profile = MetricSet::Default;
     bool pcSampling = false;
     bool time = true; // false: verify only
@@ -260,6 +267,11 @@ struct TimingSummary {
     int reps = 0;
     std::optional<double> graphMedianUs; // CUDA-graph replay, for short kernels
     std::vector<double> samplesUs;
+    // The 95% interval of the median (order statistics) and why the runs stopped ("interval",
+    // "max-reps", "time-cap" under the adaptive protocol; "budget" under the fixed one). Last, so
+    // that positional initialisers of the fields above stay valid.
+    std::optional<double> medianLowUs = std::nullopt, medianHighUs = std::nullopt;
+    std::string stoppedBy = {};
 };
 
 struct CaseTiming {
@@ -269,6 +281,7 @@ struct CaseTiming {
     TimingSummary candidate;
     std::optional<TimingSummary> baseline;
     std::optional<TimingSummary> copy;
+    std::string copySource; // "measured" in this job, or "cached": the same size measured earlier by this runner
     double gbps = 0.0;
     double tflops = 0.0;
     std::optional<double> pctOfCopy;
@@ -284,6 +297,8 @@ struct CaseTiming {
 
 struct Timing {
     std::optional<double> smClockMhz;
+    std::optional<double> temperatureC;
+    std::string repetitions; // "adaptive" | "fixed"; empty in replies of older runners
     std::vector<CaseTiming> cases;
 };
 

@@ -129,9 +129,15 @@ CaseVerification readCaseVerification(const JsonReader& r)
 
 nlohmann::json toJson(const TimingSummary& t)
 {
-    return { { "median_us", t.medianUs }, { "p20_us", t.p20Us }, { "p80_us", t.p80Us }, { "min_us", t.minUs },
+    nlohmann::json j { { "median_us", t.medianUs }, { "p20_us", t.p20Us }, { "p80_us", t.p80Us }, { "min_us", t.minUs },
         { "mean_us", t.meanUs }, { "cv", t.cv }, { "reps", t.reps },
         { "graph_median_us", optionalNumber(t.graphMedianUs) }, { "samples_us", t.samplesUs } };
+    // Only from runners that report them: older fixtures keep their keys.
+    if (t.medianLowUs && t.medianHighUs)
+        j["median_ci_us"] = { *t.medianLowUs, *t.medianHighUs };
+    if (!t.stoppedBy.empty())
+        j["stopped_by"] = t.stoppedBy;
+    return j;
 }
 
 TimingSummary readSummary(const JsonReader& r)
@@ -145,6 +151,11 @@ TimingSummary readSummary(const JsonReader& r)
     t.cv = r.numberOr("cv", 0.0);
     t.reps = static_cast<int>(r.integerOr("reps", 0));
     t.graphMedianUs = r.optionalNumber("graph_median_us");
+    if (const auto ci = r.arrayOr("median_ci_us"); ci.size() == 2) {
+        t.medianLowUs = ci[0].asNumber();
+        t.medianHighUs = ci[1].asNumber();
+    }
+    t.stoppedBy = r.stringOr("stopped_by", "");
     for (const auto& s : r.arrayOr("samples_us"))
         t.samplesUs.push_back(s.asNumber());
     return t;
@@ -169,6 +180,8 @@ nlohmann::json toJson(const CaseTiming& c)
     }
     if (!c.torchCompileError.empty())
         j["torch_compile_error"] = c.torchCompileError;
+    if (!c.copySource.empty())
+        j["copy_source"] = c.copySource;
     return j;
 }
 
@@ -195,6 +208,7 @@ CaseTiming readCaseTiming(const JsonReader& r)
     c.speedupVsEager = r.optionalNumber("speedup_vs_eager");
     c.speedupVsCompile = r.optionalNumber("speedup_vs_compile");
     c.torchCompileError = r.stringOr("torch_compile_error", "");
+    c.copySource = r.stringOr("copy_source", "");
     return c;
 }
 
@@ -337,6 +351,10 @@ void to_json(nlohmann::json& j, const EvaluateResult& m)
         for (const auto& c : m.timing->cases)
             cases.push_back(toJson(c));
         j["timing"] = { { "sm_clock_mhz", optionalNumber(m.timing->smClockMhz) }, { "cases", cases } };
+        if (m.timing->temperatureC)
+            j["timing"]["temperature_c"] = *m.timing->temperatureC;
+        if (!m.timing->repetitions.empty())
+            j["timing"]["repetitions"] = m.timing->repetitions;
     } else {
         j["timing"] = nullptr;
     }
@@ -367,6 +385,8 @@ void from_json(const nlohmann::json& j, EvaluateResult& m)
     if (auto t = r.optionalObject("timing")) {
         Timing timing;
         timing.smClockMhz = t->optionalNumber("sm_clock_mhz");
+        timing.temperatureC = t->optionalNumber("temperature_c");
+        timing.repetitions = t->stringOr("repetitions", "");
         for (const auto& c : t->arrayOr("cases"))
             timing.cases.push_back(readCaseTiming(c));
         m.timing = std::move(timing);

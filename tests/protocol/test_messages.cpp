@@ -340,6 +340,48 @@ private slots:
         QCOMPARE(back.phasesMs.at("verify"), 41.0);
     }
 
+    // The adaptive timing's fields (H1, issue 14): the protocol chosen in the request, the median's
+    // interval, why the runs stopped, the copy's source and the temperature in the reply; absent in
+    // an older runner's reply (then empty), refused when malformed.
+    void adaptiveTimingFields()
+    {
+        auto request = fullRequest();
+        QVERIFY(request.options.repetitions == EvaluateOptions::Repetitions::Adaptive); // the default
+        request.options.repetitions = EvaluateOptions::Repetitions::Fixed;
+        request.options.intervalHalfWidth = 0.01;
+        request.options.adaptiveMinReps = 30;
+        const auto backRequest = parseMessage<EvaluateRequest>(toLine(request));
+        QVERIFY(backRequest.options.repetitions == EvaluateOptions::Repetitions::Fixed);
+        QCOMPARE(backRequest.options.intervalHalfWidth, 0.01);
+        QCOMPARE(backRequest.options.adaptiveMinReps, 30);
+
+        auto result = fullResult();
+        auto& c = result.timing->cases[0];
+        c.candidate.medianLowUs = 48.6;
+        c.candidate.medianHighUs = 48.9;
+        c.candidate.stoppedBy = "interval";
+        c.copySource = "cached";
+        result.timing->temperatureC = 41;
+        result.timing->repetitions = "adaptive";
+        checkRoundTrip(result);
+        const auto back = parseMessage<EvaluateResult>(toLine(result));
+        QCOMPARE(*back.timing->cases[0].candidate.medianLowUs, 48.6);
+        QCOMPARE(*back.timing->cases[0].candidate.medianHighUs, 48.9);
+        QCOMPARE(back.timing->cases[0].candidate.stoppedBy, std::string("interval"));
+        QCOMPARE(back.timing->cases[0].copySource, std::string("cached"));
+        QCOMPARE(*back.timing->temperatureC, 41.0);
+        QCOMPARE(back.timing->repetitions, std::string("adaptive"));
+
+        const auto old = parseMessage<EvaluateResult>(toLine(fullResult())); // no such keys
+        QVERIFY(!old.timing->cases[0].candidate.medianLowUs);
+        QVERIFY(old.timing->cases[0].candidate.stoppedBy.empty());
+        QVERIFY(old.timing->cases[0].copySource.empty());
+        QVERIFY(old.timing->repetitions.empty());
+        const auto oldJson = nlohmann::json::parse(toLine(fullResult()));
+        QVERIFY(!oldJson["timing"]["cases"][0]["candidate"].contains("median_ci_us"));
+        QVERIFY(!oldJson["timing"]["cases"][0].contains("copy_source"));
+    }
+
     void evaluateFailureHasNulls()
     {
         const auto f = EvaluateResult::failure("12", Category::Timeout, "ran past 2000 ms");
@@ -478,6 +520,10 @@ private slots:
                                      << u"options.trials"_qs << u"1..100"_qs;
         QTest::newRow("unknown profile") << edited([](auto& j) { j["options"]["profile"] = "everything"; })
                                          << u"request"_qs << u"options.profile"_qs << u"not one of"_qs;
+        QTest::newRow("unknown repetitions") << edited([](auto& j) { j["options"]["repetitions"] = "some"; })
+                                             << u"request"_qs << u"options.repetitions"_qs << u"adaptive"_qs;
+        QTest::newRow("zero half width") << edited([](auto& j) { j["options"]["interval_half_width"] = 0; })
+                                         << u"request"_qs << u"options.interval_half_width"_qs << u"positive"_qs;
 
         const auto result = nlohmann::json::parse(toLine(fullResult()));
         const auto editedResult = [&](auto edit) {
