@@ -132,7 +132,9 @@ void printReport(std::ostream& out, const StaticReport& r)
         { 0, 1, 8 });
     for (const auto& l : r.launches) {
         const auto& o = l.occupancy;
-        launches.add({ l.sizes.label, l.kernel, dims(l.launch.grid), dims(l.launch.block), bytes(l.launch.sharedBytes),
+        // Dynamic: the launch rule's plus what Triton's compiler sizes (its metadata's "shared").
+        const std::int64_t dynamicShared = l.launch.sharedBytes + l.resources.launchSharedBytes;
+        launches.add({ l.sizes.label, l.kernel, dims(l.launch.grid), dims(l.launch.block), bytes(dynamicShared),
             std::to_string(l.launch.threadsPerBlock()), std::to_string(o.blocksPerSm),
             fixed(100.0 * o.theoretical, 1) + " %", o.error.empty() ? occupancyLimiterName(o.limiter) : "-",
             o.error.empty() ? fixed(l.waves, 2) : "-" });

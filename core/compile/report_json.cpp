@@ -65,7 +65,8 @@ json staticReportJson(const StaticReport& report)
     for (const auto& l : report.launches) {
         launches.push_back({ { "kernel", l.kernel }, { "size", l.sizes.label }, { "sizes", l.sizes.values },
             { "grid", l.launch.grid }, { "block", l.launch.block }, { "threads_per_block", l.launch.threadsPerBlock() },
-            { "blocks", l.launch.blocks() }, { "dynamic_shared_bytes", l.launch.sharedBytes },
+            { "blocks", l.launch.blocks() },
+            { "dynamic_shared_bytes", l.launch.sharedBytes + l.resources.launchSharedBytes },
             { "shared_bytes", l.sharedBytes }, { "needs_shared_opt_in", l.needsSharedOptIn },
             { "registers", l.resources.registers }, { "occupancy", occupancyJson(l.occupancy) }, { "waves", l.waves },
             { "whole_waves", l.wholeWaves } });

@@ -49,7 +49,7 @@ StaticReport analyseCandidate(const Problem& problem, const Candidate& candidate
     if (compileOptions.includeDir.empty())
         compileOptions.includeDir = problem.dir;
     if (candidate.language == CandidateLanguage::Triton)
-        compileOptions.tritonSignature = tritonSignature(problem, candidate);
+        compileOptions.tritonSignature = tritonSignature(problem, candidate, &report.tunables);
     report.compile = compileCandidate(candidate, compileOptions);
     if (!report.compile.ok)
         return report;

@@ -4,6 +4,7 @@
 #include "core/compile/python_tool.h"
 #include "core/model/error.h"
 #include "core/model/expression.h"
+#include "core/model/launch_plan.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,25 @@ CompileResult failed(CompileErrorKind kind, const std::string& file, int line, s
         + (line > 0 ? " at " + file + ":" + std::to_string(line) : std::string()) + ": " + message;
     r.log = message;
     return r;
+}
+
+// Line `line` (1-based) of the source, trimmed; "" when there is none.
+std::string sourceLineText(const std::string& source, int line)
+{
+    if (line <= 0)
+        return {};
+    std::size_t pos = 0;
+    for (int n = 1; n < line; ++n) {
+        pos = source.find('\n', pos);
+        if (pos == std::string::npos)
+            return {};
+        ++pos;
+    }
+    const auto end = std::min(source.find('\n', pos), source.size());
+    const std::string text = source.substr(pos, end - pos);
+    const auto first = text.find_first_not_of(" \t");
+    const auto last = text.find_last_not_of(" \t\r");
+    return first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
 }
 
 std::string firstLines(const std::string& text, std::size_t most)
@@ -79,26 +99,83 @@ std::string tritonTypeName(DType type)
     return "i32";
 }
 
-std::vector<std::string> tritonSignature(const Problem& problem, const Candidate& candidate)
+namespace {
+
+bool isInteger(DType type)
+{
+    return type == DType::I8 || type == DType::U8 || type == DType::I32 || type == DType::I64;
+}
+
+// For each launch argument: a multiple of 16 at every main size? Any main size the launch cannot
+// be planned at (a broken constraint) specialises nothing: the compile must not assume what it
+// cannot check.
+std::vector<bool> multiplesOf16AtMainSizes(
+    const Problem& problem, const Candidate& candidate, const TunableValues& tunables)
+{
+    std::vector<bool> divisible(candidate.launches.front().args.size(), !problem.mainSizes.empty());
+    try {
+        for (const auto& sizes : problem.mainSizes) {
+            const LaunchPlan plan = planLaunches(problem, candidate, sizes, tunables);
+            const auto& args = plan.launches.front().args;
+            for (std::size_t i = 0; i < divisible.size(); ++i) {
+                const bool multiple = i < args.size() && args[i].kind == PlannedArg::Kind::Value
+                    && std::fmod(args[i].value, 16.0) == 0.0;
+                divisible[i] = divisible[i] && multiple;
+            }
+        }
+    } catch (const Error&) {
+        std::fill(divisible.begin(), divisible.end(), false);
+    }
+    return divisible;
+}
+
+} // namespace
+
+std::vector<std::string> tritonSignature(
+    const Problem& problem, const Candidate& candidate, const TunableValues* tunables)
 {
     std::vector<std::string> signature;
     if (candidate.launches.empty())
         return signature;
     const auto& rule = candidate.launches.front();
+    std::vector<bool> divisible;
     for (const auto& arg : rule.args) {
         const TensorSpec* tensor = problem.tensor(arg.expression);
         const auto scratch = std::find_if(candidate.scratch.begin(), candidate.scratch.end(),
             [&](const ScratchBuffer& s) { return s.name == arg.expression; });
-        if (tensor)
-            signature.push_back("*" + tritonTypeName(tensor->dtype));
-        else if (scratch != candidate.scratch.end())
-            signature.push_back("*" + tritonTypeName(scratch->dtype));
-        else if (const ScalarSpec* scalar = problem.scalar(arg.expression); scalar && !arg.typeGiven)
-            signature.push_back(tritonTypeName(scalar->dtype));
-        else
-            signature.push_back(tritonTypeName(arg.type)); // an expression: i32 unless "as TYPE"
+        if (tensor || scratch != candidate.scratch.end()) {
+            signature.push_back("*" + tritonTypeName(tensor ? tensor->dtype : scratch->dtype) + ":16");
+            continue;
+        }
+        const ScalarSpec* scalar = problem.scalar(arg.expression);
+        const DType type = scalar && !arg.typeGiven ? scalar->dtype : arg.type; // an expression: i32 unless "as TYPE"
+        signature.push_back(tritonTypeName(type));
+        if (!isInteger(type))
+            continue;
+        if (divisible.empty())
+            divisible = multiplesOf16AtMainSizes(
+                problem, candidate, tunables ? candidate.withOverrides(*tunables) : candidate.defaults());
+        if (divisible[signature.size() - 1])
+            signature.back() += ":16";
     }
     return signature;
+}
+
+std::vector<std::string> tritonDivisibleArguments(const CompileResult& compiled)
+{
+    std::vector<std::string> names;
+    for (const auto& option : compiled.options) {
+        if (option.rfind("divisible=", 0) != 0)
+            continue;
+        std::size_t pos = std::string("divisible=").size();
+        while (pos < option.size()) {
+            const auto end = std::min(option.find(',', pos), option.size());
+            if (end > pos)
+                names.push_back(option.substr(pos, end - pos));
+            pos = end + 1;
+        }
+    }
+    return names;
 }
 
 std::string tritonCompileRequest(const Candidate& candidate, const CompileOptions& options)
@@ -142,9 +219,40 @@ std::string reasonOf(const std::string& message)
     return reason < message.size() ? message.substr(reason) : std::string();
 }
 
+// The innermost reason in a traceback of nested Triton errors: the line after the last caret line
+// that is not Python's own traceback text ("Shape element 0 must be a power of 2").
+std::string reasonInTraceback(const std::string& traceback)
+{
+    std::string reason;
+    bool afterCaret = false;
+    std::size_t pos = 0;
+    while (pos < traceback.size()) {
+        const auto end = std::min(traceback.find('\n', pos), traceback.size());
+        const std::string line = traceback.substr(pos, end - pos);
+        pos = end + 1;
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos)
+            continue;
+        if (line.find('^') != std::string::npos && line.find_first_not_of(" \t^~") == std::string::npos) {
+            afterCaret = true;
+            continue;
+        }
+        if (afterCaret && line.rfind("Traceback", first) != first && line.rfind("The above exception", first) != first
+            && line.rfind("File ", first) != first && line.rfind("During handling", first) != first
+            && line.find("Error: at ") == std::string::npos) // the outer error's own excerpt header
+            reason = line.substr(first);
+        afterCaret = false;
+    }
+    return reason;
+}
+
 CompileErrorKind classifyTritonError(const std::string& exception, const std::string& message)
 {
     const std::string m = lower(reasonOf(message));
+    // Triton's blocks have power-of-two shapes (tl.arange, tl.zeros, ...): a shape is part of a
+    // block's type, so a BLOCK_N of 1000 is a type error of the line that builds the block.
+    if (contains(m, "power of 2") || contains(m, "power of two"))
+        return CompileErrorKind::TypeMismatch;
     if (exception == "SyntaxError" || exception == "IndentationError" || exception == "TabError")
         return CompileErrorKind::Syntax;
     if (exception == "NameError" || exception == "UnboundLocalError" || contains(m, "is not defined"))
@@ -180,10 +288,21 @@ CompileResult readTritonReply(
     const std::string version = reply.value("triton_version", "");
     if (!reply.value("ok", false)) {
         const std::string exception = reply.value("exception", "");
-        const std::string message = reply.value("message", "");
+        std::string message = reply.value("message", "");
         const int line = reply.value("line", 0);
-        CompileResult r = failed(classifyTritonError(exception, message), candidate.fileName, line,
-            (exception.empty() ? "" : exception + ": ") + firstLines(message, 6));
+        // A CompilationError's message may quote the source and stop there; its cause is in the traceback.
+        if (reasonOf(message).empty())
+            if (const std::string reason = reasonInTraceback(reply.value("traceback", "")); !reason.empty())
+                message += (message.empty() || message.back() == '\n' ? "" : "\n") + reason;
+        std::string text = (exception.empty() ? "" : exception + ": ");
+        if (const std::string reason = firstLines(reasonOf(message), 3); !reason.empty() && reason != message) {
+            text += reason; // the reason first, then the offending line as the candidate has it
+            if (const std::string code = sourceLineText(candidate.source, line); !code.empty())
+                text += " (line " + std::to_string(line) + ": " + code + ")";
+        } else {
+            text += firstLines(message, 6);
+        }
+        CompileResult r = failed(classifyTritonError(exception, message), candidate.fileName, line, text);
         r.diagnostics.front().column = reply.value("column", 0);
         r.log = reply.value("traceback", message);
         r.nvrtcVersion = version.empty() ? "" : "triton " + version;
@@ -200,6 +319,18 @@ CompileResult readTritonReply(
     r.compileMillis = reply.value("compile_ms", 0.0);
     r.options = { "num_warps=" + std::to_string(reply.value("num_warps", 0)),
         "num_stages=" + std::to_string(reply.value("num_stages", 0)), "target=" + reply.value("target", "") };
+    // What the kernel was specialised on, as the JIT would have: the integers guarded in the kernel
+    // (a launch where one is not a multiple of 16 runs the general copy), or why that was dropped.
+    std::string divisible;
+    const nlohmann::json specialisation = reply.value("specialisation", nlohmann::json::object());
+    for (const auto& name : specialisation.value("divisible", nlohmann::json::array()))
+        if (name.is_string())
+            divisible += (divisible.empty() ? "" : ",") + name.get<std::string>();
+    if (!divisible.empty())
+        r.options.push_back("divisible=" + divisible);
+    std::string dropped;
+    if (const auto d = specialisation.find("dropped"); d != specialisation.end() && d->is_string())
+        dropped = d->get<std::string>();
     const nlohmann::json metadata = reply.value("metadata", nlohmann::json::object());
     KernelResources k;
     k.name = candidate.launches.front().kernel;
@@ -226,6 +357,10 @@ CompileResult readTritonReply(
     r.kernels.push_back(k);
     r.ok = true;
     r.summary = "compiled by Triton " + version;
+    if (!divisible.empty())
+        r.summary += "; specialised on " + divisible + " as multiples of 16 (checked in the kernel at each launch)";
+    else if (!dropped.empty())
+        r.summary += "; not specialised (the guarded compile failed: " + firstLines(dropped, 1) + ")";
     return r;
 }
 

@@ -19,7 +19,16 @@ std::string tritonTypeName(DType type);
 // The positional argument types of the candidate's launch ("*fp16" for a buffer, the scalar's or
 // the expression's type for a value), in order. Throws kl::Error("plan.unknown-name") like the
 // launch plan does for an argument that is neither.
-std::vector<std::string> tritonSignature(const Problem& problem, const Candidate& candidate);
+// Specialisation, as Triton's JIT would do it: buffers are "*fp16:16" (the runner allocates each
+// 256-byte aligned), and an integer argument that is a multiple of 16 at every main size (with these
+// tunables; the candidate's defaults when none are given) is "i32:16". The helper then guards it in
+// the kernel (python/kernelloop/triton_aot.py): other sizes take an unspecialised copy of the body.
+std::vector<std::string> tritonSignature(
+    const Problem& problem, const Candidate& candidate, const TunableValues* tunables = nullptr);
+
+// The integer arguments a compiled Triton kernel was specialised on (multiples of 16, guarded in
+// the kernel), from CompileResult::options' "divisible=" entry; empty when none.
+std::vector<std::string> tritonDivisibleArguments(const CompileResult& compiled);
 
 // The helper's request for one compile: kernel, signature, constexpr values (evaluated over the
 // tunables), num_warps, num_stages, the target. Throws kl::Error (expression.*) with the line.

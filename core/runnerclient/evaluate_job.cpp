@@ -14,7 +14,7 @@ CompiledCandidate compileOne(TunedCandidate tuned, const Problem& problem, Compi
     options.includeDir = problem.dir;
     CompiledCandidate out { std::move(tuned), {} };
     if (out.tuned.candidate.language == CandidateLanguage::Triton)
-        options.tritonSignature = tritonSignature(problem, out.tuned.candidate);
+        options.tritonSignature = tritonSignature(problem, out.tuned.candidate, &out.tuned.tunables);
     out.compiled = compileCandidate(out.tuned.candidate, options);
     return out;
 }

@@ -4,13 +4,26 @@
     python3 triton_aot.py REQUEST.json OUT_DIR
 
 REQUEST (written by core/compile/triton_compiler.cpp):
-    {"source": "...", "file": "candidate.py", "kernel": "ln_gelu", "signature": ["*fp16", "i32"],
+    {"source": "...", "file": "candidate.py", "kernel": "ln_gelu", "signature": ["*fp16:16", "i32:16", "i32"],
      "constexprs": {"BLOCK_N": 1024}, "num_warps": 4, "num_stages": 3, "capability": 90, "line": 12}
+  A ":16" after a type is Triton's own AOT notation (triton/tools/compile.py): the value is a multiple
+  of 16 (pointers: 16-byte aligned) where it matters, at the problem's main sizes.
 OUT_DIR/reply.json:
     {"ok": true, "triton_version", "metadata": {...}, "ptx", "ptxas_log", "implicit_params": [...],
-     "params": [...], "compile_ms", "num_warps", "num_stages", "target"}  and OUT_DIR/kernel.cubin
+     "params": [...], "compile_ms", "num_warps", "num_stages", "target",
+     "specialisation": {"divisible": ["N", ...], "guard": "in-kernel", "dropped": null}}  and OUT_DIR/kernel.cubin
   or {"ok": false, "stage", "exception", "message", "line", "column", "traceback"}.
 The C++ side names the error (syntax, type-mismatch, ...); this side finds the candidate's line.
+
+Specialisation, as Triton's JIT does it: the JIT compiles one kernel per launch with every pointer
+and every integer argument that is a multiple of 16 marked so (tt.divisibility), which is what lets
+it prove 16-byte alignment and a mask constant over 8 halves: vectorised loads and stores. Ahead of
+time there is no launch to look at, so the pointers are marked (the runner allocates every buffer
+256-byte aligned, as PyTorch's allocator does) and the integers named ":16" get a guard in the kernel
+itself: a wrapper of the candidate's name tests them at each launch and runs the candidate's body
+inlined twice, once with them marked (they are rewritten as (v // 16) * 16, which equals v there and
+which Triton's alignment analysis knows is a multiple of 16) and once as they are. A launch size that
+breaks the assumption (an odd fuzz size, a padded row) takes the general copy: never a wrong result.
 """
 import json
 import os
@@ -73,6 +86,14 @@ def failure(stage, error, source, kernel, path, started):
     inner = error.__cause__ or error.__context__
     if inner is not None and str(inner) and str(inner) not in message:  # the reason, not only the excerpt
         message += "\n%s: %s" % (type(inner).__name__, inner)
+    deepest = error
+    for _ in range(16):  # a chain, never a cycle, but bounded all the same
+        if (deepest.__cause__ or deepest.__context__) is None:
+            break
+        deepest = deepest.__cause__ or deepest.__context__
+    reason = [text for text in str(deepest).strip().splitlines() if text.strip()]
+    if reason and reason[-1].strip() not in message:  # Triton's nested errors: the innermost says why
+        message += "\n" + reason[-1].strip()
     return {"ok": False, "stage": stage, "exception": exception_name(error), "message": message,
             "line": line, "column": column, "traceback": traceback.format_exc(limit=8),
             "compile_ms": (time.perf_counter() - started) * 1e3}
@@ -118,6 +139,39 @@ def ptxas_report(ptx):
             return "ptxas -v did not run: %s" % error
 
 
+def split_type(kind):
+    """"i32:16" -> ("i32", True); "*fp16" -> ("*fp16", False)."""
+    base, _, hint = kind.partition(":")
+    return base, hint == "16"
+
+
+def wrapper_source(kernel, names, constexpr_names, divisible):
+    """A @triton.jit of the candidate kernel's name and parameters that tests the `divisible`
+    integers at each launch and calls the candidate (Triton inlines it) with them marked as
+    multiples of 16 where they are, and unchanged where not."""
+    params = ", ".join(name + (": tl.constexpr" if name in constexpr_names else "") for name in names)
+    guard = " & ".join("((%s %% 16) == 0)" % name for name in divisible)
+    marked = ", ".join("%s=%s" % (name, "(%s // 16) * 16" % name if name in divisible else name) for name in names)
+    plain = ", ".join("%s=%s" % (name, name) for name in names)
+    return ("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef %s(%s):\n"
+            "    if %s:\n        _kl_candidate_kernel(%s)\n    else:\n        _kl_candidate_kernel(%s)\n"
+            % (kernel, params, guard, marked, plain))
+
+
+def load_wrapper(folder, kernel, fn, names, constexpr_names, divisible):
+    """The wrapper as a JIT function (Triton reads its source from the file, so it is a file)."""
+    import importlib.util
+    path = os.path.join(folder, "kl_specialised.py")
+    with open(path, "w") as out:
+        out.write(wrapper_source(kernel, names, constexpr_names, divisible))
+    spec = importlib.util.spec_from_file_location("kl_specialised", path)
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__["_kl_candidate_kernel"] = fn
+    sys.modules["kl_specialised"] = module
+    spec.loader.exec_module(module)
+    return getattr(module, kernel)
+
+
 def compile_request(request, out_dir):
     started = time.perf_counter()
     source, kernel = request["source"], request["kernel"]
@@ -157,7 +211,8 @@ def compile_request(request, out_dir):
         return plain_failure("TypeError", "%s has no parameter %s (its parameters: %s)"
                              % (kernel, ", ".join(unknown), ", ".join(names)), request.get("line", 0))
     positional = [name for name in names if name not in constexprs]
-    types = list(request["signature"])
+    hinted = [split_type(kind) for kind in request["signature"]]
+    types = [kind for kind, _ in hinted]
     if len(positional) != len(types):
         return plain_failure("TypeError", "the launch passes %d positional arguments but %s takes %d besides "
                              "the constexprs given (%s)" % (len(types), kernel, len(positional),
@@ -170,16 +225,31 @@ def compile_request(request, out_dir):
              for name, kind in zip(positional, types) if kind.startswith("*")}
     options = {"num_warps": int(request.get("num_warps", 4)), "num_stages": int(request.get("num_stages", 3))}
     target = GPUTarget("cuda", int(request.get("capability", 90)), 32)
+    divisible = [name for name, (kind, hint) in zip(positional, hinted) if hint and not kind.startswith("*")
+                 and kind.lstrip("u").startswith("i")]
+    specialisation = {"divisible": divisible, "guard": "in-kernel" if divisible else None, "dropped": None}
     dropped = None
-    try:
+    compiled = None
+    if divisible:
         try:
-            compiled = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=target, options=options)
-        except (KeyError, AttributeError, AssertionError) as error:
-            tb = traceback.extract_tb(error.__traceback__)
-            if any(frame.filename == path for frame in tb):
-                raise
-            dropped = "%s: %s" % (type(error).__name__, error)  # another attrs format: compile without hints
-            compiled = triton.compile(ASTSource(fn, signature, constexprs), target=target, options=options)
+            wrapper = load_wrapper(folder, kernel, fn, names, set(constexprs), divisible)
+            compiled = triton.compile(ASTSource(wrapper, signature, constexprs, attrs), target=target,
+                                      options=options)
+        except BaseException as error:  # noqa: BLE001 - fall back to the candidate as written, below
+            specialisation.update({"divisible": [], "guard": None,
+                                   "dropped": "%s: %s" % (type(error).__name__, str(error).strip()[-400:])})
+            compiled = None
+    try:
+        if compiled is None:
+            try:
+                compiled = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=target,
+                                          options=options)
+            except (KeyError, AttributeError, AssertionError) as error:
+                tb = traceback.extract_tb(error.__traceback__)
+                if any(frame.filename == path for frame in tb):
+                    raise
+                dropped = "%s: %s" % (type(error).__name__, error)  # another attrs format: compile without hints
+                compiled = triton.compile(ASTSource(fn, signature, constexprs), target=target, options=options)
     except BaseException as error:  # noqa: BLE001
         return failure("compile", error, source, kernel, path, started)
     compile_ms = (time.perf_counter() - started) * 1e3
@@ -200,7 +270,8 @@ def compile_request(request, out_dir):
             "params": [{"name": name, "type": signature[name]} for name in positional]
                       + [{"name": extra["name"], "type": "*i8"} for extra in implicit],
             "num_warps": options["num_warps"], "num_stages": options["num_stages"],
-            "target": "cuda:%d" % target.arch, "compile_ms": compile_ms, "attrs_dropped": dropped}
+            "target": "cuda:%d" % target.arch, "compile_ms": compile_ms, "attrs_dropped": dropped,
+            "specialisation": specialisation}
 
 
 def main(argv):

@@ -110,8 +110,11 @@ private slots:
         QCOMPARE(plan.launches[0].block, (std::array<std::int64_t, 3> { 256, 1, 1 }));
         QCOMPARE(plan.launches[0].grid[0], std::int64_t(8192));
         QCOMPARE(plan.launches[0].args.size(), std::size_t(8));
+        // Specialised as Triton's JIT would be at the main size 8192x4096: pointers aligned, N and
+        // the row strides (4096) multiples of 16; eps is no integer.
         QCOMPARE(tritonSignature(p, p.baseline),
-            (std::vector<std::string> { "*fp16", "*fp16", "*fp16", "*fp16", "i32", "i32", "i32", "fp32" }));
+            (std::vector<std::string> {
+                "*fp16:16", "*fp16:16", "*fp16:16", "*fp16:16", "i32:16", "i32:16", "i32:16", "fp32" }));
 
         // A reference file without reference(...) is refused with its own category.
         const fs::path dir = fs::temp_directory_path() / ("kl-triton-problem-" + std::to_string(::getpid()));
@@ -121,6 +124,73 @@ private slots:
         std::ofstream(dir / "reference.py") << "import torch\ndef ref(x):\n    return x\n";
         expectError([&] { loadProblem(dir / "problem.json"); }, "problem.bad-reference", "reference(**tensors");
         fs::remove_all(dir);
+    }
+
+    // An integer is marked only where it is a multiple of 16 at EVERY main size: one main size
+    // with N = 4100 unmarks N and the strides (the kernel then has no guarded copy for them).
+    void specialisesOnlyWhatHoldsAtEveryMainSize()
+    {
+        Problem p = loadProblem(kExample / "problem.json");
+        SizeSet odd = p.mainSizes.front();
+        odd.label = "64x4100";
+        odd.values["M"] = 64;
+        odd.values["N"] = 4100;
+        p.mainSizes.push_back(odd);
+        QCOMPARE(tritonSignature(p, p.baseline),
+            (std::vector<std::string> { "*fp16:16", "*fp16:16", "*fp16:16", "*fp16:16", "i32", "i32", "i32", "fp32" }));
+        // An expression argument follows the tunables it is given: BLOCK_N itself, passed as a value.
+        Candidate c = p.baseline;
+        p.mainSizes.pop_back();
+        c.launches[0].args[4].expression = "BLOCK_N / 32";
+        const TunableValues at256 = { { "BLOCK_N", 256 } }, at512 = { { "BLOCK_N", 512 } };
+        QCOMPARE(tritonSignature(p, c, &at256).at(4), std::string("i32")); // 8
+        QCOMPARE(tritonSignature(p, c, &at512).at(4), std::string("i32:16")); // 16
+    }
+
+    // The helper's guard in the kernel (python/kernelloop/triton_aot.py wrapper_source), read by a
+    // real Python: the marked copy for multiples of 16, the candidate as written otherwise.
+    void helperWrapsTheKernelInAGuard()
+    {
+        if (!fs::exists("/usr/bin/python3"))
+            QSKIP("no /usr/bin/python3");
+        const fs::path helper = fs::path(KL_SOURCE_DIR) / "python" / "kernelloop";
+        const fs::path out = fs::temp_directory_path() / ("kl-triton-wrapper-" + std::to_string(::getpid()) + ".py");
+        const std::string command = "/usr/bin/python3 -c \"import sys; sys.path.insert(0, '" + helper.string()
+            + "'); import triton_aot as t; src = t.wrapper_source('ln_gelu', ['x_ptr', 'N', 'stride_x', 'eps', "
+              "'BLOCK_N'], {'BLOCK_N'}, ['N', 'stride_x']); compile(src, 'w', 'exec'); print(src)\" > "
+            + out.string();
+        QCOMPARE(std::system(command.c_str()), 0);
+        const std::string source = readFile(out);
+        fs::remove(out);
+        QVERIFY2(source.find("def ln_gelu(x_ptr, N, stride_x, eps, BLOCK_N: tl.constexpr):") != std::string::npos,
+            source.c_str());
+        QVERIFY2(source.find("if ((N % 16) == 0) & ((stride_x % 16) == 0):") != std::string::npos, source.c_str());
+        QVERIFY(source.find("N=(N // 16) * 16, stride_x=(stride_x // 16) * 16, eps=eps, BLOCK_N=BLOCK_N")
+            != std::string::npos);
+        QVERIFY(source.find("else:\n        _kl_candidate_kernel(x_ptr=x_ptr, N=N, stride_x=stride_x, eps=eps")
+            != std::string::npos);
+    }
+
+    // The reply says what the kernel was specialised on: the options and summary carry it.
+    void specialisationInTheReply()
+    {
+        const fs::path dir = kFixtures / "ok";
+        if (!fs::exists(dir / "reply.json"))
+            QSKIP("no recorded reply (scripts/gpu-triton.sh records them on a GPU machine)");
+        const Problem p = loadProblem(kExample / "problem.json");
+        nlohmann::json reply = nlohmann::json::parse(readFile(dir / "reply.json"));
+        reply["specialisation"]
+            = { { "divisible", { "N", "stride_x" } }, { "guard", "in-kernel" }, { "dropped", nullptr } };
+        CompileResult r = readTritonReply(reply.dump(), readFile(dir / "kernel.cubin"), p.baseline, {});
+        QVERIFY2(r.ok, r.summary.c_str());
+        QCOMPARE(tritonDivisibleArguments(r), (std::vector<std::string> { "N", "stride_x" }));
+        QVERIFY2(r.summary.find("specialised on N,stride_x") != std::string::npos, r.summary.c_str());
+        reply["specialisation"] = { { "divisible", nlohmann::json::array() }, { "dropped", "CompilationError: boom" } };
+        r = readTritonReply(reply.dump(), readFile(dir / "kernel.cubin"), p.baseline, {});
+        QVERIFY(tritonDivisibleArguments(r).empty());
+        QVERIFY2(
+            r.summary.find("not specialised (the guarded compile failed: CompilationError: boom)") != std::string::npos,
+            r.summary.c_str());
     }
 
     void numWarpsMustBeAPowerOfTwo()
@@ -180,6 +250,10 @@ private slots:
         QTest::newRow("no triton") << "NeedsTriton"
                                    << "needs Triton"
                                    << "needs-triton";
+        QTest::newRow("power of two") << "CompilationError"
+                                      << "at 2:11:\n    cols = tl.arange(0, BLOCK_N)\n           ^\n"
+                                         "arange's range must be a power of 2"
+                                      << "type-mismatch";
         QTest::newRow("other") << "RuntimeError"
                                << "something"
                                << "other";
@@ -213,8 +287,10 @@ private slots:
                                         << "missing-kernel" << 12; // the launch line
         QTest::newRow("unknown constexpr") << "args"
                                            << "type-mismatch" << 12;
+        // Triton's "Shape element 0 must be a power of 2" is only in the recorded traceback (the
+        // message quotes the source and stops): a type error of line 20, tl.zeros([BLOCK_N]).
         QTest::newRow("arange not a power of two") << "not_pow2"
-                                                   << "other" << 20;
+                                                   << "type-mismatch" << 20;
     }
     void recordedReplies()
     {
@@ -231,6 +307,10 @@ private slots:
         if (line > 0)
             QCOMPARE(r.diagnostics.at(0).line, line);
         QVERIFY2(r.summary.find(compileErrorKindName(r.kind)) == 0, r.summary.c_str());
+        if (variant == QLatin1String("not_pow2"))
+            QVERIFY2(r.summary.find("must be a power of 2 (line 20: total = tl.zeros([BLOCK_N], dtype=tl.float32))")
+                    != std::string::npos,
+                r.summary.c_str());
     }
 
     void recordedSuccess()
