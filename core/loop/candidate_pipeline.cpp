@@ -62,14 +62,14 @@ EvaluatedCandidate TuningSession::evaluate(
     return complete(*pending, parentId);
 }
 
-// Cache, compile and static analysis here; the runner's job is queued on the pool and runs meanwhile.
+// The cache, then (unless the round compiles later) compile and static analysis here; the runner's job
+// is queued on the pool and runs meanwhile.
 std::unique_ptr<TuningSession::Pending> TuningSession::begin(
-    const Proposal& proposal, int round, const std::atomic<bool>* cancel)
+    const Proposal& proposal, int round, const std::atomic<bool>* cancel, bool queueNow)
 {
     auto pending = std::make_unique<Pending>();
     pending->start = Clock::now();
     pending->round = round;
-    const auto start = pending->start;
     EvaluatedCandidate& e = pending->e;
     EvaluationArtifacts& a = pending->a;
     e.proposal = proposal;
@@ -106,62 +106,79 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
                 // A stored row this version cannot read gives no findings; the result itself stands.
             }
         }
+    } else if (queueNow) {
+        compileAndQueue(*pending, cancel);
     } else {
-        phase(round, LoopPhase::Compile, o.fileName);
-        CompileOptions options;
-        options.arch = m_problem.arch;
-        options.includeDir = m_problem.dir;
+        pending->awaitingCompile = true; // the round compiles its candidates side by side (compile_stage.h)
+    }
+    return pending;
+}
+
+// Compile, static analysis and the pool's job: no store access, so a round's candidates may run
+// this on several threads at once (the event stream and the pool are thread-safe).
+void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* cancel)
+{
+    Pending* pending = &queued;
+    pending->awaitingCompile = false;
+    const auto start = pending->start;
+    const int round = pending->round;
+    const auto& proposal = pending->e.proposal;
+    EvaluationArtifacts& a = pending->a;
+    IterationOutcome& o = pending->e.outcome;
+    phase(round, LoopPhase::Compile, o.fileName);
+    CompileOptions options;
+    options.arch = m_problem.arch;
+    options.includeDir = m_problem.dir;
+    try {
+        a.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, options, m_limits);
+    } catch (const Error& error) {
+        o.status = "failed";
+        o.category = error.category();
+        o.detail = error.what();
+    }
+    o.phasesMs["compile"] = msSince(start);
+    if (a.report) {
+        a.staticJson = staticReportJson(*a.report);
+        a.statics = staticTelemetry(*a.report);
+        a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
+        // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is one).
+        if (!a.report->compile.ok) {
+            o.status = "failed";
+            o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
+            o.detail = a.report->compile.summary;
+        } else if (!a.report->ok()) {
+            o.status = "failed";
+            o.category = "too-many-resources";
+            o.detail = a.report->firstProblem();
+        }
+    }
+    if (o.category.empty()) {
+        EvaluateJob job { m_reference->reference,
+            CompiledCandidate { TunedCandidate { proposal.candidate, proposal.tunables }, a.report->compile },
+            m_reference->baseline };
+        std::optional<protocol::EvaluateRequest> request;
         try {
-            a.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, options, m_limits);
+            request = buildEvaluateRequest(m_problem, job, m_config.evaluate);
         } catch (const Error& error) {
             o.status = "failed";
             o.category = error.category();
             o.detail = error.what();
         }
-        o.phasesMs["compile"] = msSince(start);
-        if (a.report) {
-            a.staticJson = staticReportJson(*a.report);
-            a.statics = staticTelemetry(*a.report);
-            a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
-            if (!a.report->compile.ok) {
-                o.status = "failed";
-                o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
-                o.detail = a.report->compile.summary;
-            } else if (!a.report->ok()) {
-                o.status = "failed";
-                o.category = "too-many-resources";
-                o.detail = a.report->firstProblem();
-            }
-        }
-        if (o.category.empty()) {
-            EvaluateJob job { m_reference->reference,
-                CompiledCandidate { TunedCandidate { proposal.candidate, proposal.tunables }, a.report->compile },
-                m_reference->baseline };
-            std::optional<protocol::EvaluateRequest> request;
-            try {
-                request = buildEvaluateRequest(m_problem, job, m_config.evaluate);
-            } catch (const Error& error) {
-                o.status = "failed";
-                o.category = error.category();
-                o.detail = error.what();
-            }
-            if (request) {
-                phase(round, LoopPhase::Verify, o.fileName);
-                JobOptions jo;
-                jo.timeout = m_config.jobTimeout;
-                jo.cancel = cancel;
-                // On the runner's worker thread: only copies and the (thread-safe) event stream.
-                jo.progress = [this, round, file = o.fileName](const protocol::Progress& p) {
-                    if (p.phase == "time")
-                        phase(round, LoopPhase::Benchmark, file);
-                    else if (p.phase == "profile" || p.phase == "pc-sampling")
-                        phase(round, LoopPhase::Profile, file);
-                };
-                pending->job = m_pool->submit(std::move(*request), std::move(jo));
-            }
+        if (request) {
+            phase(round, LoopPhase::Verify, o.fileName);
+            JobOptions jo;
+            jo.timeout = m_config.jobTimeout;
+            jo.cancel = cancel;
+            // On the runner's worker thread: only copies and the (thread-safe) event stream.
+            jo.progress = [this, round, file = o.fileName](const protocol::Progress& p) {
+                if (p.phase == "time")
+                    phase(round, LoopPhase::Benchmark, file);
+                else if (p.phase == "profile" || p.phase == "pc-sampling")
+                    phase(round, LoopPhase::Profile, file);
+            };
+            pending->job = m_pool->submit(std::move(*request), std::move(jo));
         }
     }
-    return pending;
 }
 
 // Waits for the runner's answer, then findings and the rows that record it, on the loop's thread.

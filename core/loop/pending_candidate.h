@@ -24,6 +24,7 @@ struct TuningSession::Pending {
     std::optional<std::future<pool::PooledResult>> job;
     Clock::time_point start;
     int round = 0;
+    bool awaitingCompile = false; // not cached: compileAndQueue comes next
 };
 
 } // namespace kl

@@ -8,6 +8,7 @@
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
+#include "core/pool/compile_stage.h"
 #include "core/pool/runner_pool.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
@@ -397,10 +398,30 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             }
             pending.clear();
         };
-        for (auto& p : proposals) {
+        // Without review, the round's candidates compile side by side, one per usable runner, each
+        // queued on the pool once compiled, so that no GPU waits behind another candidate's compile
+        // (core/pool/compile_stage.h); the cache is read first, here, on the loop's store.
+        std::vector<std::unique_ptr<Pending>> compiled(proposals.size());
+        if (!(m_config.mode == LoopMode::Review && m_gate) && m_pool->usableRunners() > 1) {
+            std::vector<Pending*> toCompile;
+            for (std::size_t i = 0; i < proposals.size(); ++i)
+                if (proposals[i].failure.empty()) {
+                    compiled[i] = begin(proposals[i], round, cancel, false);
+                    if (compiled[i]->awaitingCompile)
+                        toCompile.push_back(compiled[i].get());
+                }
+            pool::compileConcurrently(int(toCompile.size()), pool::compileWidth(m_pool->usableRunners()),
+                [&](int i) { compileAndQueue(*toCompile[std::size_t(i)], cancel); });
+        }
+        for (std::size_t at = 0; at < proposals.size(); ++at) {
+            auto& p = proposals[at];
             summary.tokens += exchangeTokens(p.exchanges);
-            if (cancel && cancel->load())
+            if (cancel && cancel->load()) {
+                for (auto& rest : compiled) // queued already: answered as cancelled, never recorded
+                    if (rest)
+                        pending.push_back(std::move(rest));
                 break;
+            }
             IterationOutcome refused;
             refused.round = round;
             refused.proposer = p.proposer;
@@ -448,7 +469,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                     p.hypothesis = d.reason.empty() ? "edited by the engineer" : d.reason;
                 }
             }
-            pending.push_back(begin(p, round, cancel));
+            pending.push_back(compiled[at] ? std::move(compiled[at]) : begin(p, round, cancel));
         }
         collect();
         phase(round, LoopPhase::Decide, {});

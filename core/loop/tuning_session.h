@@ -115,7 +115,9 @@ private:
     void remember(const EvaluatedCandidate& e); // what continueFrom can return to
     EvaluatedCandidate evaluate(
         const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel);
-    std::unique_ptr<Pending> begin(const Proposal& proposal, int round, const std::atomic<bool>* cancel);
+    std::unique_ptr<Pending> begin(
+        const Proposal& proposal, int round, const std::atomic<bool>* cancel, bool queueNow = true);
+    void compileAndQueue(Pending& pending, const std::atomic<bool>* cancel); // thread-safe: no store access
     EvaluatedCandidate complete(Pending& pending, std::optional<std::int64_t> parentId);
     ProposalContext context(int round, int remaining) const;
     void phase(int round, LoopPhase phase, const std::string& detail = {});

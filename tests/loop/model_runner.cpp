@@ -86,6 +86,34 @@ bool forDevice(const char* variable, int device, std::string* rest = nullptr)
     return true;
 }
 
+// KL_MODEL_RUNNER_PHASE_MS="verify=70,time=340,profile=185": each job spends that long in each phase
+// (profile only when the job profiles), announced by a progress line as the real runner does: the
+// pool simulation (bench/pool) runs GPUs of the H200's measured per-phase latencies.
+void phaseLatencies(const EvaluateRequest& e)
+{
+    const char* spec = std::getenv("KL_MODEL_RUNNER_PHASE_MS");
+    if (!spec || !*spec)
+        return;
+    std::string text = spec;
+    for (std::size_t at = 0; at < text.size();) {
+        auto end = text.find(',', at);
+        if (end == std::string::npos)
+            end = text.size();
+        const auto item = text.substr(at, end - at);
+        at = end + 1;
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+            continue;
+        const auto phase = item.substr(0, eq);
+        if (phase == "profile" && e.options.profile == MetricSet::None)
+            continue;
+        if (phase == "time" && !e.options.time)
+            continue;
+        std::cout << toLine(Progress { e.id, phase, 0, 1 }) << std::flush;
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(item.substr(eq + 1))));
+    }
+}
+
 TimingSummary summary(double median, std::mt19937_64& rng)
 {
     TimingSummary t;
@@ -154,6 +182,7 @@ int main(int argc, char** argv)
                 std::raise(SIGKILL);
             }
             dieOnceIfAsked(*e);
+            phaseLatencies(*e);
             if (delayMs > 0) {
                 std::cout << toLine(Progress { e->id, "time", 0, 1 }) << std::flush;
                 std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
