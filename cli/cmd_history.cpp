@@ -10,6 +10,7 @@
 #include "core/review/kernel_export.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
+#include "core/store/code_listings.h"
 #include "core/store/store.h"
 
 #include <ctime>
@@ -218,13 +219,16 @@ const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
     };
 });
 
-// `show --lines`: the stored PC samples summed per source line of the candidate, hottest first.
+// `show --lines`: the stored PC samples summed per source line of the candidate, hottest first,
+// then which machine code (SASS/PTX) the iteration keeps for the GUI's pane.
 std::string hotLinesText(const store::IterationDetail& d)
 {
     const auto sampling = d.result ? lines::pcSamplingFromJson(d.result->pcSampling) : std::nullopt;
+    const std::string listings = "code: "
+        + store::codeListingsText(store::codeListingsOf(d.result ? d.result->compile : nlohmann::json())) + "\n";
     if (!sampling)
-        return "no PC sampling for this iteration; run with --metrics lines\n";
-    return lines::hotLinesReport(*sampling, d.candidate ? d.candidate->source : std::string(), 10);
+        return "no PC sampling for this iteration; run with --metrics lines\n" + listings;
+    return lines::hotLinesReport(*sampling, d.candidate ? d.candidate->source : std::string(), 10) + listings;
 }
 
 const CommandRegistration show([](CLI::App& app) -> std::function<int()> {

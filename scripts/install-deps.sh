@@ -7,7 +7,7 @@ packages=(
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqscintilla2-qt6-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools
     libgl-dev
     nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libmuparser-dev libdtl-dev libcli11-dev
-    libcpp-httplib-dev qtkeychain-qt6-dev libkainjow-mustache-dev
+    libcpp-httplib-dev qtkeychain-qt6-dev libkainjow-mustache-dev zlib1g-dev
     sqlite3 appstream desktop-file-utils
     # test_torch_worker runs the real PyTorch reference worker under Debian's CPU PyTorch (/usr/bin/python3)
     python3-torch

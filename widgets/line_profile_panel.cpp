@@ -1,6 +1,7 @@
 #include "widgets/line_profile_panel.h"
 
 #include "core/model/error.h"
+#include "core/store/code_listings.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/string_conversion.h"
 
@@ -44,12 +45,6 @@ int heatLevel(double share)
 {
     // A square root so that a line with a few percent is still visible beside a 90% line.
     return std::clamp(static_cast<int>(std::ceil(std::sqrt(share) * (kHeatLevels - 1))), 1, kHeatLevels - 1);
-}
-
-std::string textOf(const nlohmann::json& object, const char* key)
-{
-    return object.is_object() && object.contains(key) && object[key].is_string() ? object[key].get<std::string>()
-                                                                                 : std::string();
 }
 
 } // namespace
@@ -118,6 +113,7 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
     m_heat = {};
     m_sass.reset();
     m_ptx.reset();
+    m_listingNote.clear();
     m_hotLines->clear();
     const auto* detail = focus ? focus->detail.get() : nullptr;
     m_editor->setSource(detail && detail->candidate ? toQString(detail->candidate->source) : QString());
@@ -130,10 +126,12 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
         } catch (const Error& error) {
             summary = tr("The stored PC samples cannot be read: %1").arg(toQString(error.message()));
         }
-        if (const auto sass = textOf(detail->result->compile, "sass"); !sass.empty())
-            m_sass = lines::parseSass(sass);
-        if (const auto ptx = textOf(detail->result->compile, "ptx"); !ptx.empty())
-            m_ptx = lines::parsePtx(ptx);
+        const auto listings = store::codeListingsOf(detail->result->compile);
+        if (!listings.sass.empty())
+            m_sass = lines::parseSass(listings.sass);
+        if (!listings.ptx.empty())
+            m_ptx = lines::parsePtx(listings.ptx);
+        m_listingNote = toQString(store::codeListingsText(listings));
     }
     if (detail && summary.isEmpty()) {
         if (!m_sampling) {
@@ -168,6 +166,8 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
 }
 
 QString LineProfilePanel::summaryText() const { return m_summary->text(); }
+
+QString LineProfilePanel::listingTitle() const { return m_listingTitle->text(); }
 
 void LineProfilePanel::paintHeat()
 {
@@ -228,15 +228,18 @@ void LineProfilePanel::showListingFor(int line)
             }
         }
     } else if (m_ptx) {
-        m_listingTitle->setText(tr("PTX of line %1 (stored compile output)").arg(line));
+        m_listingTitle->setText(tr("PTX of line %1 (stored compile output; no SASS stored)").arg(line));
         for (int number : m_ptx->ptxLinesFor(line))
             out.append(QStringLiteral("%1  %2").arg(number, 5).arg(
                 toQString(m_ptx->lines[static_cast<std::size_t>(number - 1)].text)));
     } else {
         m_listingTitle->setText(tr("Machine code"));
-        m_listing->setPlainText(detail ? tr("No SASS or PTX is stored for this iteration.") : QString());
+        m_listingTitle->setToolTip(m_listingNote);
+        m_listing->setPlainText(detail ? tr("No SASS or PTX: %1.").arg(m_listingNote) : QString());
         return;
     }
+    // Which listings the iteration has, and why there is no SASS when there is none.
+    m_listingTitle->setToolTip(m_listingNote);
     m_listing->setPlainText(
         out.isEmpty() ? tr("(no instructions for line %1)").arg(line) : out.join(QLatin1Char('\n')));
 }

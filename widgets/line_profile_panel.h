@@ -2,7 +2,7 @@
 // Where the selected iteration's kernel spends its time, line by line (issue 11): its source with
 // the share of PC samples in a heat margin (a tooltip gives the line's warp-state breakdown), the
 // hottest lines as a list that moves the editor to the line, and the machine code of the line under
-// the editor's cursor (SASS from a stored nvdisasm listing, else PTX from the stored compile output).
+// the editor's cursor (SASS from a stored nvdisasm listing, else PTX: store::codeListingsOf the compile JSON).
 #include "core/lines/line_heat.h"
 #include "core/lines/ptx_listing.h"
 #include "core/lines/sass_listing.h"
@@ -32,6 +32,9 @@ public:
     KernelEditor* editor() const { return m_editor; }
     QTreeWidget* hotLines() const { return m_hotLines; }
     QPlainTextEdit* listing() const { return m_listing; }
+    // The listing pane's title ("PTX of line 11 ...") and which listings are stored, with why no SASS.
+    QString listingTitle() const;
+    QString listingNote() const { return m_listingNote; }
     QString summaryText() const;
     // The margin's text of a 1-based line ("96%", empty when the line has no samples) and its tooltip.
     QString heatText(int line) const;
@@ -56,6 +59,7 @@ private:
     lines::LineHeat m_heat;
     std::optional<lines::SassListing> m_sass;
     std::optional<lines::PtxListing> m_ptx;
+    QString m_listingNote; // store::codeListingsText of the iteration
     int m_heatMargin = 3;
 };
 

@@ -142,13 +142,15 @@ std::string hotLineText(const HotLine& line, const std::string& source)
     return text;
 }
 
-std::vector<std::string> hotLineTexts(const PcSampling& sampling, const std::string& source, std::size_t count)
+std::vector<std::string> hotLineTexts(
+    const PcSampling& sampling, const std::string& source, std::size_t count, double minShare)
 {
     std::vector<std::string> texts;
     if (sampling.status != SamplingStatus::Ok)
         return texts;
     const LineHeat heat = lineHeat(sampling);
-    for (std::size_t i = 0; i < heat.lines.size() && i < count; ++i)
+    // Hottest first: the first line under the share ends the list.
+    for (std::size_t i = 0; i < heat.lines.size() && i < count && heat.lines[i].share >= minShare; ++i)
         texts.push_back(hotLineText(heat.lines[i], source));
     return texts;
 }

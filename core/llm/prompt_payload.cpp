@@ -1,5 +1,7 @@
 #include "core/llm/prompt_payload.h"
 
+#include "core/lines/line_heat.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -159,7 +161,8 @@ std::string stateSection(const MeasuredState& s)
         lines.push_back("primary warp stall: " + s.primaryStall);
     std::string out = bullets(lines);
     if (!s.hotLines.empty()) {
-        out += "- hottest source lines (PC sampling: share of the kernel's samples, dominant warp state):\n";
+        out += "- hottest source lines (PC sampling: share of the kernel's samples, dominant warp state; lines under "
+            + number(lines::kPromptLineMinShare * 100.0, 0) + "% left out):\n";
         for (const auto& line : s.hotLines)
             out += "  - " + line + "\n";
     }

@@ -14,6 +14,7 @@
 #include "core/pool/runner_pool.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
+#include "core/store/code_listings.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 
@@ -141,6 +142,8 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         a.staticJson = staticReportJson(*a.report);
         a.statics = staticTelemetry(*a.report);
         a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
+        // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is one).
+        store::addCodeListings(a.staticJson, a.report->compile.ptx, a.report->compile.cubin);
         // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is one).
         if (!a.report->compile.ok) {
             o.status = "failed";

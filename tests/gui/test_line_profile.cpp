@@ -177,7 +177,9 @@ private slots:
             QStringLiteral("No PC sampling for this iteration; run with --metrics lines (or deep)."));
         QCOMPARE(panel.hotLines()->topLevelItemCount(), 0);
         QCOMPARE(panel.heatText(11), QString());
-        QCOMPARE(panel.listing()->toPlainText(), QStringLiteral("No SASS or PTX is stored for this iteration."));
+        QCOMPARE(panel.listing()->toPlainText(),
+            QStringLiteral("No SASS or PTX: no PTX or SASS stored for this iteration (measured before KernelLoop kept "
+                           "them, or it did not compile)."));
     }
 
     void rooflineFollowsTheSelection()

@@ -6,6 +6,8 @@
 #include "store_fixtures.h"
 #include "tests/test_files.h"
 
+#include <QFile>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
@@ -23,11 +25,13 @@ struct Run {
     QString err;
 };
 
-Run cli(const QStringList& arguments)
+Run cli(const QStringList& arguments, const QMap<QString, QString>& variables = {})
 {
     QProcess process;
     auto environment = QProcessEnvironment::systemEnvironment();
     environment.remove(QStringLiteral("KERNELLOOP_DB"));
+    for (auto it = variables.begin(); it != variables.end(); ++it)
+        environment.insert(it.key(), it.value());
     process.setProcessEnvironment(environment);
     process.start(QStringLiteral(KL_CLI_PATH), arguments);
     Run run;
@@ -124,7 +128,57 @@ private slots:
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QCOMPARE(run.out,
             QStringLiteral(
-                "session 1, iteration 2 (done)\nno PC sampling for this iteration; run with --metrics lines\n"));
+                "session 1, iteration 2 (done)\nno PC sampling for this iteration; run with --metrics lines\n"
+                "code: no PTX or SASS stored for this iteration (measured before KernelLoop kept them, or "
+                "it did not compile)\n"));
+    }
+
+    // `evaluate --metrics lines` through the real loop (real NVRTC, the runner double answering with the
+    // H200 samples): `show --lines` then says which machine code the iteration keeps. Without nvdisasm
+    // (this machine) the PTX; with one (an nvdisasm stand-in printing the H200 listing) the SASS too.
+    void evaluateKeepsTheCandidatesCode_data()
+    {
+        QTest::addColumn<QString>("nvdisasm");
+        QTest::addColumn<QString>("code");
+        QTest::newRow("no nvdisasm") << QStringLiteral("off") << QStringLiteral("code: PTX only (3.2 KB) stored (");
+        QTest::newRow("nvdisasm") << QStringLiteral("stand-in")
+                                  << QStringLiteral("code: SASS (nvdisasm -g, 13.8 KB) and PTX (3.2 KB) stored (");
+    }
+    void evaluateKeepsTheCandidatesCode()
+    {
+        QFETCH(QString, nvdisasm);
+        QFETCH(QString, code);
+        if (nvdisasm == QStringLiteral("stand-in")) {
+            nvdisasm = m_dir.filePath(QStringLiteral("nvdisasm"));
+            QFile tool(nvdisasm);
+            QVERIFY(tool.open(QIODevice::WriteOnly));
+            tool.write("#!/bin/sh\n[ \"$1\" = -g ] && [ -s \"$2\" ] || exit 3\ncat '" KL_SOURCE_DIR
+                       "/tests/fixtures/lines/pointer_chase.nvdisasm.txt'\n");
+            tool.close();
+            tool.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        }
+        const QString db
+            = m_dir.filePath(QStringLiteral("evaluated-%1.db")
+                                 .arg(QString::fromLatin1(QTest::currentDataTag()).remove(QLatin1Char(' '))));
+        const QString problem = QStringLiteral(KL_SOURCE_DIR "/tests/gpu/lines/pointer_chase");
+        const auto evaluated
+            = cli({ QStringLiteral("evaluate"), problem + QStringLiteral("/problem.json"),
+                      problem + QStringLiteral("/baseline.cu"), QStringLiteral("--db"), db, QStringLiteral("--runner"),
+                      QStringLiteral(KL_MODEL_RUNNER), QStringLiteral("--metrics"), QStringLiteral("lines"),
+                      QStringLiteral("--no-cache") },
+                { { QStringLiteral("KL_NVDISASM"), nvdisasm },
+                    { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
+                        QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/pointer_chase-lines-h200.json") } });
+        QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.out + evaluated.err));
+        for (const auto& index : { QStringLiteral("1"), QStringLiteral("2") }) { // the baseline, the candidate
+            const auto run
+                = cli({ QStringLiteral("show"), index, QStringLiteral("--lines"), QStringLiteral("--db"), db });
+            QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+            QVERIFY2(run.out.contains(QStringLiteral("\n     11   99.9%  long_scoreboard")), qPrintable(run.out));
+            QVERIFY2(run.out.contains(QLatin1Char('\n') + code), qPrintable(run.out));
+            if (nvdisasm == QStringLiteral("off"))
+                QVERIFY2(run.out.contains(QStringLiteral(", no SASS: nvdisasm not found")), qPrintable(run.out));
+        }
     }
 
     void jsonCarriesTheSamples()
