@@ -190,9 +190,15 @@ std::vector<Endpoint> expandEndpoints(const std::vector<Endpoint>& endpoints, in
     std::set<std::string> seen;
     const auto add = [&](Endpoint e) {
         // Two runners on one GPU would time against each other; Slurm hands each step its own GPU.
-        if (e.kind != EndpointKind::Slurm && !seen.insert(e.text()).second)
+        // KL_POOL_SHARE_GPUS=1 allows it for one measurement only: issue 14's "two runners on GPU 0
+        // against one" (candidates per minute when compile/verify of one overlap the other's timing).
+        const char* share = std::getenv("KL_POOL_SHARE_GPUS");
+        const bool shared = share && std::string(share) == "1";
+        if (e.kind != EndpointKind::Slurm && !seen.insert(e.text()).second && !shared)
             throw Error("runner.duplicate-endpoint", {}, e.text(),
-                e.text() + " is named twice: one timing job per GPU at a time");
+                e.text()
+                    + " is named twice: one timing job per GPU at a time (KL_POOL_SHARE_GPUS=1 allows it, for "
+                      "measuring the pool only)");
         out.push_back(std::move(e));
     };
     for (const auto& e : endpoints) {

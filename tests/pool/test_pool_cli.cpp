@@ -19,9 +19,10 @@ struct Ran {
     QString err;
 };
 
-Ran cli(const QStringList& args)
+Ran cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(QStringLiteral(KL_CLI), args);
     p.waitForFinished(60'000);
     return { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError()) };
@@ -62,6 +63,30 @@ private Q_SLOTS:
         QVERIFY(used.count("local:0") || used.count("local:1"));
         QVERIFY(!used.count(""));
         QCOMPARE(int(session->config.at("runners").size()), 2);
+    }
+
+    // The H200 measurement's form (docs/runner-pool.md): two runners on GPU 0, allowed only with
+    // KL_POOL_SHARE_GPUS=1; both take jobs, both are recorded as local:0.
+    void twoRunnersOnOneGpu()
+    {
+        QTemporaryDir dir;
+        const auto db = dir.filePath(QStringLiteral("s.db"));
+        auto env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"KL_POOL_SHARE_GPUS"_qs, u"1"_qs);
+        env.insert(u"KL_MODEL_RUNNER_DELAY_MS"_qs, u"300"_qs);
+        const auto r = cli({ u"tune"_qs, problem(), u"--db"_qs, db, u"--runner"_qs, QStringLiteral(KL_MODEL_RUNNER),
+                               u"--runner"_qs, u"local:0"_qs, u"--runner"_qs, u"local:0"_qs, u"--budget"_qs, u"1"_qs,
+                               u"-k"_qs, u"2"_qs, u"--metrics"_qs, u"none"_qs, u"--no-cache"_qs },
+            env);
+        QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+        QCOMPARE(int(r.err.count(u"runner local:0 (Model GPU #0): idle"_qs)), 2);
+        const auto store = kl::store::Store::open(db.toStdString(), { .readOnly = true });
+        const auto id = store.listSessions().front().session.id;
+        for (int index = 1; index <= 3; ++index) {
+            const auto it = store.iteration(id, index);
+            QVERIFY(it && it->result);
+            QCOMPARE(QString::fromStdString(it->result->endpoint), u"local:0"_qs);
+        }
     }
 
     void badRunnersAreBadInput_data()

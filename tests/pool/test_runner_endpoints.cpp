@@ -99,6 +99,11 @@ private Q_SLOTS:
         } catch (const Error& e) {
             QCOMPARE(q(e.category()), u"runner.duplicate-endpoint"_qs);
         }
+        // Only for measuring the pool (issue 14's two runners on GPU 0): KL_POOL_SHARE_GPUS=1.
+        ::setenv("KL_POOL_SHARE_GPUS", "1", 1);
+        const auto shared = expandEndpoints({ parseEndpoint("local:0"), parseEndpoint("local:0") }, 1);
+        ::unsetenv("KL_POOL_SHARE_GPUS");
+        QCOMPARE(int(shared.size()), 2);
         // Two Slurm endpoints with the same arguments are two allocations, not one GPU twice.
         QCOMPARE(int(expandEndpoints({ parseEndpoint("slurm:"), parseEndpoint("slurm:") }, 0).size()), 2);
     }
