@@ -2,6 +2,7 @@
 
 #include "core/llm/api_key.h"
 #include "core/model/error.h"
+#include "core/session/llm_endpoint.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -11,25 +12,11 @@
 #include <qt6keychain/keychain.h>
 #endif
 
-#include <cmath>
-#include <cstdlib>
-
 namespace kl::gui {
 
 namespace {
 
 const QString kService = QStringLiteral("KernelLoop");
-
-double number(const std::string& what, const std::string& text, double low, double high)
-{
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || value < low || value > high)
-        throw Error("session.bad-llm", {}, what,
-            what + " must be a number from " + std::to_string(int(low)) + " to " + std::to_string(int(high))
-                + ", not \"" + text + "\"");
-    return value;
-}
 
 #ifdef KL_HAVE_KEYCHAIN
 // Runs a keychain job to its end (a few ms with a keychain; it gives up after 5 s).
@@ -110,23 +97,7 @@ LoadedKey ApiKeys::load(const session::LlmSettings& llm)
 
 EndpointConfig endpointFor(const session::LlmSettings& llm, std::string key)
 {
-    if (llm.baseUrl.empty() || llm.model.empty())
-        throw Error("session.bad-llm", {}, {}, "the LLM proposer needs a base URL and a model");
-    if (llm.baseUrl.rfind("http://", 0) != 0 && llm.baseUrl.rfind("https://", 0) != 0)
-        throw Error("session.bad-llm", {}, llm.baseUrl, "the base URL must start with http:// or https://");
-    EndpointConfig config;
-    config.provider = llm.provider == "anthropic" ? Provider::Anthropic : Provider::OpenAi;
-    config.baseUrl = llm.baseUrl;
-    config.model = llm.model;
-    config.anthropicVersion = llm.anthropicVersion;
-    const double total = number("timeout", llm.timeout, 1, 86400);
-    const double connect = number("connect timeout", llm.connectTimeout, 1, 600);
-    config.timeouts.total = std::chrono::milliseconds(std::llround(total * 1000.0));
-    config.timeouts.connect = std::chrono::milliseconds(std::llround(connect * 1000.0));
-    config.timeouts.stall = std::min(config.timeouts.total, std::chrono::milliseconds(30000));
-    config.retry.maxAttempts = int(number("attempts", llm.attempts, 1, 20));
-    config.apiKey = std::move(key);
-    return config;
+    return session::endpointConfig(session::endpointText(llm), std::move(key));
 }
 
 } // namespace kl::gui

@@ -29,8 +29,8 @@ public:
     static LoadedKey load(const session::LlmSettings& llm);
 };
 
-// The endpoint of the recipe's LLM with its key. Throws kl::Error "session.bad-llm" for a missing
-// URL or model, a URL that is not http(s), or a number out of range.
+// The endpoint of the recipe's LLM with its key: core/session/llm_endpoint.h's rule, the CLI's
+// (its cli.* categories: a missing URL or model, a URL that is not http(s), a number out of range).
 EndpointConfig endpointFor(const session::LlmSettings& llm, std::string key);
 
 } // namespace kl::gui

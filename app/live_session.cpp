@@ -140,7 +140,9 @@ void LiveSession::work(LiveSessionSetup setup)
                 self->m_session = nullptr;
             }
         } detach { this };
-        if (setup.only)
+        if (setup.only && setup.appendTo)
+            session.evaluateInto(setup.appendTo, *setup.only, setup.onlyTunables, &m_cancel);
+        else if (setup.only)
             session.evaluateOne(*setup.only, setup.onlyTunables, &m_cancel);
         else
             session.run(*proposer, &m_cancel);
@@ -273,10 +275,13 @@ void LiveSession::evaluateCandidate(Candidate candidate, TunableValues tunables)
         m_proposer->addHumanCandidate(std::move(candidate), std::move(tunables));
 }
 
-void LiveSession::continueFrom(Candidate candidate, TunableValues tunables)
+bool LiveSession::continueFrom(int index)
 {
-    if (m_proposer)
-        m_proposer->continueFrom(std::move(candidate), std::move(tunables));
+    std::lock_guard lock(m_sessionMutex);
+    if (!m_session)
+        return false;
+    m_session->continueFrom(index);
+    return true;
 }
 
 } // namespace kl::gui

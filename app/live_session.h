@@ -33,9 +33,11 @@ struct LiveSessionSetup {
     std::string storePath; // resolved (recipe.db, else $KERNELLOOP_DB, else the default)
     std::string runnerPath; // resolved
     std::string apiKey; // loaded by the window (ApiKeys), held only in the endpoint
-    // Set: evaluate this one candidate (a session of its own, proposer "human") instead of the loop.
+    // Set: evaluate this one candidate (proposer "human") instead of the loop: into stored session
+    // `appendTo` of the store (its next iteration), or, when 0, in a session of its own.
     std::optional<Candidate> only;
     TunableValues onlyTunables;
+    std::int64_t appendTo = 0;
     // Set: the first proposals start from this candidate ("Continue from here" on a stored iteration).
     std::optional<Candidate> forkFrom;
     TunableValues forkTunables;
@@ -64,8 +66,10 @@ public:
     int budget() const { return m_budget; } // rounds after the baseline, extensions included (0: none)
     bool answerReview(ReviewDecision decision); // false when no proposal waits
     bool reviewWaiting() const;
-    void evaluateCandidate(Candidate candidate, TunableValues tunables); // into this session
-    void continueFrom(Candidate candidate, TunableValues tunables);
+    void evaluateCandidate(Candidate candidate, TunableValues tunables); // into this session, next
+    // The running session's next round starts from its iteration `index` (the stored parent of the
+    // next proposals). False when no loop runs.
+    bool continueFrom(int index);
 
     // What has arrived so far (GUI thread).
     const std::vector<IterationOutcome>& iterations() const { return m_iterations; }

@@ -144,6 +144,20 @@ void ReviewWorkspace::openStore(const QString& path)
         m_selection->setSession(nullptr, {});
 }
 
+void ReviewWorkspace::refreshSessionList()
+{
+    if (!m_document)
+        return;
+    try {
+        m_browser->setSessions(m_document->sessions());
+    } catch (const Error& error) {
+        emit statusMessage(tr("The sessions cannot be listed %1").arg(errorText(error)), true);
+        return;
+    }
+    if (hasSession())
+        m_browser->setCurrentSession(m_selection->session()->session.id);
+}
+
 void ReviewWorkspace::openSession(std::int64_t sessionId)
 {
     if (!m_document)

@@ -37,6 +37,9 @@ public:
     void openStore(const QString& path);
     // Shows one session of the open store and selects its best iteration.
     void openSession(std::int64_t sessionId);
+    // Lists the open store's sessions again (a live session's iteration count and status), keeping
+    // the shown one selected.
+    void refreshSessionList();
     bool hasStore() const { return m_document != nullptr; }
     bool hasSession() const;
     bool figuresPending() const { return m_figures->isRunning(); }

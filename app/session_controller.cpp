@@ -4,6 +4,7 @@
 #include "app/api_keys.h"
 #include "app/main_window.h"
 #include "app/review_workspace.h"
+#include "app/store_document.h"
 #include "core/model/error.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store_location.h"
@@ -365,6 +366,7 @@ void SessionController::refreshHistory()
         return;
     ReviewWorkspace* review = m_window->review();
     review->openSession(m_live->sessionId());
+    review->refreshSessionList(); // the browser's iteration count of the running session
     if (m_lastIteration)
         review->selection()->select(m_lastIteration);
 }
@@ -443,11 +445,21 @@ void SessionController::evaluateEditorKernel()
         }
         setup.recipe = recipe;
         setup.storePath = store::storeLocation({}).string();
+        // The open session of this problem takes it as its next iteration; else it gets a session of its own.
+        const auto [openId, openStore] = openSessionFor(*problem);
+        if (openId) {
+            setup.appendTo = openId;
+            setup.storePath = toStdString(openStore);
+        }
         setup.runnerPath = toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath);
         setup.only = std::move(candidate);
         setup.onlyTunables = tunables;
         if (m_live->start(std::move(setup))) {
+            m_lastIteration = 0;
+            m_shownStore.clear();
             m_phases->reset();
+            m_phases->setState(
+                openId ? tr("evaluating into session %1").arg(openId) : tr("evaluating in a session of its own"));
             m_strip->show();
             updateActions();
         }
@@ -467,13 +479,30 @@ void SessionController::continueFromSelected()
         status(tr("Start a session first: its next proposals continue from the selected iteration"), true);
         return;
     }
-    try {
-        const auto& c = *focus->detail->candidate;
-        m_live->continueFrom(parseCandidate(c.source, c.fileName), c.tunables);
-        status(tr("The next proposals start from iteration %1").arg(focus->index()), false);
-    } catch (const Error& e) {
-        status(errorText(e), true);
+    if (!focus->session || focus->session->session.id != m_live->sessionId()) {
+        status(tr("Select an iteration of the running session %1").arg(m_live->sessionId()), true);
+        return;
     }
+    if (!m_live->continueFrom(focus->index())) {
+        status(tr("The session is not proposing yet: try again in a moment"), true);
+        return;
+    }
+    status(tr("The next round starts from iteration %1").arg(focus->index()), false);
+}
+
+std::pair<std::int64_t, QString> SessionController::openSessionFor(const Problem& problem) const
+{
+    const ReviewWorkspace* review = m_window->review();
+    const auto document = review->document();
+    const auto shown = review->selection()->session();
+    if (!document || !shown || shown->session.problemHash != problem.contentHash)
+        return { 0, {} };
+    const QFileInfo file(document->path()); // a read-only file or a .klsession copy is not written into
+    // A .klsession is someone's exported record: never written into.
+    if (file.suffix() == QLatin1String("klsession") || !file.isWritable()
+        || !QFileInfo(file.absolutePath()).isWritable())
+        return { 0, {} };
+    return { shown->session.id, file.absoluteFilePath() };
 }
 
 } // namespace kl::gui

@@ -12,6 +12,7 @@
 #include <QObject>
 
 #include <memory>
+#include <utility>
 
 class QAction;
 class QDockWidget;
@@ -64,6 +65,9 @@ private:
     void onReview(const ReviewRequested& request);
     void onEnded(const QString& status, const QString& reason);
     void refreshHistory();
+    // The session shown in the review workspace when it is of `problem` and its store can be written
+    // (its id and the store's path); {0, {}} otherwise.
+    std::pair<std::int64_t, QString> openSessionFor(const Problem& problem) const;
     void answer(ReviewDecision decision);
     void status(const QString& text, bool isError);
 

@@ -2,84 +2,9 @@
 
 #include "core/llm/api_key.h"
 #include "core/model/error.h"
-
-#include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
+#include "core/session/llm_endpoint.h"
 
 namespace kl::cli {
-
-namespace {
-
-constexpr double kMaxTimeoutSeconds = 24 * 3600.0; // one request; a longer one is a typo
-constexpr double kMaxConnectSeconds = 600.0;
-constexpr int kMaxAttempts = 20;
-
-std::string shortNumber(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
-
-// A number in [low, high] (low excluded when `lowExcluded`), or cli.bad-number naming the option.
-double numberIn(const std::string& option, const std::string& text, double low, bool lowExcluded, double high,
-    const std::string& unit)
-{
-    double value = 0.0;
-    const auto* begin = text.data();
-    const auto* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(begin, end, value);
-    const std::string range
-        = (lowExcluded ? "more than " : "at least ") + shortNumber(low) + " and at most " + shortNumber(high) + unit;
-    if (text.empty() || error != std::errc() || stop != end || !std::isfinite(value))
-        throw Error("cli.bad-number", {}, option, option + " wants a number " + range + ", got \"" + text + "\"");
-    if (value < low || (lowExcluded && value == low) || value > high)
-        throw Error("cli.bad-number", {}, option, option + " must be " + range + ", got " + text);
-    return value;
-}
-
-int wholeNumberIn(const std::string& option, const std::string& text, int low, int high)
-{
-    int value = 0;
-    const auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || stop != text.data() + text.size() || value < low || value > high)
-        throw Error("cli.bad-number", {}, option,
-            option + " wants a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", got \""
-                + text + "\"");
-    return value;
-}
-
-bool hasControlCharacter(const std::string& text)
-{
-    return std::any_of(text.begin(), text.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return u < 0x20 || u == 0x7f;
-    });
-}
-
-// Only http and https: libcurl would also fetch file://, ftp://, gopher:// and more.
-void checkBaseUrl(const std::string& url)
-{
-    std::string scheme;
-    const auto colon = url.find("://");
-    if (colon != std::string::npos)
-        scheme = url.substr(0, colon);
-    std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (scheme != "http" && scheme != "https")
-        throw Error("cli.bad-url", {}, "--base-url",
-            "the base URL must start with http:// or https://"
-                + (scheme.empty() ? std::string() : " (not " + scheme + "://)"));
-    if (hasControlCharacter(url) || url.find(' ') != std::string::npos)
-        throw Error("cli.bad-url", {}, "--base-url", "the base URL contains a space or a control character");
-    const auto host = url.substr(colon + 3);
-    if (host.empty() || host.front() == '/')
-        throw Error("cli.bad-url", {}, "--base-url", "the base URL has no host");
-}
-
-} // namespace
 
 void addLlmEndpointOptions(CLI::App* cmd, LlmEndpointOptions& o, bool required)
 {
@@ -108,44 +33,18 @@ void addLlmEndpointOptions(CLI::App* cmd, LlmEndpointOptions& o, bool required)
 
 EndpointConfig endpointConfig(const LlmEndpointOptions& o)
 {
-    if (o.baseUrl.empty())
-        throw Error("cli.missing-option", {}, "--base-url", "the LLM endpoint needs --base-url");
-    if (o.model.empty())
-        throw Error("cli.missing-option", {}, "--model", "the LLM endpoint needs --model");
-    checkBaseUrl(o.baseUrl);
-    if (hasControlCharacter(o.model))
-        throw Error("cli.bad-option", {}, "--model", "the model name contains a control character");
-    if (hasControlCharacter(o.anthropicVersion))
-        throw Error("cli.bad-option", {}, "--anthropic-version",
-            "--anthropic-version contains a control character (a line break would add request headers)");
-    EndpointConfig config;
-    config.provider = *parseProvider(o.provider);
-    config.baseUrl = o.baseUrl;
-    config.model = o.model;
-    config.anthropicVersion = o.anthropicVersion;
-    for (const auto& header : o.headers) {
-        if (hasControlCharacter(header))
-            throw Error("cli.bad-header", {}, "--header",
-                "a header contains a control character (a line break would add request headers of its own)");
-        const auto colon = header.find(':');
-        if (colon == std::string::npos || colon == 0)
-            throw Error("cli.bad-header", {}, "--header", "expected \"Name: value\", got \"" + header + "\"");
-        const auto name = header.substr(0, colon);
-        if (std::any_of(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) || c > 0x7e; }))
-            throw Error("cli.bad-header", {}, "--header", "the header name \"" + name + "\" contains a space");
-        const auto value = header.find_first_not_of(' ', colon + 1);
-        config.extraHeaders.emplace_back(name, value == std::string::npos ? std::string() : header.substr(value));
-    }
-    const double timeout = numberIn("--timeout", o.timeout, 0.0, true, kMaxTimeoutSeconds, " s");
-    const double connect = numberIn("--connect-timeout", o.connectTimeout, 0.0, true, kMaxConnectSeconds, " s");
-    const double retryAfterCap = numberIn("--max-retry-after", o.maxRetryAfter, 0.0, false, 600.0, " s");
-    config.retry.maxAttempts = wholeNumberIn("--attempts", o.attempts, 1, kMaxAttempts);
-    // Below a millisecond libcurl would read 0 as "no timeout".
-    config.timeouts.total = std::chrono::milliseconds(std::max(1LL, std::llround(timeout * 1000.0)));
-    config.timeouts.connect = std::chrono::milliseconds(std::max(1LL, std::llround(connect * 1000.0)));
-    config.timeouts.stall = std::min(config.timeouts.total, std::chrono::milliseconds(30000));
-    config.retry.maxRetryAfter = std::chrono::milliseconds(std::llround(retryAfterCap * 1000.0));
-    config.apiKey = loadApiKey({ o.keyEnv, o.keyFile });
+    session::EndpointText text;
+    text.provider = o.provider;
+    text.baseUrl = o.baseUrl;
+    text.model = o.model;
+    text.anthropicVersion = o.anthropicVersion;
+    text.headers = o.headers;
+    text.timeout = o.timeout;
+    text.connectTimeout = o.connectTimeout;
+    text.attempts = o.attempts;
+    text.maxRetryAfter = o.maxRetryAfter;
+    auto config = session::endpointConfig(text, {}); // the shared rule (core/session/llm_endpoint.h)
+    config.apiKey = loadApiKey({ o.keyEnv, o.keyFile }); // checked last, as before
     return config;
 }
 
