@@ -149,7 +149,7 @@ EOF
     timeout 60 "$CLI" check "$EX/problem.json" --json > "$FX/check_baseline.json" 2>>"$LOG"
 
     say "== evaluate (the naive baseline)"
-    for sets in ${KL_TRITON_EVAL_SETS:-""}; do
+    for sets in "${KL_TRITON_EVAL_SETS:-}"; do
         tag=$(echo "eval $sets" | tr ' =' '__')
         # shellcheck disable=SC2086
         timeout 120 "$CLI" evaluate --json --no-cache --db "$WORK/eval.db" $sets "$EX/problem.json" "$EX/baseline.py" \
