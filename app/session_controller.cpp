@@ -5,6 +5,7 @@
 #include "app/main_window.h"
 #include "app/review_workspace.h"
 #include "app/store_document.h"
+#include "core/figures/iteration_figures.h"
 #include "core/model/error.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store_location.h"
@@ -14,6 +15,7 @@
 #include "widgets/phase_strip.h"
 #include "widgets/review_panel.h"
 #include "widgets/run_dialog.h"
+#include "widgets/session_view.h"
 #include "widgets/string_conversion.h"
 #include "widgets/tunables_panel.h"
 
@@ -61,7 +63,9 @@ SessionController::SessionController(MainWindow* window)
     , m_banner(new QLabel(window))
     , m_reviewCompile(new QFutureWatcher<std::shared_ptr<const AnalysisOutcome>>(this))
     , m_probe(new QFutureWatcher<QString>(this))
+    , m_liveRead(new QFutureWatcher<std::shared_ptr<const LiveRead>>(this))
 {
+    connect(m_liveRead, &QFutureWatcherBase::finished, this, &SessionController::showLiveRead);
     m_reviewDock->setObjectName(QStringLiteral("proposalReviewDock"));
     m_reviewDock->setWidget(m_reviewPanel);
     m_transcriptDock->setObjectName(QStringLiteral("liveTranscriptDock"));
@@ -359,16 +363,71 @@ void SessionController::onIteration(const IterationOutcome& outcome)
     QTimer::singleShot(100, this, &SessionController::refreshHistory);
 }
 
+// The running session's history and chart figures are read off the GUI thread (its own read-only
+// connection), then handed to every panel at once; at most one read is under way, and one more follows
+// when iterations arrived meanwhile. Reading them on the GUI thread stalled it ~20-40 ms a refresh.
 void SessionController::refreshHistory()
 {
     m_refreshQueued = false;
     if (m_shownStore.isEmpty() || !m_live->sessionId())
         return;
+    if (m_liveRead->isRunning()) {
+        m_readAgain = true;
+        return;
+    }
+    m_readAgain = false;
+    const QString path = m_shownStore;
+    const std::int64_t id = m_live->sessionId();
+    const int follow = m_lastIteration;
+    m_liveRead->setFuture(QtConcurrent::run([path, id, follow]() -> std::shared_ptr<const LiveRead> {
+        try {
+            const auto document = StoreDocument::open(path);
+            auto view = document->session(id);
+            if (!view)
+                return nullptr;
+            view->figures = StoreDocument::readFigures(path, id);
+            view->sizes = figures::timedSizes(view->figures);
+            auto read = std::make_shared<LiveRead>();
+            // What the panels show for the followed iteration: it, its parent and the baseline.
+            for (const int index : { follow, view->parentIteration(follow), view->baselineIteration() })
+                if (index > 0 && !read->details.count(index))
+                    read->details[index] = document->iteration(id, index);
+            read->view = std::move(view);
+            return read;
+        } catch (const Error&) {
+            return nullptr; // the next refresh tries again; the session end reopens the store
+        }
+    }));
+}
+
+void SessionController::showLiveRead()
+{
+    const auto read = m_liveRead->result();
     ReviewWorkspace* review = m_window->review();
-    review->openSession(m_live->sessionId());
-    review->refreshSessionList(); // the browser's iteration count of the running session
-    if (m_lastIteration)
-        review->selection()->select(m_lastIteration);
+    IterationSelection* selection = review->selection();
+    if (read && m_live->sessionId() == read->view->session.id) {
+        const std::shared_ptr<const SessionView> view = read->view;
+        const int shown = m_lastIteration ? m_lastIteration : selection->current();
+        const auto document = review->document();
+        const std::int64_t id = view->session.id;
+        if (!document || document->path() != m_shownStore || !selection->session()
+            || selection->session()->session.id != id) {
+            review->openSession(id); // the first time: the workspace's own loaders for this session
+            selection->updateSession(view);
+        } else {
+            // One panel update for the new rows and figures, one for the followed iteration, whose
+            // rows were read with the history.
+            selection->setSession(view, [document, id, details = read->details](int index) {
+                const auto at = details.find(index);
+                return at != details.end() ? at->second : document->iteration(id, index);
+            });
+        }
+        review->refreshSessionList(); // the browser's iteration count of the running session
+        if (shown > 0)
+            selection->select(shown);
+    }
+    if (m_readAgain)
+        refreshHistory();
 }
 
 void SessionController::onReview(const ReviewRequested& request)

@@ -7,10 +7,12 @@
 #include "app/live_session.h"
 #include "core/compile/static_report.h"
 #include "core/model/problem.h"
+#include "core/store/records.h"
 
 #include <QFutureWatcher>
 #include <QObject>
 
+#include <map>
 #include <memory>
 #include <utility>
 
@@ -27,6 +29,7 @@ class MainWindow;
 class PhaseStrip;
 class ReviewPanel;
 struct AnalysisOutcome;
+struct SessionView;
 
 class SessionController : public QObject {
     Q_OBJECT
@@ -65,6 +68,7 @@ private:
     void onReview(const ReviewRequested& request);
     void onEnded(const QString& status, const QString& reason);
     void refreshHistory();
+    void showLiveRead();
     // The session shown in the review workspace when it is of `problem` and its store can be written
     // (its id and the store's path); {0, {}} otherwise.
     std::pair<std::int64_t, QString> openSessionFor(const Problem& problem) const;
@@ -89,6 +93,13 @@ private:
     std::shared_ptr<const Problem> m_problem; // the running session's, for the review's offline compile
     QFutureWatcher<std::shared_ptr<const AnalysisOutcome>>* m_reviewCompile;
     QFutureWatcher<QString>* m_probe;
+    // The running session's history, chart figures and followed iteration, read off the GUI thread.
+    struct LiveRead {
+        std::shared_ptr<SessionView> view;
+        std::map<int, std::shared_ptr<const store::IterationDetail>> details; // by iteration index
+    };
+    QFutureWatcher<std::shared_ptr<const LiveRead>>* m_liveRead;
+    bool m_readAgain = false; // iterations arrived while a read was under way
     QAction* m_newSession;
     QAction* m_fromLine;
     QAction* m_pause;
