@@ -16,6 +16,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 namespace kl::cli {
@@ -92,6 +93,41 @@ std::string proposerLabel(const store::IterationRow& r)
     return r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
 }
 
+// "local:1, NVIDIA H200 #1" (the model left out when the header names it for the whole session).
+std::string measuredOnText(const store::Store::MeasuredOn& m, bool withModel)
+{
+    std::string text = m.endpoint.empty() ? std::string("-") : m.endpoint;
+    if (m.gpu >= 0)
+        text += ", " + (withModel && !m.model.empty() ? m.model + " " : std::string("GPU ")) + "#"
+            + std::to_string(m.gpu);
+    return text;
+}
+
+// The GPU models that measured a session's results, with how many each: a pool keeps one model, but
+// a store may hold results of runs (or imports) on another; speedups of two models never compare.
+std::map<std::string, int> gpuModels(const std::map<int, store::Store::MeasuredOn>& runners)
+{
+    std::map<std::string, int> models;
+    for (const auto& [index, m] : runners)
+        if (!m.model.empty())
+            ++models[m.model];
+    return models;
+}
+
+std::string mixedModelsWarning(const std::map<std::string, int>& models)
+{
+    if (models.size() < 2)
+        return {};
+    std::string text
+        = "warning [store.mixed-gpu-models]: results of " + std::to_string(models.size()) + " GPU models (";
+    bool first = true;
+    for (const auto& [model, n] : models) {
+        text += (first ? "" : ", ") + model + ": " + std::to_string(n);
+        first = false;
+    }
+    return text + "); each speedup is against the baseline on its own GPU, never compare across models\n";
+}
+
 void printSessions(const store::Store& s)
 {
     std::printf("%5s  %-16s  %-20s  %-22s  %-10s %5s %10s %8s\n", "id", "started (UTC)", "problem", "device", "status",
@@ -114,15 +150,23 @@ void printIterations(const store::Store& s, std::int64_t session)
     // mean; each size follows on its own line.
     const auto figures = figures::readFigures(s, session);
     const auto sizes = figures::timedSizes(figures);
-    std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s",
-        "%copy", sizes.size() > 1 ? "geomean" : "speedup", "decision", "top finding");
+    // Which runner and GPU measured each row; one model is named once, in the "measured on" line.
+    const auto runners = s.sessionRunners(session);
+    const auto models = gpuModels(runners);
+    if (models.size() == 1)
+        std::cout << "measured on: " << models.begin()->first << " (runner and GPU index per row)\n";
+    std::cout << mixedModelsWarning(models);
+    std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-22s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s",
+        "%copy", sizes.size() > 1 ? "geomean" : "speedup", "runner", "decision", "top finding");
     for (const auto& r : s.listIterations(session)) {
         const std::string proposer = proposerLabel(r);
         const std::string decision = r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : "";
-        std::printf("%4d %-8s %-22s %10s %8s %6s %8s %-12s %s\n", r.index, proposer.c_str(),
+        const auto ran = runners.find(r.index);
+        const std::string runner = ran == runners.end() ? "-" : measuredOnText(ran->second, models.size() > 1);
+        std::printf("%4d %-8s %-22s %10s %8s %6s %8s %-22s %-12s %s\n", r.index, proposer.c_str(),
             (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(), fixed(r.medianUs, 2).c_str(),
             fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
-            (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), decision.c_str(),
+            (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), runner.c_str(), decision.c_str(),
             r.topFindingMessage.substr(0, 90).c_str());
         for (const auto& f : figures)
             if (f.index == r.index)
@@ -301,6 +345,15 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                       << "\n";
             if (!r.detail.empty())
                 std::cout << "detail:     " << r.detail << "\n";
+            {
+                store::Store::MeasuredOn on { r.endpoint, {}, -1 };
+                if (r.device.is_object()) {
+                    on.model = r.device.value("name", std::string());
+                    on.gpu = r.device.value("index", -1);
+                }
+                std::cout << "measured:   " << measuredOnText(on, true) << "\n";
+                std::cout << mixedModelsWarning(gpuModels(s.sessionRunners(id)));
+            }
             const auto sizes = figures::figuresOf(*d).sizes;
             if (sizes.size() > 1) {
                 // One line per main size: a median and percentiles of two sizes never share a line.

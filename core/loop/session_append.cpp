@@ -65,6 +65,13 @@ LoopSummary TuningSession::evaluateInto(
             "the session is of problem \"" + stored->problemName + "\", not of \"" + m_problem.name
                 + "\" (or of another version of its file)");
     startRunners();
+    // Its speedup over the session's best would compare two GPU models: refused, never recorded.
+    const std::string storedModel
+        = stored->deviceInfo.is_object() ? stored->deviceInfo.value("name", std::string()) : std::string();
+    if (!storedModel.empty() && storedModel != m_device.name)
+        throw Error("session.other-gpu-model", {}, where,
+            "the session was measured on a " + storedModel + ", this runner's GPU is a " + m_device.name
+                + ": two GPU models are never mixed in one comparison (start a new session on it)");
     m_sessionId = sessionId;
     m_candidateIds.clear();
 

@@ -111,6 +111,14 @@ public:
     std::map<int, nlohmann::json> sessionTelemetry(std::int64_t sessionId) const;
     // Each timed result's timing document (results with a median), by iteration index.
     std::map<int, nlohmann::json> sessionTimings(std::int64_t sessionId) const;
+    // Which runner measured each result (results.runner_endpoint, "" before schema v5) and on which
+    // GPU (device_json: model name and index), by iteration index: for history's "runner" column.
+    struct MeasuredOn {
+        std::string endpoint; // "local:1", "ssh:box:0", "slurm:-p gpu [job 12]"
+        std::string model; // "NVIDIA H200"; empty when the result has no device
+        int gpu = -1; // the device index on its host
+    };
+    std::map<int, MeasuredOn> sessionRunners(std::int64_t sessionId) const;
 
     // Examples for a proposer: the best verified candidate of each earlier session (result status
     // "ok", category "passed", speedup > 1; ties: the earlier iteration), sessions of problems named

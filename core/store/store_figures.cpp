@@ -51,4 +51,23 @@ std::map<int, nlohmann::json> Store::sessionTimings(std::int64_t sessionId) cons
     return byIteration;
 }
 
+std::map<int, Store::MeasuredOn> Store::sessionRunners(std::int64_t sessionId) const
+{
+    auto select = m_impl->db.cached("SELECT i.idx, r.runner_endpoint, r.device_json FROM iterations i JOIN results r "
+                                    "ON r.iteration_id = i.id WHERE i.session_id = ?1");
+    select.bind(1, sessionId);
+    std::map<int, MeasuredOn> byIteration;
+    while (select.step()) {
+        MeasuredOn m;
+        m.endpoint = select.text(1);
+        const auto device = readJson(select, 2, m_impl->path.string());
+        if (device.is_object()) {
+            m.model = device.value("name", std::string());
+            m.gpu = device.value("index", -1);
+        }
+        byIteration[static_cast<int>(select.integer(0))] = std::move(m);
+    }
+    return byIteration;
+}
+
 } // namespace kl::store

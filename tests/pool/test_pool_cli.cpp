@@ -5,6 +5,7 @@
 #include "core/store/store.h"
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
@@ -63,6 +64,34 @@ private Q_SLOTS:
         QVERIFY(used.count("local:0") || used.count("local:1"));
         QVERIFY(!used.count(""));
         QCOMPARE(int(session->config.at("runners").size()), 2);
+
+        // history and show say which runner and GPU measured each iteration.
+        const auto history = cli({ u"history"_qs, u"--db"_qs, db, u"--session"_qs, u"1"_qs });
+        QVERIFY2(history.code == 0, qPrintable(history.out + history.err));
+        QVERIFY2(history.out.contains(u"measured on: Model GPU"_qs), qPrintable(history.out));
+        QVERIFY2(history.out.contains(u"runner"_qs), qPrintable(history.out));
+        QVERIFY2(history.out.contains(u"local:0, GPU #0"_qs) || history.out.contains(u"local:1, GPU #1"_qs),
+            qPrintable(history.out));
+        QVERIFY2(!history.out.contains(u"mixed-gpu-models"_qs), qPrintable(history.out));
+        const auto shown = cli({ u"show"_qs, u"2"_qs, u"--db"_qs, db, u"--session"_qs, u"1"_qs });
+        QVERIFY2(shown.code == 0, qPrintable(shown.out + shown.err));
+        QVERIFY2(shown.out.contains(QRegularExpression(u"measured: +local:[01], Model GPU #[01]"_qs)),
+            qPrintable(shown.out));
+
+        // A runner of another GPU model never adds to this session: its speedup over the best would
+        // compare two models. Refused as bad input, nothing written.
+        auto other = QProcessEnvironment::systemEnvironment();
+        other.insert(u"KL_MODEL_RUNNER_NAME_DEVICE"_qs, u"0:Other GPU"_qs);
+        const auto refused = cli({ u"evaluate"_qs, problem(), u"--db"_qs, db, u"--runner"_qs,
+                                     QStringLiteral(KL_MODEL_RUNNER), u"--metrics"_qs, u"none"_qs,
+                                     QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/baseline.cu"),
+                                     u"--session"_qs, u"1"_qs },
+            other);
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains(u"[session.other-gpu-model]"_qs), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(u"Other GPU"_qs), qPrintable(refused.err));
+        const auto after = kl::store::Store::open(db.toStdString(), { .readOnly = true });
+        QCOMPARE(int(after.listIterations(sessions.front().session.id).size()), 4);
     }
 
     // The H200 measurement's form (docs/runner-pool.md): two runners on GPU 0, allowed only with
