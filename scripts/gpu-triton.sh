@@ -46,10 +46,13 @@ if [[ "${1:-}" == "--bundle" ]]; then
 fi
 
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(layernorm hostile)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(fixtures layernorm llm hostile)
 OUT=${OUT:-$ROOT/gpu-triton-out}
-WORK=$OUT/triton
+# Everything but the log, the table and one tarball stays outside $OUT (a device call brings back
+# few files); the tarball is written on any exit, a timeout's included.
+WORK=$(mktemp -d)/triton
 mkdir -p "$WORK/fixtures" "$WORK/sessions"
+trap 'tar -C "$(dirname "$WORK")" -czf "$OUT/triton-out.tgz" triton; exit 143' TERM INT
 LOG=$OUT/gpu-triton.log
 SUMMARY=$OUT/summary.txt
 : >"$SUMMARY"
@@ -97,7 +100,7 @@ say "== versions ($(cat .gpu-h7/COMMIT 2>/dev/null))"
 python3 -c "import sys, torch, triton; print(sys.version.split()[0], 'torch', torch.__version__, 'triton', triton.__version__)" 2>&1 | tee -a "$LOG"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>&1 | tee -a "$LOG"
 
-if has_step layernorm; then
+if has_step fixtures; then
     say "== helper fixtures"
     timeout 120 python3 - "$EX/baseline.py" "$FX" <<'EOF' 2>&1 | tee -a "$LOG"
 import json, os, re, subprocess, sys, time
@@ -117,7 +120,10 @@ variants = {
     "missing": (base, {"BLOCK_N": 1024}, 4, 1, "ln_gelu_missing"),
     "args": (base, {"BLOCK_N": 1024, "BLOCK_M": 2}, 4, 1),
 }
+only = os.environ.get("KL_FIXTURES", "").split()
 for name, v in variants.items():
+    if only and name not in only:
+        continue
     src, cx, w, s = v[:4]
     kernel = v[4] if len(v) > 4 else "ln_gelu"
     sig = v[5] if len(v) > 5 else hinted
@@ -142,6 +148,9 @@ for name, v in variants.items():
     if p.stderr.strip():
         open(os.path.join(d, "stderr.txt"), "w").write(p.stderr[-4000:])
 EOF
+fi
+
+if has_step layernorm; then
 
     say "== check"
     timeout 60 "$CLI" check "$EX/problem.json" 2>&1 | tee "$FX/check_baseline.txt" | tail -12 | tee -a "$LOG"
@@ -167,11 +176,13 @@ EOF
     timeout 60 "$CLI" history --db "$TDB" >"$WORK/tuner-history.txt" 2>&1
     timeout 60 "$CLI" export "$WORK/sessions/layernorm_gelu_triton-tuner-h200.klsession" --db "$TDB" >>"$LOG" 2>&1
     table "$(session_line "$TDB" "tuner alone")"
+fi
 
+if has_step llm; then
     say "== LLM + tuner (scripted model over loopback: an honest hybrid, the reply is ours)"
     KL_LLM_PROBLEM=$EX/problem.json KL_LLM_SCENARIO=$ROOT/tests/fixtures/llm/scenarios/layernorm_gelu_triton/scenario.json \
-        KL_LLM_ROLES=single KL_LLM_PROPOSER=llm+tuner KL_LLM_BUDGET=4 KL_LLM_DIR=triton/llm KL_LLM_TIMEOUT=110 \
-        BIN=$BIN OUT=$OUT timeout 130 scripts/gpu-llm.sh >>"$LOG" 2>&1
+        KL_LLM_ROLES=single KL_LLM_PROPOSER=llm+tuner KL_LLM_BUDGET=${KL_LLM_BUDGET:-4} KL_LLM_DIR=triton/llm KL_LLM_TIMEOUT=110 \
+        BIN=$BIN OUT=$(dirname "$WORK") timeout 130 scripts/gpu-llm.sh >>"$LOG" 2>&1
     say "gpu-llm rc=$?"; cat "$WORK/llm/llm-summary.txt" 2>/dev/null | tee -a "$LOG"
     [[ -f $WORK/llm/layernorm_gelu-llm-replay.klsession ]] &&
         cp "$WORK/llm/layernorm_gelu-llm-replay.klsession" "$WORK/sessions/layernorm_gelu_triton-llm-tuner-replay-h200.klsession"
@@ -182,7 +193,8 @@ fi
 
 if has_step hostile; then
     say "== hostile Triton candidates"
-    timeout 150 "$BIN/test_gpu_triton_hostile" -v1 >"$WORK/test_gpu_triton_hostile.log" 2>&1
+    # shellcheck disable=SC2086
+    timeout 150 "$BIN/test_gpu_triton_hostile" -v1 ${KL_HOSTILE_ROWS:-} >"$WORK/test_gpu_triton_hostile.log" 2>&1
     say "test_gpu_triton_hostile rc=$?"
     grep -E " -> |^PASS|^FAIL|^SKIP|Totals|good.py:" "$WORK/test_gpu_triton_hostile.log" | cut -c1-220 | tee -a "$LOG"
     grep -E "Totals" "$WORK/test_gpu_triton_hostile.log" | sed 's/^/hostile triton: /' >>"$SUMMARY"
@@ -215,6 +227,6 @@ if has_step kernelbench; then
     done
 fi
 
-tar -C "$OUT" -czf "$OUT/triton-out.tgz" triton
+tar -C "$(dirname "$WORK")" -czf "$OUT/triton-out.tgz" triton
 say "== done"
 cat "$SUMMARY"

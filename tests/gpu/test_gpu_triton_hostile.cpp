@@ -36,6 +36,7 @@ private slots:
     void initTestCase()
     {
         qputenv("KL_RUNNER_KERNEL_TIMEOUT_MS", "3000"); // the infinite loop costs seconds, as in test_gpu_hostile
+        qputenv("KL_CONTENDERS", "eager"); // torch.compile's tens of seconds a runner buy nothing here
         m_problem = gputest::example("layernorm_gelu_triton");
         m_client = std::make_unique<RunnerClient>(gputest::runnerConfig());
         const protocol::Hello hello = m_client->start();
@@ -73,7 +74,9 @@ private slots:
                      gputest::suiteOptions(true, protocol::MetricSet::None), request, why),
             why.c_str());
         JobOptions job;
-        job.timeout = std::chrono::milliseconds(90'000);
+        // On the H200 the runner's own guard did not end the infinite loop under the PyTorch
+        // reference (the client's job timeout did, after 90 s): a short job timeout for it.
+        job.timeout = std::chrono::milliseconds(file == QStringLiteral("infinite_loop.py") ? 25'000 : 90'000);
         const protocol::EvaluateResult result = m_client->evaluate(request, job);
         qInfo("%s -> %s", qPrintable(file), gputest::describeResult(result).c_str());
         QCOMPARE(QString::fromStdString(std::string(protocol::categoryName(result.category()))), category);
@@ -87,6 +90,7 @@ private slots:
         QVERIFY2(gputest::buildRequest(m_problem, { good, good.defaults() }, std::nullopt,
                      gputest::suiteOptions(true, protocol::MetricSet::None), next, why),
             why.c_str());
+        job.timeout = std::chrono::milliseconds(90'000);
         const protocol::EvaluateResult after = m_client->evaluate(next, job);
         QVERIFY2(after.category() == protocol::Category::Passed, gputest::describeResult(after).c_str());
     }
