@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -62,6 +63,9 @@ RunDialog::RunDialog(QWidget* parent)
     , m_db(new QLineEdit(this))
     , m_runner(new QLineEdit(this))
     , m_device(spin(this, 0, 63, 0))
+    , m_endpoints(new QPlainTextEdit(this))
+    , m_runnersFile(new QLineEdit(this))
+    , m_remoteRunner(new QLineEdit(this))
     , m_llm(new QGroupBox(tr("LLM proposer"), this))
     , m_provider(combo(this, { QStringLiteral("openai"), QStringLiteral("anthropic") }))
     , m_baseUrl(new QLineEdit(this))
@@ -89,6 +93,15 @@ RunDialog::RunDialog(QWidget* parent)
     m_temperature->setSpecialValueText(tr("the server's"));
     m_db->setPlaceholderText(tr("default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db"));
     m_runner->setPlaceholderText(tr("default: kernelloop-runner beside this program"));
+    // Slurm arguments hold spaces and commas: one endpoint a line, as in a runners file.
+    m_endpoints->setObjectName(QStringLiteral("runnerEndpoints"));
+    m_endpoints->setPlaceholderText(tr("one a line: local:0, local:all, ssh:me@gpu-box:1, slurm:-p gpu --time=60\n"
+                                       "empty: local:<GPU index>"));
+    m_endpoints->setTabChangesFocus(true);
+    m_endpoints->setFixedHeight(m_endpoints->fontMetrics().lineSpacing() * 4 + 12);
+    m_runnersFile->setObjectName(QStringLiteral("runnersFile"));
+    m_runnersFile->setPlaceholderText(tr("a file of endpoints, one a line, # comments"));
+    m_remoteRunner->setObjectName(QStringLiteral("remoteRunner"));
     m_baseUrl->setPlaceholderText(QStringLiteral("http://localhost:8000/v1"));
     m_keyEnv->setPlaceholderText(QStringLiteral("OPENAI_API_KEY"));
     m_keyFile->setPlaceholderText(tr("a file of mode 0600"));
@@ -128,6 +141,11 @@ RunDialog::RunDialog(QWidget* parent)
     form->addRow(tr("Store"), m_db);
     form->addRow(tr("Runner"), m_runner);
     form->addRow(tr("GPU index"), m_device);
+    //: run dialog: the runner pool's endpoints (GPUs here, over ssh, or Slurm jobs)
+    form->addRow(tr("Runner endpoints"), m_endpoints);
+    form->addRow(tr("Runners file"), m_runnersFile);
+    //: run dialog: kernelloop-runner's path on ssh hosts and Slurm nodes
+    form->addRow(tr("Remote runner"), m_remoteRunner);
 
     auto* llm = new QFormLayout(m_llm);
     llm->addRow(tr("Provider"), m_provider);
@@ -174,8 +192,10 @@ RunDialog::RunDialog(QWidget* parent)
     layout->addLayout(lines);
     layout->addWidget(buttons);
 
-    for (QLineEdit* e : { m_problem, m_label, m_db, m_runner, m_baseUrl, m_model, m_keyEnv, m_keyFile })
+    for (QLineEdit* e :
+        { m_problem, m_label, m_db, m_runner, m_runnersFile, m_remoteRunner, m_baseUrl, m_model, m_keyEnv, m_keyFile })
         connect(e, &QLineEdit::textChanged, this, &RunDialog::refreshCommandLine);
+    connect(m_endpoints, &QPlainTextEdit::textChanged, this, &RunDialog::refreshCommandLine);
     for (QComboBox* c : { m_proposer, m_strategy, m_metrics, m_mode, m_provider, m_roles })
         connect(c, &QComboBox::currentTextChanged, this, &RunDialog::refreshCommandLine);
     for (QSpinBox* s : { m_budget, m_wallSeconds, m_patience, m_candidates, m_device, m_tokenBudget })
@@ -203,6 +223,15 @@ session::SessionRecipe RunDialog::recipe() const
     r.db = toStdString(m_db->text());
     r.runner = toStdString(m_runner->text());
     r.device = m_device->value();
+    r.runners.clear();
+    for (const auto& line : m_endpoints->toPlainText().split(QLatin1Char('\n'))) {
+        const auto endpoint = line.trimmed();
+        if (!endpoint.isEmpty() && !endpoint.startsWith(QLatin1Char('#')))
+            r.runners.push_back(toStdString(endpoint));
+    }
+    r.runnersFile = toStdString(m_runnersFile->text());
+    r.remoteRunner = m_remoteRunner->text().trimmed().isEmpty() ? std::string("kernelloop-runner")
+                                                                : toStdString(m_remoteRunner->text().trimmed());
     r.llm.provider = toStdString(m_provider->currentText());
     r.llm.baseUrl = toStdString(m_baseUrl->text());
     r.llm.model = toStdString(m_model->text());
@@ -231,6 +260,12 @@ void RunDialog::setRecipe(const session::SessionRecipe& r)
     m_db->setText(toQString(r.db));
     m_runner->setText(toQString(r.runner));
     m_device->setValue(r.device);
+    QStringList endpoints;
+    for (const auto& e : r.runners)
+        endpoints << toQString(e);
+    m_endpoints->setPlainText(endpoints.join(QLatin1Char('\n')));
+    m_runnersFile->setText(toQString(r.runnersFile));
+    m_remoteRunner->setText(toQString(r.remoteRunner));
     m_provider->setCurrentText(toQString(r.llm.provider));
     m_baseUrl->setText(toQString(r.llm.baseUrl));
     m_model->setText(toQString(r.llm.model));

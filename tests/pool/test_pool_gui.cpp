@@ -1,0 +1,100 @@
+// The pool in the GUI: the run dialog's endpoints fill the recipe's runners (one a line, Slurm
+// arguments with spaces kept), runners file and remote runner, and the `kernelloop-cli tune` line
+// round-trips; the pool status panel shows a real pool's status() (runner doubles, one killed on
+// every job and quarantined). Offscreen; $KL_POOL_SCREENSHOTS=DIR saves pool-status.png and
+// run-dialog-pool.png there (docs/images).
+#include "pool_support.h"
+#include "widgets/pool_status_panel.h"
+#include "widgets/run_dialog.h"
+
+#include <QDir>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTableWidget>
+#include <QtTest/QTest>
+
+using namespace kl;
+using namespace kl::test;
+
+namespace {
+void screenshot(QWidget* widget, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("KL_POOL_SCREENSHOTS");
+    if (dir.isEmpty())
+        return;
+    QDir().mkpath(dir);
+    QTest::qWait(100);
+    QVERIFY(widget->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png")));
+}
+} // namespace
+
+class TestPoolGui : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void runDialogTakesEndpoints()
+    {
+        gui::RunDialog dialog;
+        auto* endpoints = dialog.findChild<QPlainTextEdit*>(QStringLiteral("runnerEndpoints"));
+        auto* file = dialog.findChild<QLineEdit*>(QStringLiteral("runnersFile"));
+        auto* remote = dialog.findChild<QLineEdit*>(QStringLiteral("remoteRunner"));
+        QVERIFY(endpoints && file && remote);
+        endpoints->setPlainText(QStringLiteral("local:all\n  ssh:me@gpu-box:1\n# a comment\nslurm:-p gpu --time=60\n"));
+        file->setText(QStringLiteral("/home/me/runners"));
+        remote->setText(QStringLiteral("/opt/kl/bin/kernelloop-runner"));
+        const auto r = dialog.recipe();
+        QCOMPARE(int(r.runners.size()), 3);
+        QCOMPARE(QString::fromStdString(r.runners[0]), u"local:all"_qs);
+        QCOMPARE(QString::fromStdString(r.runners[1]), u"ssh:me@gpu-box:1"_qs);
+        QCOMPARE(QString::fromStdString(r.runners[2]), u"slurm:-p gpu --time=60"_qs);
+        QCOMPARE(QString::fromStdString(r.runnersFile), u"/home/me/runners"_qs);
+        QCOMPARE(QString::fromStdString(r.remoteRunner), u"/opt/kl/bin/kernelloop-runner"_qs);
+        const QString line = dialog.commandLine();
+        QVERIFY2(line.contains(u"--runner local:all"_qs), qPrintable(line));
+        QVERIFY2(line.contains(u"--runners-file"_qs), qPrintable(line));
+        QVERIFY(session::parseCommandLine(line.toStdString()) == r);
+        gui::RunDialog other;
+        QCOMPARE(other.useCommandLine(line), QString());
+        QCOMPARE(other.findChild<QPlainTextEdit*>(QStringLiteral("runnerEndpoints"))->toPlainText(),
+            u"local:all\nssh:me@gpu-box:1\nslurm:-p gpu --time=60"_qs);
+        QVERIFY(other.recipe() == r);
+        dialog.resize(1100, dialog.sizeHint().height());
+        screenshot(&dialog, QStringLiteral("run-dialog-pool"));
+    }
+
+    void panelShowsThePool()
+    {
+        ScopedEnv env({ { "KL_MODEL_RUNNER_KILL_DEVICE", "1" } });
+        pool::RunnerPool runners(endpoints({ "local:0", "local:1", "local:2" }), modelPoolOptions());
+        PooledSession s;
+        s.run(runners, 2, 3);
+        const auto status = runners.status();
+        gui::PoolStatusPanel panel;
+        panel.setStatus(status);
+        auto* t = panel.table();
+        QCOMPARE(t->rowCount(), 3);
+        QCOMPARE(t->columnCount(), 6);
+        QCOMPARE(t->item(0, 0)->text(), u"local:0"_qs);
+        QCOMPARE(t->item(0, 1)->text(), u"Model GPU #0"_qs);
+        QCOMPARE(t->item(1, 2)->text(), u"quarantined"_qs);
+        QVERIFY2(t->item(1, 5)->text().contains(u"[runner.lost]"_qs), qPrintable(t->item(1, 5)->text()));
+        int jobs = 0;
+        for (int row = 0; row < 3; ++row)
+            jobs += t->item(row, 3)->text().toInt();
+        QCOMPARE(jobs, s.summary.evaluated);
+        QVERIFY2(panel.summaryText().startsWith(u"2 of 3 runners usable"_qs), qPrintable(panel.summaryText()));
+        panel.resize(900, 200);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        // No clipped column: every column but the last is as wide as its widest cell wants.
+        const auto fm = t->fontMetrics();
+        for (int c = 0; c + 1 < t->columnCount(); ++c)
+            for (int row = 0; row < t->rowCount(); ++row)
+                QVERIFY2(t->columnWidth(c) > fm.horizontalAdvance(t->item(row, c)->text()),
+                    qPrintable(t->item(row, c)->text()));
+        screenshot(&panel, QStringLiteral("pool-status"));
+    }
+};
+
+QTEST_MAIN(TestPoolGui)
+#include "test_pool_gui.moc"
