@@ -50,7 +50,8 @@ LatencyChart::LatencyChart(IterationSelection* selection, QWidget* parent)
     , m_yAxis(new QValueAxis(this))
 {
     //: latency chart's y axis
-    m_yAxis->setTitleText(tr("Median latency (µs)"));
+    // Two lines: in the live layout the chart is short, and one line was elided to "Median latency ...".
+    m_yAxis->setTitleText(tr("Median latency<br>(µs)"));
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
     follow(selection, this, this);

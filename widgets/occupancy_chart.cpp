@@ -45,7 +45,7 @@ OccupancyChart::OccupancyChart(QWidget* parent)
     m_axisY->setTickInterval(20.0);
     m_axisY->setLabelFormat(QStringLiteral("%d%%"));
     //: axis title of the occupancy chart
-    m_axisY->setTitleText(tr("Theoretical occupancy"));
+    m_axisY->setTitleText(tr("Theoretical<br>occupancy")); // two lines: one was elided in a short chart
     m_axisX->setLabelFormat(QStringLiteral("%d"));
     chart->addAxis(m_axisX, Qt::AlignBottom);
     chart->addAxis(m_axisY, Qt::AlignLeft);
@@ -141,11 +141,15 @@ void OccupancyChart::rebuild()
     m_current->clear();
     if (m_hasKernel)
         m_current->append(current);
-    m_axisX->setRange(0.0, std::max(1.0, xMax));
+    // The interval before the range: a range of 256 at the empty chart's interval of 1 laid out 256
+    // labels, drawn as a row of "…" until the next layout.
     m_axisX->setTickType(QValueAxis::TicksDynamic);
     m_axisX->setTickAnchor(0.0);
     m_axisX->setTickInterval(xTick);
+    m_axisX->setRange(0.0, std::max(1.0, xMax));
     m_axisX->setTitleText(xTitle);
+    m_axisX->setVisible(m_hasKernel); // no empty axes under the "appears after" title
+    m_axisY->setVisible(m_hasKernel);
     if (m_hasKernel) {
         //: chart title; %1 kernel name, %2 threads per block, %3 registers per thread, %4 occupancy in percent
         chart()->setTitle(tr("%1: %2 threads, %3 registers → %4% occupancy")

@@ -85,6 +85,7 @@ void screenshot(QWidget* widget, const QString& name)
     if (dir.isEmpty())
         return;
     QDir().mkpath(dir);
+    QTest::qWait(150); // the charts lay out on the event loop: a grab right after a change shows the old layout
     QVERIFY(widget->grab().save(dir + QStringLiteral("/live-") + name + QStringLiteral(".png")));
 }
 

@@ -11,14 +11,17 @@
 #include "core/store/store.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
+#include "widgets/occupancy_chart.h"
 #include "widgets/phase_strip.h"
 #include "widgets/session_browser.h"
 #include "widgets/session_list_model.h"
 
+#include <QChart>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace kl;
 using namespace kl::gui;
@@ -88,7 +91,29 @@ private slots:
     void evaluateGoesIntoTheOpenSession();
     void evaluateWhileRunningIsQueuedIntoIt();
     void continueFromHereForksTheStoredTree();
+    void occupancyChartShowsNoStaleAxes();
 };
+
+// The live screenshots showed a row of "…" x labels and axes under "appears after the first analysis".
+void TestLiveSessionControls::occupancyChartShowsNoStaleAxes()
+{
+    OccupancyChart chart;
+    chart.resize(600, 220);
+    chart.show();
+    const auto axes = chart.chart()->axes();
+    QCOMPARE(axes.size(), 2);
+    for (auto* axis : axes)
+        QVERIFY2(!axis->isVisible(), qPrintable(axis->titleText())); // empty: the title says why, no axes
+    chart.setKernel(DeviceLimits::forArch("sm_90"), { QStringLiteral("k"), 128, 32, 0, 1 });
+    auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x && x->isVisible());
+    QCOMPARE(x->tickInterval(), 32.0);
+    QCOMPARE(x->max(), 256.0);
+    QVERIFY(!chart.chart()->title().startsWith(QStringLiteral("Occupancy appears")));
+    chart.clear();
+    QVERIFY(!x->isVisible());
+    QCOMPARE(chart.curvePointCount(), 0);
+}
 
 void TestLiveSessionControls::evaluateGoesIntoTheOpenSession()
 {
