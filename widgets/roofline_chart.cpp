@@ -13,16 +13,19 @@ namespace kl::gui {
 
 namespace {
 
+// The y axis is in TFLOP/s: its log labels then read 0.01 .. 100 instead of 10 .. 1000000 GFLOP/s.
+constexpr double kGflopsPerTflops = 1e3;
+
 // A roof of `gbps` capped by the compute peak, sampled at its ends and its ridge.
 QLineSeries* roof(const QString& name, double gbps, double peakGflops, double left, double right, QColor colour)
 {
     auto* series = new QLineSeries;
     series->setName(name);
     const double ridge = peakGflops > 0.0 ? peakGflops / gbps : right;
-    series->append(left, gbps * left);
+    series->append(left, gbps * left / kGflopsPerTflops);
     if (ridge > left && ridge < right)
-        series->append(ridge, peakGflops);
-    series->append(right, peakGflops > 0.0 ? std::min(gbps * right, peakGflops) : gbps * right);
+        series->append(ridge, peakGflops / kGflopsPerTflops);
+    series->append(right, (peakGflops > 0.0 ? std::min(gbps * right, peakGflops) : gbps * right) / kGflopsPerTflops);
     QPen pen(colour);
     pen.setWidthF(2.0);
     series->setPen(pen);
@@ -30,6 +33,12 @@ QLineSeries* roof(const QString& name, double gbps, double peakGflops, double le
 }
 
 QString gbpsText(double gbps) { return QString::number(gbps, 'f', 0) + QStringLiteral(" GB/s"); }
+
+QString flopsText(double gflops)
+{
+    return gflops >= kGflopsPerTflops ? QString::number(gflops / kGflopsPerTflops, 'f', 1) + QStringLiteral(" TFLOP/s")
+                                      : QString::number(gflops, 'f', 1) + QStringLiteral(" GFLOP/s");
+}
 
 } // namespace
 
@@ -45,8 +54,8 @@ RooflineChart::RooflineChart(IterationSelection* selection, QWidget* parent)
     m_x->setLabelFormat(QStringLiteral("%g"));
     m_x->setBase(10.0);
     //: roofline y axis
-    m_y->setTitleText(tr("Achieved GFLOP/s"));
-    m_y->setLabelFormat(QStringLiteral("%.0f"));
+    m_y->setTitleText(tr("Achieved TFLOP/s"));
+    m_y->setLabelFormat(QStringLiteral("%g"));
     m_y->setBase(10.0);
     chart()->addAxis(m_x, Qt::AlignBottom);
     chart()->addAxis(m_y, Qt::AlignLeft);
@@ -85,7 +94,14 @@ void RooflineChart::rebuild()
         chart()->setTitle(m_note.isEmpty() ? tr("Roofline") : tr("Roofline: %1").arg(m_note));
         return;
     }
-    chart()->setTitle(tr("Roofline of iteration %1").arg(m_index));
+    // What the point means in the units the engineer tunes against: bandwidth and its share of the copy.
+    const auto& first = m_roofline.points.front();
+    QString figures = tr("%1, %2").arg(flopsText(first.achievedGflops), gbpsText(first.achievedGbps));
+    if (first.copyGbps)
+        figures += tr(" (%1% of the same-size copy)").arg(100.0 * first.achievedGbps / *first.copyGbps, 0, 'f', 0);
+    if (m_roofline.points.size() > 1)
+        figures += tr(" at %1, the first of %2 sizes").arg(toQString(first.size)).arg(m_roofline.points.size());
+    chart()->setTitle(tr("Roofline of iteration %1: %2").arg(m_index).arg(figures));
     double left = 1e30, right = 0.0, low = 1e30, high = 0.0;
     for (const auto& point : m_roofline.points) {
         left = std::min(left, point.intensity);
@@ -111,7 +127,11 @@ void RooflineChart::rebuild()
                                               .arg(gbpsText(*m_roofline.deviceCopyGbps))
                                               .arg(peak / 1e3, 0, 'f', 1)
                                         : tr("device copy %1").arg(gbpsText(*m_roofline.deviceCopyGbps));
-        attach(roof(name, *m_roofline.deviceCopyGbps, peak, left, right, QColor(0x60, 0x60, 0x60)));
+        auto* device = roof(name, *m_roofline.deviceCopyGbps, peak, left, right, QColor(0x60, 0x60, 0x60));
+        QPen dashed = device->pen();
+        dashed.setStyle(Qt::DashLine); // visible where it runs on top of the same-size copy's roof
+        device->setPen(dashed);
+        attach(device);
         low = std::min(low, *m_roofline.deviceCopyGbps * left);
     }
     if (const auto copy = m_roofline.points.front().copyGbps) {
@@ -123,11 +143,14 @@ void RooflineChart::rebuild()
     achieved->setMarkerSize(11.0);
     achieved->setColor(QColor(0xd0, 0x40, 0x20));
     for (const auto& point : m_roofline.points)
-        achieved->append(point.intensity, point.achievedGflops);
+        achieved->append(point.intensity, point.achievedGflops / kGflopsPerTflops);
     attach(achieved);
     high = std::max(high, peak);
-    m_x->setRange(left, right);
-    m_y->setRange(std::pow(10.0, std::floor(std::log10(low))), std::pow(10.0, std::ceil(std::log10(high * 1.5))));
+    // Just past the powers of ten at the ends, or the axes leave their first label out.
+    constexpr double kMargin = 1.02;
+    m_x->setRange(left / kMargin, right * kMargin);
+    m_y->setRange(std::pow(10.0, std::floor(std::log10(low / kGflopsPerTflops))) / kMargin,
+        std::pow(10.0, std::ceil(std::log10(high * 1.5 / kGflopsPerTflops))) * kMargin);
 }
 
 } // namespace kl::gui

@@ -1,6 +1,6 @@
 #pragma once
 // The selected iteration on a roofline (issue 11): arithmetic intensity (FLOP/byte, the problem's
-// expressions) against achieved GFLOP/s, one point per timed main size, under two memory roofs (the
+// expressions) against achieved TFLOP/s, one point per timed main size, under two memory roofs (the
 // same-size copy timed in the same job, and the device's 2 GiB copy) that meet the device's FP32
 // peak. Log axes, as rooflines are read. Follows the selection; draws nothing for an untimed one.
 #include "core/figures/roofline.h"

@@ -199,6 +199,8 @@ private slots:
         QCOMPARE(chart.seriesNames(),
             QStringList({ QStringLiteral("device copy 4250 GB/s, FP32 peak 66.9 TFLOP/s"),
                 QStringLiteral("same-size copy 3408 GB/s"), QStringLiteral("achieved") }));
+        QCOMPARE(chart.chart()->title(),
+            QStringLiteral("Roofline of iteration 1: 33.6 GFLOP/s, 136 GB/s (4% of the same-size copy)"));
         chart.show();
         QVERIFY(QTest::qWaitForWindowExposed(&chart));
         QVERIFY(chart.grab().save(screenshotPath(QStringLiteral("lines-roofline.png"))));
