@@ -26,7 +26,7 @@ TXT=$OUT/throughput.txt
 : >"$TXT"
 say() { echo "$*" | tee -a "$TXT"; }
 say "KernelLoop runner throughput  $(date -u +%Y-%m-%dT%H:%MZ)  commit $COMMIT"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,l2_cache_size --format=csv,noheader 2>/dev/null \
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader 2>/dev/null \
     | sed 's/^/device /' | tee -a "$TXT" || true
 problem=resources/examples/layernorm_gelu/problem.json
 
