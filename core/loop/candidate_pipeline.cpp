@@ -144,7 +144,6 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
         // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is one).
         store::addCodeListings(a.staticJson, a.report->compile.ptx, a.report->compile.cubin);
-        // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is one).
         if (!a.report->compile.ok) {
             o.status = "failed";
             o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
