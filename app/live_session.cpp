@@ -10,6 +10,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <memory>
 
 namespace kl::gui {
 
@@ -102,18 +103,31 @@ void LiveSession::work(LiveSessionSetup setup)
         auto config = session::loopConfig(recipe);
         if (setup.only)
             config.proposerDetail = "human";
-        RunnerConfig rc;
-        rc.path = setup.runnerPath;
-        rc.deviceIndex = recipe.device;
-        rc.defaultJobTimeout = config.jobTimeout;
-        RunnerClient runner(rc);
-        TuningSession session(problem, store, runner, config);
+        // The recipe's runners as the CLI makes them (bad endpoints fail before anything starts);
+        // none named: the local runner of recipe.device, held here so its pid can be shown.
+        const bool named = !recipe.runners.empty() || !recipe.runnersFile.empty();
+        std::unique_ptr<RunnerClient> local;
+        std::unique_ptr<pool::RunnerPool> runners;
+        if (named) {
+            auto options = session::poolOptions(recipe, setup.runnerPath);
+            options.endpoints.base.defaultJobTimeout = config.jobTimeout;
+            runners = std::make_unique<pool::RunnerPool>(session::runnerEndpoints(recipe), options);
+        } else {
+            RunnerConfig rc;
+            rc.path = setup.runnerPath;
+            rc.deviceIndex = recipe.device;
+            rc.defaultJobTimeout = config.jobTimeout;
+            local = std::make_unique<RunnerClient>(rc);
+            runners = std::make_unique<pool::RunnerPool>(*local, "local:" + std::to_string(recipe.device));
+        }
+        TuningSession session(problem, store, *runners, config);
         std::atomic<pid_t>* pid = &m_runnerPid;
-        const int handle = session.events().subscribe([post, pid, &runner](const std::shared_ptr<const LoopEvent>& e) {
+        RunnerClient* client = local.get();
+        const int handle = session.events().subscribe([post, pid, client](const std::shared_ptr<const LoopEvent>& e) {
             // Only here: later events may come from a runner's own thread while it holds the client
             // (pid() would wait for the job), and text from an LLM stream's thread.
-            if (std::holds_alternative<SessionStarted>(*e))
-                pid->store(runner.pid());
+            if (client && std::holds_alternative<SessionStarted>(*e))
+                pid->store(client->pid());
             post({ e, std::nullopt, false });
         });
         if (!setup.only) {
@@ -130,6 +144,8 @@ void LiveSession::work(LiveSessionSetup setup)
         {
             std::lock_guard lock(m_sessionMutex);
             m_session = &session;
+            m_pool = runners.get();
+            m_lastPoolStatus.clear();
             session.extendBudget(m_pendingExtension); // asked for before the loop began
         }
         struct Detach { // the GUI thread must not reach the session once it is gone
@@ -138,6 +154,9 @@ void LiveSession::work(LiveSessionSetup setup)
             {
                 std::lock_guard lock(self->m_sessionMutex);
                 self->m_session = nullptr;
+                if (self->m_pool)
+                    self->m_lastPoolStatus = self->m_pool->status();
+                self->m_pool = nullptr;
             }
         } detach { this };
         if (setup.only && setup.appendTo)
@@ -273,6 +292,12 @@ void LiveSession::evaluateCandidate(Candidate candidate, TunableValues tunables)
 {
     if (m_proposer)
         m_proposer->addHumanCandidate(std::move(candidate), std::move(tunables));
+}
+
+std::vector<pool::RunnerStatus> LiveSession::poolStatus() const
+{
+    std::lock_guard lock(m_sessionMutex);
+    return m_pool ? m_pool->status() : m_lastPoolStatus;
 }
 
 bool LiveSession::continueFrom(int index)

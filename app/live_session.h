@@ -10,6 +10,7 @@
 #include "app/gui_review_gate.h"
 #include "app/live_proposer.h"
 #include "core/loop/loop_events.h"
+#include "core/pool/runner_pool.h"
 #include "core/session/session_recipe.h"
 
 #include <QElapsedTimer>
@@ -56,7 +57,10 @@ public:
     const QString& storePath() const { return m_storePath; }
     const QString& lastError() const { return m_lastError; } // "[category] message" of a failed start
     QString finalStatus() const { return m_status; } // "finished", "cancelled", "failed" once ended
-    pid_t runnerPid() const { return m_runnerPid.load(); } // -1 when none runs
+    pid_t runnerPid() const { return m_runnerPid.load(); } // -1 when none runs (or the recipe names runners)
+    // The runners of the session (one row per endpoint, as RunnerPool::status()): live while the
+    // loop runs, the last rows once it ended, empty before the first session. Any thread.
+    std::vector<pool::RunnerStatus> poolStatus() const;
 
     // Controls, from the GUI thread.
     void setPaused(bool paused);
@@ -103,8 +107,10 @@ private:
     std::atomic<std::int64_t> m_tokens { 0 };
     std::shared_ptr<GuiReviewGate> m_gate;
     std::shared_ptr<LiveProposer> m_proposer; // set by the worker before the loop starts
-    std::mutex m_sessionMutex;
+    mutable std::mutex m_sessionMutex;
     TuningSession* m_session = nullptr; // while the loop runs, under m_sessionMutex
+    pool::RunnerPool* m_pool = nullptr; // while the loop runs, under m_sessionMutex
+    std::vector<pool::RunnerStatus> m_lastPoolStatus; // once it ended, under m_sessionMutex
     bool m_running = false;
     std::int64_t m_sessionId = 0;
     int m_budget = 0;

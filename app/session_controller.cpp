@@ -13,6 +13,7 @@
 #include "widgets/kernel_editor.h"
 #include "widgets/live_transcript_panel.h"
 #include "widgets/phase_strip.h"
+#include "widgets/pool_status_panel.h"
 #include "widgets/review_panel.h"
 #include "widgets/run_dialog.h"
 #include "widgets/session_view.h"
@@ -58,6 +59,10 @@ SessionController::SessionController(MainWindow* window)
     , m_reviewDock(new QDockWidget(tr("Proposal Review"), window))
     //: dock title: the LLM's text while it is written
     , m_transcriptDock(new QDockWidget(tr("Live Transcript"), window))
+    , m_poolPanel(new PoolStatusPanel(window))
+    //: dock title: the runners (GPUs) of the running session, their state and jobs done
+    , m_poolDock(new QDockWidget(tr("Runner Pool"), window))
+    , m_poolPoll(new QTimer(this))
     , m_strip(new QToolBar(tr("Session Progress"), window))
     , m_bannerBar(new QToolBar(tr("No GPU"), window))
     , m_banner(new QLabel(window))
@@ -72,8 +77,15 @@ SessionController::SessionController(MainWindow* window)
     m_transcriptDock->setWidget(m_transcript);
     window->addDockWidget(Qt::BottomDockWidgetArea, m_reviewDock);
     window->addDockWidget(Qt::RightDockWidgetArea, m_transcriptDock);
+    m_poolDock->setObjectName(QStringLiteral("runnerPoolDock"));
+    m_poolDock->setWidget(m_poolPanel);
+    window->addDockWidget(Qt::BottomDockWidgetArea, m_poolDock);
+    window->tabifyDockWidget(m_reviewDock, m_poolDock); // one bottom area; the review's tab raised when it asks
     m_reviewDock->hide();
     m_transcriptDock->hide();
+    m_poolDock->hide(); // until a session runs (or View ▸ Runner Pool)
+    m_poolPoll->setInterval(500);
+    connect(m_poolPoll, &QTimer::timeout, this, &SessionController::pollPool);
     m_strip->setObjectName(QStringLiteral("sessionProgress"));
     m_strip->addWidget(m_phases);
     m_strip->setMovable(false);
@@ -248,6 +260,17 @@ void SessionController::buildMenu()
     menu->addSeparator();
     menu->addAction(m_reviewDock->toggleViewAction());
     menu->addAction(m_transcriptDock->toggleViewAction());
+    menu->addAction(m_poolDock->toggleViewAction());
+    for (QAction* action : m_window->menuBar()->actions()) // the window's View menu lists every dock
+        if (action->menu() && action->text() == tr("&View"))
+            action->menu()->addAction(m_poolDock->toggleViewAction());
+}
+
+void SessionController::pollPool()
+{
+    m_poolPanel->setStatus(m_live->poolStatus());
+    if (!m_live->running())
+        m_poolPoll->stop(); // the last rows stay shown
 }
 
 void SessionController::updateActions()
@@ -310,6 +333,9 @@ QString SessionController::startSession(const session::SessionRecipe& recipe)
         m_transcriptDock->show();
     if (recipe.mode == LoopMode::Review)
         m_reviewDock->show();
+    m_poolPanel->setStatus({});
+    m_poolDock->show();
+    m_poolPoll->start();
     updateActions();
     return {};
 }
@@ -473,6 +499,7 @@ void SessionController::onEnded(const QString& statusText, const QString& reason
         }
     }
     refreshHistory();
+    pollPool(); // the runners' final rows
     updateActions();
 }
 

@@ -20,6 +20,7 @@ class QAction;
 class QDockWidget;
 class QLabel;
 class QMainWindow;
+class QTimer;
 class QToolBar;
 
 namespace kl::gui {
@@ -27,6 +28,7 @@ namespace kl::gui {
 class LiveTranscriptPanel;
 class MainWindow;
 class PhaseStrip;
+class PoolStatusPanel;
 class ReviewPanel;
 struct AnalysisOutcome;
 struct SessionView;
@@ -50,6 +52,8 @@ public:
     LiveTranscriptPanel* transcript() const { return m_transcript; }
     PhaseStrip* phaseStrip() const { return m_phases; }
     QLabel* banner() const { return m_banner; }
+    PoolStatusPanel* poolPanel() const { return m_poolPanel; }
+    QDockWidget* poolDock() const { return m_poolDock; }
     bool noDevice() const { return !m_noDevice.isEmpty(); }
 
     void showRunDialog();
@@ -68,6 +72,7 @@ private:
     void onReview(const ReviewRequested& request);
     void onEnded(const QString& status, const QString& reason);
     void refreshHistory();
+    void pollPool();
     void showLiveRead();
     // The session shown in the review workspace when it is of `problem` and its store can be written
     // (its id and the store's path); {0, {}} otherwise.
@@ -82,6 +87,9 @@ private:
     PhaseStrip* m_phases;
     QDockWidget* m_reviewDock;
     QDockWidget* m_transcriptDock;
+    PoolStatusPanel* m_poolPanel;
+    QDockWidget* m_poolDock;
+    QTimer* m_poolPoll; // every 500 ms while a session runs
     QToolBar* m_strip;
     QToolBar* m_bannerBar;
     QLabel* m_banner;

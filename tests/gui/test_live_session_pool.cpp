@@ -1,0 +1,137 @@
+// The live session's runners come from the recipe, as the CLI's do: two endpoints named in the
+// recipe (the run dialog's "runner endpoints") run the session's candidates on both runner doubles
+// (tests/loop/model_runner.cpp, real processes), the store records both endpoints, and the Runner
+// Pool dock lists both with their jobs. Offscreen; with KL_LIVE_SCREENSHOTS=DIR the window is saved.
+#include "app/live_session.h"
+#include "app/main_window.h"
+#include "app/session_controller.h"
+#include "core/store/store.h"
+#include "widgets/pool_status_panel.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <set>
+
+using namespace kl;
+using namespace kl::gui;
+
+namespace {
+
+std::string problemPath() { return std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu/problem.json"; }
+
+session::SessionRecipe poolRecipe(const QString& db)
+{
+    session::SessionRecipe r;
+    r.problem = problemPath();
+    r.db = db.toStdString();
+    r.runner = KL_MODEL_RUNNER;
+    r.metrics = "none";
+    r.patience = 0;
+    r.trials = 1;
+    r.noCache = true;
+    r.budget = 2;
+    r.candidatesPerRound = 3;
+    return r;
+}
+
+} // namespace
+
+class TestLiveSessionPool : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelLoopTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui_live_session_pool"));
+        qputenv("KERNELLOOP_NO_KEYCHAIN", "1");
+        qputenv("KERNELLOOP_RUNNER", KL_MODEL_RUNNER);
+        qunsetenv("KL_MODEL_RUNNER_NO_DEVICE");
+        qputenv("KL_MODEL_RUNNER_DELAY_MS", "150"); // each job takes a while, so a round spreads over both
+    }
+
+    void twoEndpointsRunOnBoth()
+    {
+        QTemporaryDir dir;
+        const QString db = dir.filePath(QStringLiteral("pool.db"));
+        MainWindow window;
+        window.resize(1500, 950);
+        window.show();
+        QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+        SessionController* controller = window.sessionController();
+        QSignalSpy probed(controller, &SessionController::probed);
+        controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
+        QVERIFY(probed.wait(10000));
+        QVERIFY(controller->poolDock()->isHidden()); // no session yet
+
+        auto recipe = poolRecipe(db);
+        recipe.runners = { "local:0", "local:1" };
+        QCOMPARE(controller->startSession(recipe), QString());
+        LiveSession* live = controller->live();
+        QVERIFY(controller->poolDock()->isVisible());
+        QTableWidget* table = controller->poolPanel()->table();
+        // While it runs, the dock polls the pool: both endpoints are listed.
+        QTRY_COMPARE_WITH_TIMEOUT(table->rowCount(), 2, 15000);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("local:0"));
+        QCOMPARE(table->item(1, 0)->text(), QStringLiteral("local:1"));
+        QTRY_VERIFY2_WITH_TIMEOUT(!live->running(), qPrintable(live->lastError()), 60000);
+        QCOMPARE(live->finalStatus(), QStringLiteral("finished"));
+        QCOMPARE(live->iterations().size(), std::size_t(7)); // the baseline and 2 rounds of 3
+
+        // The store: the session's results were measured on both endpoints.
+        const auto store = store::Store::open(db.toStdString());
+        std::set<std::string> used;
+        for (const auto& [index, on] : store.sessionRunners(live->sessionId()))
+            used.insert(on.endpoint);
+        QCOMPARE(used, (std::set<std::string> { "local:0", "local:1" }));
+
+        // The dock's final rows: both runners with jobs done.
+        const auto rows = live->poolStatus();
+        QCOMPARE(rows.size(), std::size_t(2));
+        for (const auto& r : rows)
+            QVERIFY2(r.jobsDone > 0, r.endpoint.c_str());
+        int jobsColumn = -1;
+        for (int c = 0; c < table->columnCount(); ++c)
+            if (table->horizontalHeaderItem(c)->text() == QStringLiteral("Jobs"))
+                jobsColumn = c;
+        QVERIFY(jobsColumn >= 0);
+        for (int row = 0; row < 2; ++row)
+            QVERIFY2(table->item(row, jobsColumn)->text().toInt() > 0, qPrintable(table->item(row, 0)->text()));
+        QVERIFY2(controller->poolPanel()->summaryText().contains(QStringLiteral("2 of 2 runners usable")),
+            qPrintable(controller->poolPanel()->summaryText()));
+
+        const QString shots = qEnvironmentVariable("KL_LIVE_SCREENSHOTS");
+        if (!shots.isEmpty()) {
+            QDir().mkpath(shots);
+            QTest::qWait(150);
+            QVERIFY(window.grab().save(shots + QStringLiteral("/live-runner-pool.png")));
+        }
+    }
+
+    // A bad endpoint in the recipe fails the session with the CLI's category, before anything runs.
+    void badEndpointIsRefused()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        SessionController* controller = window.sessionController();
+        auto recipe = poolRecipe(dir.filePath(QStringLiteral("bad.db")));
+        recipe.runners = { "local:0", "local:0" };
+        QCOMPARE(controller->startSession(recipe), QString());
+        LiveSession* live = controller->live();
+        QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 15000);
+        QCOMPARE(live->finalStatus(), QStringLiteral("failed"));
+        QVERIFY2(
+            live->lastError().startsWith(QStringLiteral("[runner.duplicate-endpoint]")), qPrintable(live->lastError()));
+        QVERIFY(live->iterations().empty());
+    }
+};
+
+QTEST_MAIN(TestLiveSessionPool)
+#include "test_live_session_pool.moc"
