@@ -193,6 +193,27 @@ private slots:
             r.summary.c_str());
     }
 
+    // Recorded on the H200: the same kernel compiled with and without the specialisation. Only the
+    // specialised one has 16-byte global loads in its PTX, and its reply names what it assumed.
+    void recordedSpecialisationVectorises()
+    {
+        if (!fs::exists(kFixtures / "ok_specialised" / "reply.json")
+            || !fs::exists(kFixtures / "ok_plain" / "reply.json"))
+            QSKIP("no recorded replies (scripts/gpu-triton.sh fixtures)");
+        const Problem p = loadProblem(kExample / "problem.json");
+        const auto read = [&](const char* variant) {
+            return readTritonReply(readFile(kFixtures / variant / "reply.json"),
+                readFile(kFixtures / variant / "kernel.cubin"), p.baseline, {});
+        };
+        const CompileResult specialised = read("ok_specialised"), plain = read("ok_plain");
+        QVERIFY2(specialised.ok && plain.ok, specialised.summary.c_str());
+        QCOMPARE(tritonDivisibleArguments(specialised), (std::vector<std::string> { "N", "stride_x", "stride_y" }));
+        QVERIFY(tritonDivisibleArguments(plain).empty());
+        QVERIFY(specialised.ptx.find("ld.global.v4.b32") != std::string::npos);
+        QVERIFY(plain.ptx.find("ld.global.v4.b32") == std::string::npos);
+        QCOMPARE(specialised.kernels.at(0).loweredName, std::string("ln_gelu")); // the wrapper keeps the name
+    }
+
     void numWarpsMustBeAPowerOfTwo()
     {
         const Problem p = loadProblem(kExample / "problem.json");
