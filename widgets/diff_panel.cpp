@@ -251,7 +251,7 @@ void DiffPanel::render()
     if (!m_focus || !after) {
         m_header->setText(m_focus ? tr("<i>No candidate at this iteration.</i>")
                                   : tr("<i>Select an iteration to see what changed.</i>"));
-        m_body->clear();
+        setBody({});
         return;
     }
     if (m_otherSessionId != 0 && m_session) {
@@ -264,7 +264,7 @@ void DiffPanel::render()
         if (!m_other || !m_other->candidate) {
             m_header->setText(
                 tr("<i>Iteration %1 of %2 has no candidate to compare with.</i>").arg(m_compare->value()).arg(theirs));
-            m_body->clear();
+            setBody({});
             return;
         }
         //: diff header across sessions; %1 this iteration, %2 its session, %3 the other iteration, %4 its
@@ -281,7 +281,7 @@ void DiffPanel::render()
             header += QStringLiteral("<br><tt>") + html(changes).replace(QLatin1Char('\n'), QStringLiteral("<br>"))
                 + QStringLiteral("</tt>");
         m_header->setText(header);
-        m_body->setHtml(m_diff.same() ? tr("<p><i>The source is the same; only what the header lists differs.</i></p>")
+        setBody(m_diff.same() ? tr("<p><i>The source is the same; only what the header lists differs.</i></p>")
                 : m_layout == Layout::SideBySide ? sideBySideHtml(m_diff)
                                                  : inlineHtml(m_diff));
         return;
@@ -290,7 +290,7 @@ void DiffPanel::render()
         m_header->setText(tr("<i>Iteration %1 is the baseline: it has no parent. Choose an iteration to compare "
                              "with above.</i>")
                               .arg(m_focus->index()));
-        m_body->clear();
+        setBody({});
         return;
     }
     const int other = m_focus->compared->row.index;
@@ -305,10 +305,44 @@ void DiffPanel::render()
             + QStringLiteral("</tt>");
     m_header->setText(header);
     if (m_diff.same()) {
-        m_body->setHtml(tr("<p><i>The source is the same; only what the header lists differs.</i></p>"));
+        setBody(tr("<p><i>The source is the same; only what the header lists differs.</i></p>"));
         return;
     }
-    m_body->setHtml(m_layout == Layout::SideBySide ? sideBySideHtml(m_diff) : inlineHtml(m_diff));
+    setBody(m_layout == Layout::SideBySide ? sideBySideHtml(m_diff) : inlineHtml(m_diff));
+}
+
+// Laying out a rewrite's diff table takes QTextDocument ~40 ms: while the panel is hidden (another
+// inspector tab, or a live session's refresh) the HTML waits until it is shown or read.
+void DiffPanel::setBody(QString html)
+{
+    m_pendingBody = std::move(html);
+    m_bodyPending = true;
+    if (isVisible())
+        flushBody();
+}
+
+void DiffPanel::flushBody() const
+{
+    if (!m_bodyPending)
+        return;
+    m_bodyPending = false;
+    if (m_pendingBody.isEmpty())
+        m_body->clear();
+    else
+        m_body->setHtml(m_pendingBody);
+    m_pendingBody.clear();
+}
+
+QTextBrowser* DiffPanel::body() const
+{
+    flushBody();
+    return m_body;
+}
+
+void DiffPanel::showEvent(QShowEvent* event)
+{
+    flushBody();
+    QWidget::showEvent(event);
 }
 
 QString DiffPanel::headerText() const { return m_header->text(); }

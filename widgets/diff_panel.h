@@ -43,11 +43,16 @@ public:
     const review::SourceDiff& shownDiff() const { return m_diff; }
     const review::CandidateChanges& shownChanges() const { return m_changes; }
     QString headerText() const;
-    QTextBrowser* body() const { return m_body; }
+    QTextBrowser* body() const; // with the shown diff's text (laid out when the panel is hidden)
     QSpinBox* compareBox() const { return m_compare; }
     QComboBox* sessionBox() const { return m_sessionBox; }
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void setBody(QString html);
+    void flushBody() const;
     void render();
     void rediff();
     void loadOther();
@@ -59,6 +64,8 @@ private:
     QSpinBox* m_compare;
     QLabel* m_header;
     QTextBrowser* m_body;
+    mutable QString m_pendingBody; // what m_body shows next: laid out once the panel is visible or read
+    mutable bool m_bodyPending = false;
     Layout m_layout = Layout::Inline;
     std::shared_ptr<const IterationFocus> m_focus;
     std::shared_ptr<const SessionView> m_session;

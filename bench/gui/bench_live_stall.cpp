@@ -109,6 +109,8 @@ int main(int argc, char* argv[])
     QObject::connect(&ticker, &QTimer::timeout, [&] {
         const qint64 now = clock.nsecsElapsed();
         gaps.push_back(std::max(0.0, double(now - last) / 1e6 - 1.0));
+        if (gaps.back() > 15.0 && qEnvironmentVariableIsSet("KL_STALL_TRACE")) // where the stalls fall, with traces
+            std::fprintf(stderr, "GAP %.1f ms at tick %zu\n", gaps.back(), gaps.size());
         last = now;
     });
     std::size_t firstShown = 0; // ticks before the baseline's iteration reached the window
