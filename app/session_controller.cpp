@@ -368,6 +368,9 @@ void SessionController::onStarted(const SessionStarted& started)
         m_window->review()->openStore(m_live->storePath());
         m_window->review()->openSession(started.sessionId);
         m_shownStore = m_live->storePath();
+        //: status bar at a session's start, before its baseline is measured; %1 its id
+        emit m_window->review()->statusMessage(
+            tr("Session %1 running: measuring the baseline").arg(started.sessionId), false);
     } catch (const Error& e) {
         status(errorText(e), true);
     }
@@ -451,6 +454,10 @@ void SessionController::showLiveRead()
         review->refreshSessionList(); // the browser's iteration count of the running session
         if (shown > 0)
             selection->select(shown);
+        if (m_live->running()) // openSession's "N iteration(s)" of the start would stay, stale
+            //: status bar while a session runs; %1 its id, %n the iterations committed so far
+            emit review->statusMessage(
+                tr("Session %1 running: %n iteration(s) so far", nullptr, int(view->rows.size())).arg(id), false);
     }
     if (m_readAgain)
         refreshHistory();

@@ -115,6 +115,26 @@ private slots:
         }
     }
 
+    // While the session runs, the status bar counts its iterations (it kept the "0 iteration(s)" of
+    // the session's opening before).
+    void statusBarFollowsTheRunningSession()
+    {
+        QTemporaryDir dir;
+        qputenv("KL_MODEL_RUNNER_DELAY_MS", "400");
+        MainWindow window;
+        window.show();
+        SessionController* controller = window.sessionController();
+        auto recipe = poolRecipe(dir.filePath(QStringLiteral("status.db")));
+        recipe.candidatesPerRound = 1;
+        recipe.budget = 3;
+        QCOMPARE(controller->startSession(recipe), QString());
+        QTRY_VERIFY2_WITH_TIMEOUT(window.statusText().contains(QStringLiteral("running: 2 iteration(s) so far")),
+            qPrintable(window.statusText()), 20000);
+        QVERIFY(!window.statusText().contains(QStringLiteral(" 0 iteration(s)")));
+        QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 20000);
+        qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
+    }
+
     // A bad endpoint in the recipe fails the session with the CLI's category, before anything runs.
     void badEndpointIsRefused()
     {
