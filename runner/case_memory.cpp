@@ -51,7 +51,8 @@ TensorAllocation allocateTensor(const CudaDriver& cu, const protocol::Buffer& bu
 }
 } // namespace
 
-CaseMemory::CaseMemory(const Device& device, const HelperKernels& helpers, const protocol::Case& testCase)
+CaseMemory::CaseMemory(
+    const Device& device, const HelperKernels& helpers, const protocol::Case& testCase, bool withReference)
     : m_device(device)
     , m_helpers(helpers)
 {
@@ -59,7 +60,8 @@ CaseMemory::CaseMemory(const Device& device, const HelperKernels& helpers, const
     for (const protocol::Buffer& buffer : testCase.buffers) {
         if (buffer.role == PlannedBuffer::Role::Output) {
             m_outputs.push_back(allocateTensor(cu, buffer));
-            m_referenceOutputs.push_back(allocateTensor(cu, buffer));
+            if (withReference)
+                m_referenceOutputs.push_back(allocateTensor(cu, buffer));
         } else {
             m_inputs.push_back(allocateTensor(cu, buffer));
         }
@@ -70,7 +72,8 @@ CaseMemory::CaseMemory(const Device& device, const HelperKernels& helpers, const
                 allocate(cu, static_cast<std::size_t>(scratch.elements) * dtypeSize(scratch.dtype),
                     std::string(roleName(role)) + " scratch \"" + scratch.name + "\""));
     };
-    addScratch(Role::Reference, testCase.programs.reference);
+    if (withReference)
+        addScratch(Role::Reference, testCase.programs.reference);
     addScratch(Role::Candidate, testCase.programs.candidate);
     if (testCase.programs.baseline)
         addScratch(Role::Baseline, *testCase.programs.baseline);
@@ -132,6 +135,47 @@ std::vector<std::byte> CaseMemory::readData(const TensorAllocation& tensor) cons
         m_device.synchronize();
     }
     return host;
+}
+
+std::size_t ReferenceOutputs::bytes() const
+{
+    std::size_t total = 0;
+    for (const HostBuffer& output : outputs)
+        total += output.bytes();
+    return total;
+}
+
+ReferenceOutputs CaseMemory::saveReferenceOutputs() const
+{
+    ReferenceOutputs saved;
+    for (const TensorAllocation& output : m_referenceOutputs) {
+        HostBuffer host(m_device.driver(), output.memory.bytes());
+        KL_CU(m_device.driver(), cuMemcpyDtoHAsync, host.data(), output.memory.pointer(), host.bytes(),
+            m_device.stream());
+        saved.outputs.push_back(std::move(host));
+        saved.checksums.push_back(m_helpers.checksum(output.data(), output.layout.bytes()));
+    }
+    m_device.synchronize();
+    return saved;
+}
+
+bool CaseMemory::restoreReferenceOutputs(const ReferenceOutputs& saved) const
+{
+    if (saved.outputs.size() != m_referenceOutputs.size())
+        return false;
+    for (std::size_t i = 0; i < m_referenceOutputs.size(); ++i) {
+        const TensorAllocation& output = m_referenceOutputs[i];
+        if (saved.outputs[i].bytes() != output.memory.bytes())
+            return false;
+        KL_CU(m_device.driver(), cuMemcpyHtoDAsync, output.memory.pointer(), saved.outputs[i].data(),
+            saved.outputs[i].bytes(), m_device.stream());
+    }
+    for (std::size_t i = 0; i < m_referenceOutputs.size(); ++i) {
+        const TensorAllocation& output = m_referenceOutputs[i];
+        if (m_helpers.checksum(output.data(), output.layout.bytes()) != saved.checksums[i])
+            return false;
+    }
+    return true;
 }
 
 } // namespace kl::runner

@@ -26,11 +26,22 @@ struct TensorAllocation {
 enum class Role { Reference, Candidate, Baseline };
 const char* roleName(Role role);
 
+// The reference's outputs as the reference left them, kept by the runner (reference_cache.h): a host
+// copy of each output's whole allocation (guards and gaps included) and the checksum of its data region.
+struct ReferenceOutputs {
+    std::vector<HostBuffer> outputs;
+    std::vector<std::uint64_t> checksums;
+    std::size_t bytes() const;
+};
+
 class CaseMemory {
 public:
     // Allocates everything for `testCase`. Throws JobFailure(out-of-memory) when the device is
     // full and JobFailure(bad-request) for a malformed buffer (a stride shorter than its row).
-    CaseMemory(const Device& device, const HelperKernels& helpers, const protocol::Case& testCase);
+    // `withReference` false: no reference outputs or scratch (timing and profiling never run the
+    // reference; less memory also means less for CUPTI's kernel replay to save and restore).
+    CaseMemory(
+        const Device& device, const HelperKernels& helpers, const protocol::Case& testCase, bool withReference = true);
 
     // Inputs generated from `seed` (one key per buffer name), outputs poisoned, guards, gaps and
     // scratch refreshed. Enqueued on the device's stream.
@@ -48,6 +59,13 @@ public:
     // Host copies: a candidate output's whole allocation; a reference output's data region.
     std::vector<std::byte> readWhole(const TensorAllocation& tensor) const;
     std::vector<std::byte> readData(const TensorAllocation& tensor) const;
+
+    // After the reference ran: host copies of its outputs. Synchronises; throws CudaError.
+    ReferenceOutputs saveReferenceOutputs() const;
+    // After prepare(): the saved outputs written back in place of running the reference. False when
+    // the copy's checksum differs from the one saved (the caller drops it and runs the reference
+    // after preparing again). Synchronises; throws CudaError.
+    bool restoreReferenceOutputs(const ReferenceOutputs& saved) const;
 
 private:
     const Device& m_device;

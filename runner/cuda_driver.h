@@ -43,6 +43,7 @@ namespace kl::runner {
     X(cuMemAllocHost)                                                                                                  \
     X(cuMemFreeHost)                                                                                                   \
     X(cuMemcpyHtoD)                                                                                                    \
+    X(cuMemcpyHtoDAsync)                                                                                               \
     X(cuMemcpyDtoH)                                                                                                    \
     X(cuMemcpyDtoHAsync)                                                                                               \
     X(cuMemcpyDtoDAsync)                                                                                               \

@@ -142,6 +142,40 @@ void DeviceBuffer::release()
     m_pointer = 0;
 }
 
+HostBuffer::HostBuffer(const CudaDriver& driver, std::size_t bytes)
+    : m_driver(&driver)
+    , m_bytes(bytes)
+{
+    KL_CU(driver, cuMemAllocHost, &m_data, bytes == 0 ? 1 : bytes);
+}
+
+HostBuffer::~HostBuffer() { release(); }
+
+HostBuffer::HostBuffer(HostBuffer&& other) noexcept
+    : m_driver(other.m_driver)
+    , m_data(std::exchange(other.m_data, nullptr))
+    , m_bytes(std::exchange(other.m_bytes, 0))
+{
+}
+
+HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept
+{
+    if (this != &other) {
+        release();
+        m_driver = other.m_driver;
+        m_data = std::exchange(other.m_data, nullptr);
+        m_bytes = std::exchange(other.m_bytes, 0);
+    }
+    return *this;
+}
+
+void HostBuffer::release()
+{
+    if (m_data && m_driver)
+        m_driver->cuMemFreeHost(m_data);
+    m_data = nullptr;
+}
+
 EventPair::EventPair(const CudaDriver& driver)
     : m_driver(&driver)
 {

@@ -68,6 +68,27 @@ private:
     std::size_t m_bytes = 0;
 };
 
+// Page-locked host memory (cuMemAllocHost), for fast copies to and from the device; freed on destruction.
+class HostBuffer {
+public:
+    HostBuffer() = default;
+    HostBuffer(const CudaDriver& driver, std::size_t bytes); // throws CudaError
+    ~HostBuffer();
+    HostBuffer(HostBuffer&& other) noexcept;
+    HostBuffer& operator=(HostBuffer&& other) noexcept;
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+
+    void* data() const { return m_data; }
+    std::size_t bytes() const { return m_bytes; }
+
+private:
+    void release();
+    const CudaDriver* m_driver = nullptr;
+    void* m_data = nullptr;
+    std::size_t m_bytes = 0;
+};
+
 // A pair of timing events, created once and reused.
 class EventPair {
 public:

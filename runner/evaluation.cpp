@@ -71,6 +71,17 @@ bool sameConditions(std::optional<double> clockThen, std::optional<double> tempT
         && std::abs(*tempNow - *tempThen) <= 5.0;
 }
 
+// $KL_PROFILE_LEAN=0 brings back the profile phase as it was before issue 14's second pass (for
+// before/after figures in one run): its own freshly allocated case memory with the reference's outputs,
+// and the flush buffer kept allocated while CUPTI replays. Default (lean): the timing phase's memory
+// of that case, without the reference's outputs, and the flush buffer freed once the caches are
+// flushed, so that kernel replay has less device memory to save and restore.
+bool leanProfile()
+{
+    const char* text = std::getenv("KL_PROFILE_LEAN");
+    return !(text && std::string(text) == "0");
+}
+
 std::string formatMicros(double us)
 {
     char text[32];
@@ -85,6 +96,7 @@ Evaluator::Evaluator(const Device& device)
     , m_profiler(device)
     , m_sampler(device)
     , m_clock(device.staticDescription().uuid)
+    , m_referenceCache(referenceCacheCapacity())
 {
 }
 
@@ -165,9 +177,14 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
 
     // Verify.
     started = Clock::now();
-    VerificationOutcome verified
-        = verifyCandidate(m_device, helpers(), reference.get(), *candidate, request, progress, &m_pythonWorker);
+    VerificationOutcome verified = verifyCandidate(
+        m_device, helpers(), reference.get(), *candidate, request, progress, &m_pythonWorker, &m_referenceCache);
     result.phasesMs["verify"] = millisSince(started);
+    if (verified.split.referenceHits > 0) {
+        result.phasesMs["verify_reference_restore"] = verified.split.referenceRestore;
+    }
+    if (verified.split.referenceStore > 0.0)
+        result.phasesMs["verify_reference_store"] = verified.split.referenceStore;
     if (request.pythonReference) { // what the tensors' trip through host shared memory costs
         result.phasesMs["verify_reference_transfer"] = verified.split.referenceTransfer;
         result.phasesMs["verify_reference_worker"] = verified.split.referenceWorker;
@@ -189,10 +206,11 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         + (request.cases.size() == 1 ? "" : "s") + " x " + std::to_string(trials) + " trial" + (trials == 1 ? "" : "s");
 
     // Time.
+    std::unique_ptr<CaseMemory> profiledMemory; // the timed memory of the profiled case (lean profile)
     if (request.options.time) {
         started = Clock::now();
         try {
-            result.timing = timeCases(request, *candidate, baseline.get(), progress);
+            result.timing = timeCases(request, *candidate, baseline.get(), progress, profiledMemory);
         } catch (const JobFailure& failure) {
             result.phasesMs["time"] = millisSince(started);
             fail(failure);
@@ -228,7 +246,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         progress("profile", 0, 1);
         std::string detail;
         try {
-            result.profile = profileCandidate(request, *candidate, detail);
+            result.profile = profileCandidate(request, *candidate, std::move(profiledMemory), detail, result.phasesMs);
         } catch (const JobFailure& failure) {
             result.phasesMs["profile"] = millisSince(started);
             fail(failure);
@@ -272,8 +290,19 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     return outcome;
 }
 
+namespace {
+// The size the counters and the samples describe: the first timed one, else the first.
+const protocol::Case* profiledCase(const protocol::EvaluateRequest& request)
+{
+    for (const protocol::Case& c : request.cases)
+        if (c.timed)
+            return &c;
+    return request.cases.empty() ? nullptr : &request.cases.front();
+}
+} // namespace
+
 protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-    LoadedModule* baseline, const ProgressFunction& progress)
+    LoadedModule* baseline, const ProgressFunction& progress, std::unique_ptr<CaseMemory>& kept)
 {
     const protocol::EvaluateOptions& options = request.options;
     Timer& clock = timer(static_cast<std::size_t>(std::max<std::int64_t>(options.flushBytes, 0)));
@@ -295,10 +324,15 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     };
 
     int done = 0;
+    const bool lean = leanProfile();
+    const protocol::Case* profiled = profiledCase(request);
     for (const protocol::Case& testCase : request.cases) {
         if (!testCase.timed)
             continue;
-        CaseMemory memory(m_device, helpers(), testCase);
+        // Timing never runs the reference: its outputs are only needed by a PyTorch contender's worker.
+        auto owned
+            = std::make_unique<CaseMemory>(m_device, helpers(), testCase, !lean || request.pythonReference.has_value());
+        CaseMemory& memory = *owned;
         memory.prepare(options.seed);
         protocol::CaseTiming timed;
         timed.label = testCase.label;
@@ -362,6 +396,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         timed.gbps = verify::achievedGbps(testCase.bytes, timed.candidate.medianUs);
         timed.tflops = timed.candidate.medianUs > 0.0 ? testCase.flops / (timed.candidate.medianUs * 1e6) : 0.0;
         timing.cases.push_back(std::move(timed));
+        if (lean && &testCase == profiled)
+            kept = std::move(owned);
     }
     // Right after the timed runs, while the clocks are still where the runs left them.
     timing.smClockMhz = m_clock.smClockMhz();
@@ -369,19 +405,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     return timing;
 }
 
-namespace {
-// The size the counters and the samples describe: the first timed one, else the first.
-const protocol::Case* profiledCase(const protocol::EvaluateRequest& request)
-{
-    for (const protocol::Case& c : request.cases)
-        if (c.timed)
-            return &c;
-    return request.cases.empty() ? nullptr : &request.cases.front();
-}
-} // namespace
-
-protocol::Profile Evaluator::profileCandidate(
-    const protocol::EvaluateRequest& request, LoadedModule& candidate, std::string& detail)
+protocol::Profile Evaluator::profileCandidate(const protocol::EvaluateRequest& request, LoadedModule& candidate,
+    std::unique_ptr<CaseMemory> memory, std::string& detail, std::map<std::string, double>& phasesMs)
 {
     const protocol::Case* chosen = profiledCase(request);
     if (!chosen) {
@@ -389,19 +414,26 @@ protocol::Profile Evaluator::profileCandidate(
         skipped.status = protocol::ProfileStatus::Skipped;
         return skipped;
     }
-    CaseMemory memory(m_device, helpers(), *chosen);
-    memory.prepare(request.options.seed);
+    const auto started = Clock::now();
+    const bool lean = leanProfile();
+    if (!memory) // not timed, or not lean: its own
+        memory = std::make_unique<CaseMemory>(m_device, helpers(), *chosen, !lean);
+    memory->prepare(request.options.seed); // the timed runs left their outputs: poisoned again, as verified
     m_device.synchronize();
-    ProgramRunner runner(m_device, candidate, chosen->programs.candidate, memory.buffersFor(Role::Candidate));
+    ProgramRunner runner(m_device, candidate, chosen->programs.candidate, memory->buffersFor(Role::Candidate));
     // Start from the same clean, cold L2 as the timed runs (the inputs were just written).
     timer(static_cast<std::size_t>(std::max<std::int64_t>(request.options.flushBytes, 0))).flushCaches();
+    if (lean)
+        m_timer
+            .reset(); // its flush buffer would be saved and restored with every pass; the next job allocates it again
+    phasesMs["profile_setup"] = millisSince(started);
     return m_profiler.profile(
         request.options.profile,
         [&] {
             runner.enqueue();
             waitGuarded(m_device, "profiling " + chosen->label);
         },
-        runner.kernelNames(), chosen->label, detail);
+        runner.kernelNames(), chosen->label, detail, phasesMs);
 }
 
 lines::PcSampling Evaluator::sampleLines(const protocol::EvaluateRequest& request)

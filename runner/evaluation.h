@@ -2,6 +2,7 @@
 // One runner's work for evaluate and describe, with what it keeps between jobs: the helper
 // kernels (compiled once), the flush buffer, the measured copy bandwidth, CUPTI's configurations.
 #include "core/protocol/messages.h"
+#include "runner/case_memory.h"
 #include "runner/clock_reader.h"
 #include "runner/device.h"
 #include "runner/helper_kernels.h"
@@ -34,10 +35,11 @@ public:
 private:
     const HelperKernels& helpers();
     Timer& timer(std::size_t flushBytes);
+    // `kept` receives the memory of the case the profile describes (lean: reused by profileCandidate).
     protocol::Timing timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-        LoadedModule* baseline, const ProgressFunction& progress);
-    protocol::Profile profileCandidate(
-        const protocol::EvaluateRequest& request, LoadedModule& candidate, std::string& detail);
+        LoadedModule* baseline, const ProgressFunction& progress, std::unique_ptr<CaseMemory>& kept);
+    protocol::Profile profileCandidate(const protocol::EvaluateRequest& request, LoadedModule& candidate,
+        std::unique_ptr<CaseMemory> memory, std::string& detail, std::map<std::string, double>& phasesMs);
     lines::PcSampling sampleLines(const protocol::EvaluateRequest& request);
 
     const Device& m_device;
@@ -54,6 +56,7 @@ private:
     PcSampler m_sampler;
     ClockReader m_clock;
     PythonWorker m_pythonWorker; // started at the first job with a PyTorch reference
+    ReferenceCache m_referenceCache; // the reference's outputs by (reference, case, seed)
 };
 
 } // namespace kl::runner

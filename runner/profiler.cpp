@@ -10,6 +10,7 @@
 #include <cupti_target.h>
 #endif
 
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 
@@ -27,7 +28,7 @@ Profiler::Profiler(const Device& device)
 Profiler::~Profiler() = default;
 
 protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>&,
-    const std::vector<std::string>&, const std::string&, std::string& detail)
+    const std::vector<std::string>&, const std::string&, std::string& detail, std::map<std::string, double>&)
 {
     protocol::Profile profile;
     profile.status = protocol::ProfileStatus::Unavailable;
@@ -49,14 +50,25 @@ template <class Params> Params cuptiParams(std::size_t size)
     return params;
 }
 
-// What the host side computes once per metric set: the configuration image and its pass count.
+// What the host side computes once per metric set: the configuration image and its pass count; and
+// the counter data image's storage, reused by every job (initialised again for each).
 struct MetricConfiguration {
     std::vector<std::string> names;
     std::vector<const char*> pointers;
     CUpti_Profiler_Host_Object* host = nullptr;
     std::vector<std::uint8_t> image;
     std::size_t passes = 0;
+    std::vector<std::uint8_t> counterData;
 };
+
+// Milliseconds since `mark`, which moves on to now.
+double lap(std::chrono::steady_clock::time_point& mark)
+{
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - mark).count();
+    mark = now;
+    return ms;
+}
 
 void disableQuietly(CUpti_RangeProfiler_Object* object)
 {
@@ -189,7 +201,8 @@ Profiler::Profiler(const Device& device)
 Profiler::~Profiler() = default;
 
 protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>& runOnce,
-    const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail)
+    const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail,
+    std::map<std::string, double>& phasesMs)
 {
     protocol::Profile profile;
     profile.metricSet = set;
@@ -198,15 +211,18 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         return profile;
     }
     CUpti_RangeProfiler_Object* object = nullptr;
+    auto mark = std::chrono::steady_clock::now();
     try {
         m_state->initialise(m_device);
         MetricConfiguration& config = m_state->configuration(set);
         profile.passes = static_cast<int>(config.passes);
+        phasesMs["profile_init"] = lap(mark);
 
         auto enable = cuptiParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
         enable.ctx = m_device.context();
         KL_CUPTI(cuptiRangeProfilerEnable(&enable));
         object = enable.pRangeProfilerObject;
+        phasesMs["profile_enable"] = lap(mark);
 
         const std::size_t ranges = kernelNames.size();
         auto size = cuptiParams<CUpti_RangeProfiler_GetCounterDataSize_Params>(
@@ -217,7 +233,8 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         size.maxNumOfRanges = ranges;
         size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(ranges);
         KL_CUPTI(cuptiRangeProfilerGetCounterDataSize(&size));
-        std::vector<std::uint8_t> counterData(size.counterDataSize, 0);
+        std::vector<std::uint8_t>& counterData = config.counterData;
+        counterData.assign(size.counterDataSize, 0);
         auto initData = cuptiParams<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
             CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
         initData.pRangeProfilerObject = object;
@@ -240,6 +257,7 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         setConfig.passIndex = 0;
         setConfig.targetNestingLevel = 1;
         KL_CUPTI(cuptiRangeProfilerSetConfig(&setConfig));
+        phasesMs["profile_config"] = lap(mark);
 
         // With kernel replay CUPTI replays every pass inside each launch; the loop only matters
         // if it ever asks for another round.
@@ -254,6 +272,7 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
             if (stop.isAllPassSubmitted)
                 break;
         }
+        phasesMs["profile_replay"] = lap(mark);
         auto decode
             = cuptiParams<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         decode.pRangeProfilerObject = object;
@@ -283,10 +302,12 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
                 kernel.metrics[config.names[m]] = clampPercentage(config.names[m], values[m]);
             profile.kernels.push_back(std::move(kernel));
         }
+        phasesMs["profile_decode"] = lap(mark);
         auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
         disable.pRangeProfilerObject = object;
         object = nullptr;
         KL_CUPTI(cuptiRangeProfilerDisable(&disable));
+        phasesMs["profile_disable"] = lap(mark);
         profile.status = protocol::ProfileStatus::Ok;
         if (decode.numOfRangeDropped > 0)
             detail = std::to_string(decode.numOfRangeDropped) + " profiler ranges dropped";

@@ -22,9 +22,14 @@ public:
 
     // `runOnce` enqueues the program's launches once and waits for them. `kernelNames` name the
     // launches in order (a range per launch). Never throws for CUPTI trouble: the profile comes
-    // back unavailable with the reason, and `detail` says what CUPTI said.
+    // back unavailable with the reason, and `detail` says what CUPTI said. `phasesMs` gets where the
+    // time went: profile_init (CUPTI and the metric set's configuration, once per runner and set),
+    // profile_enable, profile_config (counter data image, SetConfig), profile_replay (the launches
+    // with CUPTI's passes and its save/restore of device memory), profile_decode (decode and
+    // evaluate), profile_disable.
     protocol::Profile profile(protocol::MetricSet set, const std::function<void()>& runOnce,
-        const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail);
+        const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail,
+        std::map<std::string, double>& phasesMs);
 
     struct State;
 

@@ -66,6 +66,7 @@ int Session::run(std::istream& in)
 
 void Session::answer(const std::string& line)
 {
+    const auto received = std::chrono::steady_clock::now();
     protocol::Request request;
     try {
         request = protocol::parseRequest(line);
@@ -125,7 +126,10 @@ void Session::answer(const std::string& line)
         message.total = total;
         send(message);
     };
+    const double parseMs
+        = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - received).count();
     Evaluator::Outcome outcome = m_evaluator->evaluate(evaluate, progress);
+    outcome.result.phasesMs["parse"] = parseMs; // the request line decoded (base64 cubins included)
     send(outcome.result);
     if (outcome.contextLost) {
         // Every later driver call would fail, and a kernel may still be running: leave without

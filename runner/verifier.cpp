@@ -54,7 +54,7 @@ void runProgram(const Device& device, LoadedModule& module, const protocol::Prog
 protocol::CaseVerification verifyTrial(const Device& device, const protocol::EvaluateRequest& request,
     const protocol::Case& testCase, int trial, CaseMemory& memory, LoadedModule* reference, LoadedModule& candidate,
     std::vector<OutputSums>& previous, std::optional<JobFailure>& failure, VerificationSplit& split,
-    PythonWorker* worker)
+    PythonWorker* worker, ReferenceCache* cache)
 {
     auto mark = Clock::now();
     auto lap = [&mark](double& total) {
@@ -62,28 +62,60 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
         total += std::chrono::duration<double, std::milli>(now - mark).count();
         mark = now;
     };
-    memory.prepare(request.options.seed + static_cast<std::uint64_t>(trial));
+    const std::uint64_t seed = request.options.seed + static_cast<std::uint64_t>(trial);
+    memory.prepare(seed);
     device.synchronize();
     lap(split.prepare);
-    try {
-        if (request.pythonReference && worker) {
-            PythonReferenceSplit python;
-            computePythonReference(device, memory, testCase, *request.pythonReference, *worker, python);
-            split.referenceTransfer += python.transfer;
-            split.referenceWorker += python.worker;
-        } else if (reference) {
-            runProgram(device, *reference, testCase.programs.reference, memory.buffersFor(Role::Reference),
-                "reference on " + testCase.label);
-        } else {
-            throw JobFailure(Category::BadRequest, "the request has neither a reference module nor a Python reference");
+    const bool caching = cache && cache->enabled();
+    const std::string key = caching ? referenceCacheKey(request, testCase, seed) : std::string();
+    bool restored = false;
+    if (caching) {
+        if (const ReferenceOutputs* saved = cache->find(key)) {
+            restored = memory.restoreReferenceOutputs(*saved);
+            if (!restored) { // changed since it was stored: never trusted again
+                cache->erase(key);
+                memory.prepare(seed);
+                device.synchronize();
+            }
         }
-    } catch (const JobFailure& error) {
-        // The reference is trusted: when it cannot run, the job cannot be done.
-        failure = JobFailure(error.category() == Category::OutOfMemory ? Category::OutOfMemory : Category::BadRequest,
-            std::string("the reference failed: ") + error.what(), error.contextLost());
-        return failedCase(testCase, trial, *failure);
+        lap(split.referenceRestore);
     }
-    lap(split.reference);
+    if (restored) {
+        ++split.referenceHits;
+    } else {
+        ++split.referenceRuns;
+        try {
+            if (request.pythonReference && worker) {
+                PythonReferenceSplit python;
+                computePythonReference(device, memory, testCase, *request.pythonReference, *worker, python);
+                split.referenceTransfer += python.transfer;
+                split.referenceWorker += python.worker;
+            } else if (reference) {
+                runProgram(device, *reference, testCase.programs.reference, memory.buffersFor(Role::Reference),
+                    "reference on " + testCase.label);
+            } else {
+                throw JobFailure(
+                    Category::BadRequest, "the request has neither a reference module nor a Python reference");
+            }
+        } catch (const JobFailure& error) {
+            // The reference is trusted: when it cannot run, the job cannot be done.
+            failure
+                = JobFailure(error.category() == Category::OutOfMemory ? Category::OutOfMemory : Category::BadRequest,
+                    std::string("the reference failed: ") + error.what(), error.contextLost());
+            return failedCase(testCase, trial, *failure);
+        }
+        lap(split.reference);
+        if (caching) {
+            try {
+                ReferenceOutputs saved = memory.saveReferenceOutputs();
+                const std::size_t bytes = saved.bytes();
+                cache->insert(key, std::move(saved), bytes);
+            } catch (const CudaError&) {
+                // No page-locked memory to spare: not kept. A lost context fails the next call anyway.
+            }
+            lap(split.referenceStore);
+        }
+    }
     const std::vector<std::uint64_t> before = memory.inputChecksums();
     lap(split.checks);
     try {
@@ -186,7 +218,7 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
 
 VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule* reference,
     LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress,
-    PythonWorker* worker)
+    PythonWorker* worker, ReferenceCache* cache)
 {
     VerificationOutcome outcome;
     const int trials = std::max(1, request.options.trials);
@@ -209,7 +241,7 @@ VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& h
         for (int trial = 0; trial < trials && !outcome.failure; ++trial) {
             try {
                 outcome.verification.cases.push_back(verifyTrial(device, request, testCase, trial, *memory, reference,
-                    candidate, previous, outcome.failure, outcome.split, worker));
+                    candidate, previous, outcome.failure, outcome.split, worker, cache));
             } catch (const CudaError& error) {
                 // Our own calls (fills, checksums, copies) fail when the candidate broke the context.
                 outcome.failure = failureFrom(error, "candidate on " + testCase.label);

@@ -2,11 +2,13 @@
 // Step 2 of evaluate (docs/runner-protocol.md): every case, every trial, fresh inputs, the
 // reference and then the candidate, and the ordered checks. Stops at the first failure.
 #include "core/protocol/messages.h"
+#include "runner/case_memory.h"
 #include "runner/device.h"
 #include "runner/helper_kernels.h"
 #include "runner/job_failure.h"
 #include "runner/program.h"
 #include "runner/python_reference.h"
+#include "runner/reference_cache.h"
 
 #include <functional>
 #include <optional>
@@ -24,6 +26,10 @@ struct VerificationSplit {
     double checks = 0.0; // checksums, guards, comparison, reports
     double referenceTransfer = 0.0; // a PyTorch reference: copies through host shared memory
     double referenceWorker = 0.0; // a PyTorch reference: the worker's reply
+    double referenceRestore = 0.0; // the reference's outputs written back from the runner's cache
+    double referenceStore = 0.0; // the reference's outputs copied into the cache
+    int referenceHits = 0; // (case, trial)s whose reference outputs came from the cache
+    int referenceRuns = 0; // (case, trial)s that ran the reference
 };
 
 struct VerificationOutcome {
@@ -32,9 +38,13 @@ struct VerificationOutcome {
     VerificationSplit split;
 };
 
-// `reference` is null when the request has a Python reference; `worker` then computes it.
+using ReferenceCache = ByteBoundedCache<ReferenceOutputs>;
+
+// `reference` is null when the request has a Python reference; `worker` then computes it. With a
+// `cache`, a (case, trial) whose reference outputs it holds restores them instead of running the
+// reference, and one it lacks stores them (reference_cache.h).
 VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule* reference,
     LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress,
-    PythonWorker* worker = nullptr);
+    PythonWorker* worker = nullptr, ReferenceCache* cache = nullptr);
 
 } // namespace kl::runner

@@ -111,6 +111,81 @@ private slots:
         QVERIFY(result.phasesMs.count("verify"));
     }
 
+    // The runner keeps the reference's outputs per (reference, case, seed): a second candidate of the
+    // same problem and seed restores them instead of running the reference, with the very same
+    // verdicts and errors as a runner that computes them (its cache off); another seed misses; a
+    // hostile candidate is still caught on restored outputs (runner/reference_cache.h).
+    void referenceOutputsComeFromTheRunnersCache()
+    {
+        const Problem problem = gputest::example("layernorm_gelu");
+        const TunedCandidate baseline { problem.baseline, problem.baseline.defaults() };
+        const TunedCandidate other { problem.baseline,
+            problem.baseline.withOverrides({ { "THREADS", 256 }, { "VEC", 8 } }) };
+        protocol::EvaluateOptions options = gputest::suiteOptions(false, protocol::MetricSet::None);
+        options.seed = 99'000'001; // not used by the other tests of this runner
+        protocol::EvaluateRequest first, second, otherSeed;
+        std::string why;
+        QVERIFY2(gputest::buildRequest(problem, baseline, std::nullopt, options, first, why), why.c_str());
+        QVERIFY2(gputest::buildRequest(problem, other, std::nullopt, options, second, why), why.c_str());
+        options.seed += 1000;
+        QVERIFY2(gputest::buildRequest(problem, other, std::nullopt, options, otherSeed, why), why.c_str());
+
+        const auto phase = [](const protocol::EvaluateResult& r, const char* name) {
+            const auto it = r.phasesMs.find(name);
+            return it == r.phasesMs.end() ? -1.0 : it->second;
+        };
+        const protocol::EvaluateResult stored = m_client->evaluate(first);
+        QCOMPARE(stored.category(), protocol::Category::Passed);
+        QVERIFY2(phase(stored, "verify_reference_store") > 0.0, "the first job keeps the reference's outputs");
+        QCOMPARE(phase(stored, "verify_reference_restore"), -1.0);
+
+        const protocol::EvaluateResult restored = m_client->evaluate(second);
+        QCOMPARE(restored.category(), protocol::Category::Passed);
+        QVERIFY2(phase(restored, "verify_reference_restore") >= 0.0, "the second candidate restores them");
+        QCOMPARE(phase(restored, "verify_reference_store"), -1.0);
+        qInfo("reference: %.1f ms computed in the first job, %.1f ms restored in the second (%.1f ms left running)",
+            phase(stored, "verify_reference"), phase(restored, "verify_reference_restore"),
+            phase(restored, "verify_reference"));
+        QVERIFY(phase(restored, "verify_reference") < phase(stored, "verify_reference"));
+
+        const protocol::EvaluateResult missed = m_client->evaluate(otherSeed);
+        QCOMPARE(missed.category(), protocol::Category::Passed);
+        QCOMPARE(phase(missed, "verify_reference_restore"), -1.0);
+        QVERIFY(phase(missed, "verify_reference_store") > 0.0);
+
+        // A runner that computes every reference: the same verdicts, errors and mismatch counts.
+        qputenv("KL_RUNNER_REFERENCE_CACHE_MB", "0");
+        RunnerClient uncached(gputest::runnerConfig());
+        const protocol::Hello hello = uncached.start();
+        qunsetenv("KL_RUNNER_REFERENCE_CACHE_MB");
+        QVERIFY(hello.deviceOk);
+        const protocol::EvaluateResult computed = uncached.evaluate(second);
+        uncached.shutdown();
+        QCOMPARE(phase(computed, "verify_reference_store"), -1.0);
+        QCOMPARE(computed.category(), protocol::Category::Passed);
+        QVERIFY(computed.verification && restored.verification);
+        QCOMPARE(computed.verification->cases.size(), restored.verification->cases.size());
+        for (std::size_t i = 0; i < computed.verification->cases.size(); ++i) {
+            const auto &a = computed.verification->cases[i], &b = restored.verification->cases[i];
+            QCOMPARE(a.label, b.label);
+            QCOMPARE(a.passed, b.passed);
+            QCOMPARE(a.mismatches, b.mismatches);
+            QCOMPARE(a.maxAbsError, b.maxAbsError);
+            QCOMPARE(a.maxRelError, b.maxRelError);
+        }
+
+        // A wrong candidate against restored outputs: still wrong, and where.
+        const auto hostile = gputest::sourceDir() / "tests" / "gpu" / "hostile" / "one_row_everywhere.cu";
+        const Candidate wrongSource = loadCandidate(hostile.string());
+        const TunedCandidate wrong { wrongSource, wrongSource.defaults() };
+        protocol::EvaluateRequest wrongRequest;
+        options.seed -= 1000;
+        QVERIFY2(gputest::buildRequest(problem, wrong, std::nullopt, options, wrongRequest, why), why.c_str());
+        const protocol::EvaluateResult caught = m_client->evaluate(wrongRequest);
+        QVERIFY2(phase(caught, "verify_reference_restore") >= 0.0, "restored for the hostile candidate too");
+        QCOMPARE(caught.category(), protocol::Category::WrongResult);
+    }
+
     void cleanupTestCase()
     {
         if (m_client)
