@@ -11,6 +11,7 @@
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
+#include "core/pool/pool_trace.h"
 #include "core/pool/runner_pool.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
@@ -71,6 +72,8 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
     auto pending = std::make_unique<Pending>();
     pending->start = Clock::now();
     pending->round = round;
+    pending->tag = "r" + std::to_string(round) + "." + std::to_string(++m_begun);
+    pool::trace(pending->tag + " begin");
     EvaluatedCandidate& e = pending->e;
     EvaluationArtifacts& a = pending->a;
     e.proposal = proposal;
@@ -121,6 +124,16 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
 {
     Pending* pending = &queued;
     pending->awaitingCompile = false;
+    // Compiled beside others: its turn passes however this ends (queued, failed, cancelled).
+    struct PassTurn {
+        pool::TurnOrder* order;
+        int turn;
+        ~PassTurn()
+        {
+            if (order)
+                order->pass(turn);
+        }
+    } passTurn { pending->order, pending->turn };
     const auto start = pending->start;
     const int round = pending->round;
     const auto& proposal = pending->e.proposal;
@@ -138,12 +151,11 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         o.detail = error.what();
     }
     o.phasesMs["compile"] = msSince(start);
+    pool::trace(pending->tag + " compiled");
     if (a.report) {
         a.staticJson = staticReportJson(*a.report);
         a.statics = staticTelemetry(*a.report);
         a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
-        // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is one).
-        store::addCodeListings(a.staticJson, a.report->compile.ptx, a.report->compile.cubin);
         if (!a.report->compile.ok) {
             o.status = "failed";
             o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
@@ -159,8 +171,9 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
             CompiledCandidate { TunedCandidate { proposal.candidate, proposal.tunables }, a.report->compile },
             m_reference->baseline };
         std::optional<protocol::EvaluateRequest> request;
+        const auto planned = Clock::now();
         try {
-            request = buildEvaluateRequest(m_problem, job, m_config.evaluate);
+            request = buildEvaluateRequest(m_problem, job, m_config.evaluate, pending->tag);
         } catch (const Error& error) {
             o.status = "failed";
             o.category = error.category();
@@ -178,8 +191,21 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
                 else if (p.phase == "profile" || p.phase == "pc-sampling")
                     phase(round, LoopPhase::Profile, file);
             };
+            o.phasesMs["request"] = msSince(planned);
+            if (pending->order)
+                pending->order->wait(pending->turn);
             pending->job = m_pool->submit(std::move(*request), std::move(jo));
+            if (pending->order)
+                pending->order->pass(pending->turn);
+            pool::trace(pending->tag + " submitted");
         }
+    }
+    if (a.report) {
+        // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is
+        // one): after the job is queued, so that the runner never waits for the disassembler.
+        const auto listed = Clock::now();
+        store::addCodeListings(a.staticJson, a.report->compile.ptx, a.report->compile.cubin);
+        o.phasesMs["listings"] = msSince(listed);
     }
 }
 
@@ -194,6 +220,7 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     const auto start = pending.start;
     if (pending.job) {
         auto pooled = pending.job->get();
+        pool::trace(pending.tag + " answered");
         a.result = std::move(pooled.result);
         o.endpoint = pooled.endpoint;
         if (a.result->device)
@@ -230,11 +257,14 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     o.phasesMs["total"] = msSince(start);
     if (o.category == "cancelled")
         return e;
+    const auto recording = Clock::now();
     record(o, proposal, parentId, a);
     if (m_config.useCache && !o.fromCache && a.result && cacheable(o.category) && o.candidateId) {
         if (auto detail = m_store.iteration(m_sessionId, o.index); detail && detail->result)
             m_store.cacheStore(a.cacheKey, detail->result->id);
     }
+    o.phasesMs["record"] = msSince(recording);
+    pool::trace(pending.tag + " recorded as iteration " + std::to_string(o.index));
     e.timings = a.timings;
     if (a.statics) {
         const auto& t = *a.statics;

@@ -3,6 +3,7 @@
 // the runner pool, or failed before the runner) and TuningSession::complete (recorded).
 #include "core/loop/evaluation.h"
 #include "core/loop/tuning_session.h"
+#include "core/pool/compile_stage.h"
 #include "core/pool/runner_pool.h"
 
 #include <future>
@@ -25,6 +26,9 @@ struct TuningSession::Pending {
     Clock::time_point start;
     int round = 0;
     bool awaitingCompile = false; // not cached: compileAndQueue comes next
+    std::string tag; // "r<round>.<n>": the request's id and the trace's name for it (KL_LOOP_TRACE)
+    pool::TurnOrder* order = nullptr; // compiled side by side: queued in this order
+    int turn = 0;
 };
 
 } // namespace kl

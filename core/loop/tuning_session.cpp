@@ -9,6 +9,7 @@
 #include "core/model/error.h"
 #include "core/model/hash.h"
 #include "core/pool/compile_stage.h"
+#include "core/pool/pool_trace.h"
 #include "core/pool/runner_pool.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "core/runnerclient/runner_client.h"
@@ -101,8 +102,10 @@ void TuningSession::phase(int round, LoopPhase p, const std::string& detail)
 
 void TuningSession::startRunners()
 {
+    pool::trace("starting the runners");
     m_device = m_pool->start(); // throws runner.no-device when no runner has a GPU
     m_limits = limitsOf(m_device, m_problem.arch);
+    pool::trace("runners started: " + m_device.name);
 
     auto job = compileEvaluateJob(
         m_problem, TunedCandidate { m_problem.baseline, m_problem.baseline.defaults() }, std::nullopt);
@@ -113,6 +116,7 @@ void TuningSession::startRunners()
         throw Error("problem.baseline-compile", m_problem.baselinePath.string(), {},
             "the baseline does not compile: " + job.candidate.compiled.summary);
     m_reference = std::make_unique<Reference>(Reference { job.reference, job.candidate });
+    pool::trace("reference and baseline compiled");
 
     m_problemHash = m_store.addProblem(store::problemRecord(m_problem));
 }
@@ -371,7 +375,9 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         adoptFork(); // "continue from here", asked for while the last round ran
         const auto ctx = context(round, remaining);
         phase(round, LoopPhase::Propose, proposer.kind());
+        pool::trace("round " + std::to_string(round) + " proposing");
         auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);
+        pool::trace("round " + std::to_string(round) + ": " + std::to_string(proposals.size()) + " proposals");
         if (cancel && cancel->load()) { // e.g. while an LLM was still writing
             summary.stopReason = "cancelled";
             return finish(summary, "cancelled", start);
@@ -398,19 +404,24 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             }
             pending.clear();
         };
-        // Without review, the round's candidates compile side by side, one per usable runner, each
-        // queued on the pool once compiled, so that no GPU waits behind another candidate's compile
+        // Without review, the round's candidates compile side by side, one per usable runner (two for
+        // one runner), each queued on the pool once compiled and its turn come, so that no GPU waits
+        // behind another candidate's compile and the jobs still run in the order proposed
         // (core/pool/compile_stage.h); the cache is read first, here, on the loop's store.
         std::vector<std::unique_ptr<Pending>> compiled(proposals.size());
-        if (!(m_config.mode == LoopMode::Review && m_gate) && m_pool->usableRunners() > 1) {
+        pool::TurnOrder order;
+        if (!(m_config.mode == LoopMode::Review && m_gate) && proposals.size() > 1) {
             std::vector<Pending*> toCompile;
             for (std::size_t i = 0; i < proposals.size(); ++i)
                 if (proposals[i].failure.empty()) {
                     compiled[i] = begin(proposals[i], round, cancel, false);
-                    if (compiled[i]->awaitingCompile)
+                    if (compiled[i]->awaitingCompile) {
+                        compiled[i]->order = &order;
+                        compiled[i]->turn = int(toCompile.size());
                         toCompile.push_back(compiled[i].get());
+                    }
                 }
-            pool::compileConcurrently(int(toCompile.size()), pool::compileWidth(m_pool->usableRunners()),
+            pool::compileConcurrently(int(toCompile.size()), pool::roundCompileWidth(m_pool->usableRunners()),
                 [&](int i) { compileAndQueue(*toCompile[std::size_t(i)], cancel); });
         }
         for (std::size_t at = 0; at < proposals.size(); ++at) {
@@ -493,6 +504,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         }
         if (m_best->outcome.index != incumbent)
             m_events->publish(IncumbentChanged { m_best->outcome, incumbent });
+        pool::trace("round " + std::to_string(round) + " decided");
         summary.rounds = round;
         tally.gain = gain;
         tally.measured = std::any_of(batch.begin(), batch.end(),

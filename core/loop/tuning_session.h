@@ -155,6 +155,7 @@ private:
         CompiledCandidate baseline;
     };
     std::unique_ptr<Reference> m_reference; // compiled reference and baseline, reused by every job
+    std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
 };
 
 } // namespace kl

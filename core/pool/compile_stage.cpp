@@ -36,4 +36,29 @@ void compileConcurrently(int count, int width, const std::function<void(int)>& p
         t.join();
 }
 
+int roundCompileWidth(int usableRunners, unsigned cpuThreads)
+{
+    return compileWidth(std::max(usableRunners, 2), cpuThreads);
+}
+
+int roundCompileWidth(int usableRunners)
+{
+    return roundCompileWidth(usableRunners, std::thread::hardware_concurrency());
+}
+
+void TurnOrder::wait(int turn)
+{
+    std::unique_lock lock(m_mutex);
+    m_turned.wait(lock, [&] { return m_next >= turn; });
+}
+
+void TurnOrder::pass(int turn)
+{
+    std::unique_lock lock(m_mutex);
+    m_turned.wait(lock, [&] { return m_next >= turn; });
+    if (m_next == turn)
+        ++m_next;
+    m_turned.notify_all();
+}
+
 } // namespace kl::pool

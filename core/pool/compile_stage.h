@@ -5,7 +5,9 @@
 // others sit idle after theirs, and 8 GPUs give ~2.6x one GPU (docs/measurements.md, "pool
 // simulation"). Compiling one candidate per usable runner at once (up to the CPU's threads) keeps
 // every GPU fed. No Qt.
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 
 namespace kl::pool {
 
@@ -18,5 +20,26 @@ int compileWidth(int usableRunners); // on this host (std::thread::hardware_conc
 // first candidates of a round reach the pool first); returns when every call has returned. A width
 // of 1 calls them one after another on the calling thread. prepare must not throw.
 void compileConcurrently(int count, int width, const std::function<void(int)>& prepare);
+
+// How wide a round compiles for a pool of `usableRunners`: as compileWidth, but at least two for one
+// runner, so that a round's compiles (~250 ms each with NVRTC) keep up with a runner that measures a
+// candidate in about as long (issue 14).
+int roundCompileWidth(int usableRunners, unsigned cpuThreads);
+int roundCompileWidth(int usableRunners); // on this host
+
+// Candidates compiled side by side still reach the pool in the order proposed, so that a runner
+// measures them in the order it did when they compiled one after another: `wait(i)` blocks until
+// every turn before i has passed, `pass(i)` (after waiting for it) lets i + 1 go. Every turn must
+// pass, queued or not.
+class TurnOrder {
+public:
+    void wait(int turn);
+    void pass(int turn);
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_turned;
+    int m_next = 0;
+};
 
 } // namespace kl::pool

@@ -1,6 +1,7 @@
 #include "core/pool/runner_pool.h"
 
 #include "core/model/error.h"
+#include "core/pool/pool_trace.h"
 #include "core/pool/runner_fault.h"
 
 #include <algorithm>
@@ -58,6 +59,7 @@ struct RunnerPool::Job {
     JobOptions options;
     std::promise<PooledResult> promise;
     std::set<const Slot*> excluded; // runners it failed on
+    std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
     std::string firstNote; // why it was requeued
     int attempts = 0;
 };
@@ -290,7 +292,15 @@ void RunnerPool::runJob(Slot& slot, std::shared_ptr<Job> job)
         if (job->options.progress)
             job->options.progress(p);
     };
+    const auto started = std::chrono::steady_clock::now();
+    trace("job " + job->request.id + " starts on " + slot.name);
     auto result = slot.client->evaluate(job->request, options);
+    // What the loop sees around the runner's own phases: waiting in the queue, and the client's wall
+    // time (the runner's phases plus the request's and the reply's trip and decoding).
+    const auto ended = std::chrono::steady_clock::now();
+    result.phasesMs["job_queued"] = std::chrono::duration<double, std::milli>(started - job->submitted).count();
+    result.phasesMs["job_wall"] = std::chrono::duration<double, std::milli>(ended - started).count();
+    trace("job " + job->request.id + " ends on " + slot.name);
     const auto death = slot.client->lastDeath();
     auto verdict = classifyFault(slot.endpoint.kind, result, death, slot.client->lastStartFailure(), sawProgress);
 

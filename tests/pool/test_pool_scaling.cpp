@@ -64,6 +64,69 @@ private Q_SLOTS:
         QCOMPARE(pool::compileWidth(8, 2), 2);
         QCOMPARE(pool::compileWidth(1, 16), 1);
         QCOMPARE(pool::compileWidth(0, 0), 1);
+        // A round's width: at least two for one runner (its compiles keep up with its jobs), never past the CPUs.
+        QCOMPARE(pool::roundCompileWidth(1, 16), 2);
+        QCOMPARE(pool::roundCompileWidth(1, 1), 1);
+        QCOMPARE(pool::roundCompileWidth(4, 16), 4);
+        QCOMPARE(pool::roundCompileWidth(8, 2), 2);
+    }
+
+    // Compiled side by side, queued in the order proposed: the later candidates finish compiling first
+    // and still wait for their turn, and a turn that fails before the runner passes too.
+    void turnsPassInTheOrderProposed()
+    {
+        pool::TurnOrder order;
+        std::mutex mutex;
+        std::vector<int> queued;
+        std::vector<std::thread> threads;
+        for (int turn = 3; turn >= 0; --turn)
+            threads.emplace_back([&, turn] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5 * (3 - turn))); // 3 is ready first
+                if (turn == 1) { // failed before the runner: never queued, but its turn passes
+                    order.pass(turn);
+                    return;
+                }
+                order.wait(turn);
+                {
+                    std::lock_guard lock(mutex);
+                    queued.push_back(turn);
+                }
+                order.pass(turn);
+                order.pass(turn); // twice is harmless (the pipeline's scope guard passes again)
+            });
+        for (auto& t : threads)
+            t.join();
+        QCOMPARE(queued, (std::vector<int> { 0, 2, 3 }));
+    }
+
+    // One runner: round 1's two candidates also compile side by side (two compiles before the first
+    // is queued), and the session records them as before.
+    void oneRunnerCompilesARoundSideBySide()
+    {
+        if (pool::roundCompileWidth(1) < 2)
+            QSKIP("one CPU thread: the round compiles one candidate at a time");
+        ScopedEnv env({ { "KL_MODEL_RUNNER_PHASE_MS", "verify=10,time=100,profile=10" } });
+        pool::RunnerPool runners(endpoints({ "local:0" }), modelPoolOptions());
+        PooledSession s;
+        auto config = loopConfig(1, 2, "tuner:random");
+        config.useCache = false;
+        TuningSession session(s.problem, s.store, runners, config);
+        std::mutex mutex;
+        std::vector<LoopPhase> round1;
+        session.events().subscribe([&](const std::shared_ptr<const LoopEvent>& e) {
+            if (const auto* p = std::get_if<PhaseChanged>(e.get()); p && p->round == 1) {
+                std::lock_guard lock(mutex);
+                if (p->phase == LoopPhase::Compile || p->phase == LoopPhase::Verify)
+                    round1.push_back(p->phase);
+            }
+        });
+        Tuner tuner({ TunerStrategy::Random, 11 });
+        const auto summary = session.run(tuner);
+        QCOMPARE(summary.evaluated, 3);
+        QCOMPARE(summary.passed, 3);
+        QCOMPARE(int(round1.size()), 4);
+        QCOMPARE(round1[0], LoopPhase::Compile);
+        QCOMPARE(round1[1], LoopPhase::Compile);
     }
 
     // The real loop over two runners: round 1's two candidates (real NVRTC) both start compiling
