@@ -14,7 +14,8 @@
 # KL_LLM_PROPOSER (llm; llm+tuner lets the tuner sweep each new best source first),
 # KL_LLM_FAIL_FIRST (0; the server answers the first N requests with HTTP 500 / a non-JSON body),
 # KL_LLM_PATIENCE (0: off; the patience rule must count only measured rounds, not endpoint faults),
-# KL_LLM_DIR (llm: the folder under $OUT), KL_LLM_PROBLEM (the layernorm_gelu example).
+# KL_LLM_DIR (llm: the folder under $OUT), KL_LLM_PROBLEM (the layernorm_gelu example),
+# KL_LLM_TUNER_ROUNDS (llm+tuner: the CLI's --tuner-rounds default).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -106,6 +107,7 @@ args=(tune "$PROBLEM" --proposer "${KL_LLM_PROPOSER:-llm}" --provider "$PROVIDER
     --label "H200 LLM loop (replay)" --json)
 [[ -n ${KL_LLM_ROLES:-} ]] && args+=(--roles "$KL_LLM_ROLES")
 [[ -n ${KL_LLM_K:-} ]] && args+=(-k "$KL_LLM_K")
+[[ -n ${KL_LLM_TUNER_ROUNDS:-} ]] && args+=(--tuner-rounds "$KL_LLM_TUNER_ROUNDS")
 printf '%q ' kernelloop-cli "${args[@]}" >"$DIR/command.txt"
 echo >>"$DIR/command.txt"
 start=$(date +%s)

@@ -11,7 +11,7 @@
 #                 from the naive baseline, then the LLM+tuner hybrid with a scripted model
 #                 (tests/fixtures/llm/scenarios/layernorm_gelu_triton, kl-llm-replay over loopback)
 #     hostile     tests/gpu/test_gpu_triton_hostile (the runner's hostile suite in Triton)
-#     kernelbench import-kernelbench on resources/kernelbench/*.py, then each problem verified and
+#     kernelbench import-kernelbench on resources/kernelbench/*.py (KL_KB_ONLY="softmax gelu": those only), then each problem verified and
 #                 tuned from its naive Triton candidate (resources/examples/kernelbench_triton/)
 # Writes under $OUT: gpu-triton.log, summary.txt (the table), triton-out.tgz (fixtures, sessions,
 # logs). Each step has its own timeout; a failing step says so and the next one runs.
@@ -181,8 +181,9 @@ fi
 if has_step llm; then
     say "== LLM + tuner (scripted model over loopback: an honest hybrid, the reply is ours)"
     KL_LLM_PROBLEM=$EX/problem.json KL_LLM_SCENARIO=$ROOT/tests/fixtures/llm/scenarios/layernorm_gelu_triton/scenario.json \
-        KL_LLM_ROLES=single KL_LLM_PROPOSER=llm+tuner KL_LLM_BUDGET=${KL_LLM_BUDGET:-4} KL_LLM_DIR=triton/llm KL_LLM_TIMEOUT=110 \
-        BIN=$BIN OUT=$(dirname "$WORK") timeout 130 scripts/gpu-llm.sh >>"$LOG" 2>&1
+        KL_LLM_ROLES=single KL_LLM_PROPOSER=llm+tuner KL_LLM_K=1 KL_LLM_TUNER_ROUNDS=${KL_LLM_TUNER_ROUNDS:-6} \
+        KL_LLM_BUDGET=${KL_LLM_BUDGET:-20} KL_LLM_DIR=triton/llm KL_LLM_TIMEOUT=${KL_LLM_TIMEOUT:-230} \
+        BIN=$BIN OUT=$(dirname "$WORK") timeout $((${KL_LLM_TIMEOUT:-230} + 20)) scripts/gpu-llm.sh >>"$LOG" 2>&1
     say "gpu-llm rc=$?"; cat "$WORK/llm/llm-summary.txt" 2>/dev/null | tee -a "$LOG"
     [[ -f $WORK/llm/layernorm_gelu-llm-replay.klsession ]] &&
         cp "$WORK/llm/layernorm_gelu-llm-replay.klsession" "$WORK/sessions/layernorm_gelu_triton-llm-tuner-replay-h200.klsession"
@@ -203,6 +204,7 @@ fi
 if has_step kernelbench; then
     say "== KernelBench"
     for f in resources/kernelbench/*.py; do
+        [[ -z ${KL_KB_ONLY:-} || " $KL_KB_ONLY " == *" $(basename "$f" .py) "* ]] || continue
         [[ -f $f ]] || continue
         name=$(basename "$f" .py)
         cand=resources/examples/kernelbench_triton/$name.py
