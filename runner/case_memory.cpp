@@ -145,11 +145,11 @@ std::size_t ReferenceOutputs::bytes() const
     return total;
 }
 
-ReferenceOutputs CaseMemory::saveReferenceOutputs() const
+ReferenceOutputs CaseMemory::saveReferenceOutputs(bool pageLocked) const
 {
     ReferenceOutputs saved;
     for (const TensorAllocation& output : m_referenceOutputs) {
-        HostBuffer host(m_device.driver(), output.memory.bytes());
+        HostBuffer host(m_device.driver(), output.memory.bytes(), pageLocked);
         KL_CU(m_device.driver(), cuMemcpyDtoHAsync, host.data(), output.memory.pointer(), host.bytes(),
             m_device.stream());
         saved.outputs.push_back(std::move(host));

@@ -60,8 +60,9 @@ public:
     std::vector<std::byte> readWhole(const TensorAllocation& tensor) const;
     std::vector<std::byte> readData(const TensorAllocation& tensor) const;
 
-    // After the reference ran: host copies of its outputs. Synchronises; throws CudaError.
-    ReferenceOutputs saveReferenceOutputs() const;
+    // After the reference ran: host copies of its outputs (page-locked or pageable memory).
+    // Synchronises; throws CudaError.
+    ReferenceOutputs saveReferenceOutputs(bool pageLocked = true) const;
     // After prepare(): the saved outputs written back in place of running the reference. False when
     // the copy's checksum differs from the one saved (the caller drops it and runs the reference
     // after preparing again). Synchronises; throws CudaError.

@@ -142,11 +142,14 @@ void DeviceBuffer::release()
     m_pointer = 0;
 }
 
-HostBuffer::HostBuffer(const CudaDriver& driver, std::size_t bytes)
-    : m_driver(&driver)
+HostBuffer::HostBuffer(const CudaDriver& driver, std::size_t bytes, bool pageLocked)
+    : m_driver(pageLocked ? &driver : nullptr)
     , m_bytes(bytes)
 {
-    KL_CU(driver, cuMemAllocHost, &m_data, bytes == 0 ? 1 : bytes);
+    if (pageLocked)
+        KL_CU(driver, cuMemAllocHost, &m_data, bytes == 0 ? 1 : bytes);
+    else
+        m_data = new std::byte[bytes == 0 ? 1 : bytes];
 }
 
 HostBuffer::~HostBuffer() { release(); }
@@ -173,6 +176,8 @@ void HostBuffer::release()
 {
     if (m_data && m_driver)
         m_driver->cuMemFreeHost(m_data);
+    else
+        delete[] static_cast<std::byte*>(m_data);
     m_data = nullptr;
 }
 

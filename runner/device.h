@@ -68,11 +68,12 @@ private:
     std::size_t m_bytes = 0;
 };
 
-// Page-locked host memory (cuMemAllocHost), for fast copies to and from the device; freed on destruction.
+// Host memory for copies to and from the device: page-locked (cuMemAllocHost, the fast path) or plain
+// pageable memory (the driver stages those copies); freed on destruction.
 class HostBuffer {
 public:
     HostBuffer() = default;
-    HostBuffer(const CudaDriver& driver, std::size_t bytes); // throws CudaError
+    HostBuffer(const CudaDriver& driver, std::size_t bytes, bool pageLocked = true); // throws CudaError
     ~HostBuffer();
     HostBuffer(HostBuffer&& other) noexcept;
     HostBuffer& operator=(HostBuffer&& other) noexcept;
@@ -84,7 +85,7 @@ public:
 
 private:
     void release();
-    const CudaDriver* m_driver = nullptr;
+    const CudaDriver* m_driver = nullptr; // null: pageable (new[])
     void* m_data = nullptr;
     std::size_t m_bytes = 0;
 };

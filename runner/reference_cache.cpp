@@ -94,4 +94,10 @@ std::size_t referenceCacheCapacity()
     return kDefaultMiB << 20;
 }
 
+bool referenceCachePageLocked()
+{
+    const char* text = std::getenv("KL_RUNNER_REFERENCE_CACHE_PAGEABLE");
+    return !(text && std::string(text) == "1");
+}
+
 } // namespace kl::runner

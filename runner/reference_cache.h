@@ -29,6 +29,10 @@ std::string referenceCacheKey(
 
 // $KL_RUNNER_REFERENCE_CACHE_MB (0: off), default 1024 MiB of host memory.
 std::size_t referenceCacheCapacity();
+// $KL_RUNNER_REFERENCE_CACHE_PAGEABLE=1: plain pageable host memory instead of page-locked memory
+// (page-locked memory is visible to the device: whether CUPTI's kernel replay then saves it too is
+// measured, docs/measurements.md).
+bool referenceCachePageLocked();
 
 // Least recently used entries go first when the bytes would pass the capacity. An entry larger
 // than the whole capacity is not kept.

@@ -107,7 +107,7 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
         lap(split.reference);
         if (caching) {
             try {
-                ReferenceOutputs saved = memory.saveReferenceOutputs();
+                ReferenceOutputs saved = memory.saveReferenceOutputs(referenceCachePageLocked());
                 const std::size_t bytes = saved.bytes();
                 cache->insert(key, std::move(saved), bytes);
             } catch (const CudaError&) {

@@ -137,7 +137,9 @@ void RunnerPool::startSlot(Slot& slot)
             slot.own = std::make_unique<RunnerClient>(runnerConfigFor(slot.endpoint, m_options.endpoints, job));
             slot.client = slot.own.get();
         }
+        trace("starting " + slot.name);
         const auto hello = slot.client->start();
+        trace("hello from " + slot.name);
         if (!hello.deviceOk) {
             slot.startError = Error("runner.no-device", {}, slot.name, "no GPU: " + hello.detail);
             std::lock_guard lock(m_mutex);
@@ -146,6 +148,7 @@ void RunnerPool::startSlot(Slot& slot)
             return;
         }
         auto device = slot.client->describe();
+        trace("described " + slot.name + " (copy bandwidth measured)");
         std::lock_guard lock(m_mutex);
         slot.device = device;
         slot.status.device = device.name + " #" + std::to_string(device.index);
