@@ -60,6 +60,8 @@ for step in "${STEPS[@]}"; do
         bench before "${BEFORE[@]}"
         bench after KL_RUNNER_REFERENCE_CACHE_MB=1024
         bench after-pageable KL_RUNNER_REFERENCE_CACHE_MB=1024 KL_RUNNER_REFERENCE_CACHE_PAGEABLE=1
+        # An experiment, never the default: the range profiler kept enabled across jobs (what Enable/Disable cost).
+        [[ -n ${KL_THROUGHPUT_KEEP_ENABLED:-} ]] && bench after-keep-enabled KL_PROFILE_KEEP_ENABLED=1
         ;;
     tune-ab)
         tune before "$(mktemp -d)" "${BEFORE[@]}"

@@ -26,7 +26,7 @@ def names(prefix, suffix):
     for f in sorted(os.listdir(W)):
         if f.startswith(prefix) and f.endswith(suffix):
             out.append(f[len(prefix):-len(suffix)])
-    order = {"before": 0, "fixed": 1, "adaptive": 2, "after": 3, "after-pageable": 4, "after-warm": 5}
+    order = {"before": 0, "fixed": 1, "adaptive": 2, "after": 3, "after-pageable": 4, "after-keep-enabled": 5, "after-warm": 6}
     return sorted(out, key=lambda n: (order.get(n, 9), n))
 
 
