@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
 
 namespace kl {
 
@@ -102,13 +103,18 @@ void TuningSession::phase(int round, LoopPhase p, const std::string& detail)
 
 void TuningSession::startRunners()
 {
+    // The reference and the baseline compile while the runners start (CUDA, the first describe's copy
+    // bandwidth): neither needs the other.
+    auto compiling = std::async(std::launch::async, [this] {
+        return compileEvaluateJob(
+            m_problem, TunedCandidate { m_problem.baseline, m_problem.baseline.defaults() }, std::nullopt);
+    });
     pool::trace("starting the runners");
-    m_device = m_pool->start(); // throws runner.no-device when no runner has a GPU
+    m_device = m_pool->start(); // throws runner.no-device when no runner has a GPU (the compile is waited for)
     m_limits = limitsOf(m_device, m_problem.arch);
     pool::trace("runners started: " + m_device.name);
 
-    auto job = compileEvaluateJob(
-        m_problem, TunedCandidate { m_problem.baseline, m_problem.baseline.defaults() }, std::nullopt);
+    auto job = compiling.get();
     if (!job.reference.compiled.ok)
         throw Error("problem.reference-compile", m_problem.referencePath.string(), {},
             "the reference does not compile: " + job.reference.compiled.summary);
