@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <regex>
 
 namespace kl {
 
@@ -85,22 +86,50 @@ const char* roleName(TunableRole role)
     return "other";
 }
 
+std::map<std::string, TunableRole> launchRoles(const Candidate& candidate)
+{
+    std::map<std::string, TunableRole> roles;
+    static const std::regex identifier(R"([A-Za-z_][A-Za-z0-9_]*)");
+    auto mark = [&](const std::string& expression, TunableRole role) {
+        for (std::sregex_iterator it(expression.begin(), expression.end(), identifier), end; it != end; ++it)
+            for (const auto& t : candidate.tunables)
+                if (t.name == it->str())
+                    roles.emplace(t.name, role);
+    };
+    for (const auto& launch : candidate.launches) {
+        for (const auto& b : launch.block)
+            mark(b, TunableRole::Threads);
+        if (candidate.language == CandidateLanguage::Triton) {
+            mark(launch.numWarps, TunableRole::Threads);
+            mark(launch.numStages, TunableRole::Stages);
+        }
+    }
+    return roles;
+}
+
 double moveScore(const TunableValues& from, const TunableValues& to, const Guidance& guidance)
 {
     double score = 0.0;
     const auto& effects = hintEffects();
+    auto role = [&](const std::string& name) {
+        const auto it = guidance.roles.find(name);
+        return it != guidance.roles.end() ? it->second : roleOf(name);
+    };
     for (std::size_t rank = 0; rank < guidance.hints.size(); ++rank) {
         auto it = effects.find(guidance.hints[rank]);
         if (it == effects.end())
             continue;
-        const double weight = 1.0 / double(rank + 1);
+        const double credibility = rank < guidance.credibility.size() ? guidance.credibility[rank] : 1.0;
+        const double weight = credibility / double(rank + 1);
+        if (weight <= 0.0)
+            continue;
         for (const auto& [name, value] : to) {
             auto old = from.find(name);
             if (old == from.end() || old->second == value)
                 continue;
             const int moved = value > old->second ? +1 : -1;
             for (const auto& effect : it->second)
-                if (effect.role == roleOf(name))
+                if (effect.role == role(name))
                     score += weight * (moved == effect.direction ? 1.0 : -1.0);
         }
     }

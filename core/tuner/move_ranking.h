@@ -5,6 +5,7 @@
 // that goes the way the hints point scores higher and is tried first.
 #include "core/model/candidate.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,17 @@ const char* roleName(TunableRole role);
 // Hints in order of importance (the first finding's first). Unknown hints are ignored.
 struct Guidance {
     std::vector<std::string> hints;
+    // Per hint (same order; missing = 1): how far the session's own measurements still back it. A
+    // finding's direction is a guess; moves that followed it and lost weaken it (Tuner::propose).
+    std::vector<double> credibility;
+    // Roles the candidate's launch rule declares (a tunable used as num_warps or in block= is the
+    // thread count whatever its name); the rest fall back to roleOf's guess from the name.
+    std::map<std::string, TunableRole> roles;
 };
+
+// The roles a candidate's launch rules give its tunables: in block=(..) or num_warps=(..) →
+// threads, in num_stages=(..) → stages.
+std::map<std::string, TunableRole> launchRoles(const Candidate& candidate);
 
 // Score of moving from `from` to `to`: positive when the changed tunables move the way the hints
 // point, weighted by the hint's rank; 0 when no hint speaks about the changed roles.

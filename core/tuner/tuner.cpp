@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -67,6 +68,37 @@ int stagnation(const ProposalContext& ctx)
 
 } // namespace
 
+// each measured configuration of the best source that lies
+// in the hint's direction from the best and did not beat it (slower, or failed) takes half of the
+// backing; two such losses silence the hint, so plain one-step neighbours get their turn instead of
+// ever-further moves the same way (on the H200 a register-limited finding kept pointing a Triton
+// LayerNorm at smaller tiles while the faster configuration was one num_warps step away).
+double hintCredibility(const ProposalContext& ctx, const std::string& hint)
+{
+    const std::string bestHash = ctx.bestSourceHash.empty() ? contentHash(ctx.best.source) : ctx.bestSourceHash;
+    const auto roles = launchRoles(ctx.best);
+    const auto bestKey = SearchSpace::key(ctx.bestTunables);
+    std::optional<double> bestSpeedup;
+    double fastest = 0.0;
+    for (const auto& h : ctx.history)
+        if (h.sourceHash == bestHash && h.category == "passed" && h.speedup) {
+            fastest = std::max(fastest, *h.speedup);
+            if (SearchSpace::key(h.tunables) == bestKey)
+                bestSpeedup = *h.speedup;
+        }
+    const double reference = bestSpeedup.value_or(fastest);
+    int losses = 0;
+    const Guidance only { { hint }, {}, roles };
+    for (const auto& h : ctx.history) {
+        if (h.sourceHash != bestHash || h.category == "rejected" || SearchSpace::key(h.tunables) == bestKey)
+            continue; // an engineer's rejection is not a measurement
+        const bool lost = h.category == "passed" ? (h.speedup && reference > 0.0 && *h.speedup <= reference) : true;
+        if (lost && moveScore(ctx.bestTunables, h.tunables, only) > 0)
+            ++losses;
+    }
+    return std::max(0.0, 1.0 - 0.5 * losses);
+}
+
 const char* tunerStrategyName(TunerStrategy s)
 {
     switch (s) {
@@ -84,7 +116,8 @@ const char* tunerStrategyName(TunerStrategy s)
 
 std::optional<TunerStrategy> parseTunerStrategy(const std::string& name)
 {
-    for (auto s : { TunerStrategy::Auto, TunerStrategy::Exhaustive, TunerStrategy::Random, TunerStrategy::Evolutionary })
+    for (auto s :
+        { TunerStrategy::Auto, TunerStrategy::Exhaustive, TunerStrategy::Random, TunerStrategy::Evolutionary })
         if (name == tunerStrategyName(s))
             return s;
     return std::nullopt;
@@ -147,15 +180,21 @@ std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, cons
 
     const auto hints = hintsOf(ctx);
     Guidance guidance;
-    for (const auto& [h, from] : hints)
+    guidance.roles = launchRoles(ctx.best);
+    for (const auto& [h, from] : hints) {
         guidance.hints.push_back(h);
+        guidance.credibility.push_back(hintCredibility(ctx, h));
+    }
     auto because = [&](const TunableValues& to) {
         std::string text = describeMove(ctx.bestTunables, to);
-        for (const auto& [h, from] : hints)
-            if (moveScore(ctx.bestTunables, to, Guidance { { h } }) > 0) {
+        for (std::size_t i = 0; i < hints.size(); ++i) {
+            const auto& [h, from] = hints[i];
+            if (guidance.credibility[i] > 0
+                && moveScore(ctx.bestTunables, to, Guidance { { h }, {}, guidance.roles }) > 0) {
                 text += " (" + h + ", from finding " + from + ")";
                 break;
             }
+        }
         return text;
     };
 

@@ -22,6 +22,10 @@ struct TunerOptions {
     std::uint64_t seed = 1;
 };
 
+// How far the session's own measurements still back a finding's hint, 0..1: 1 until moves from the
+// best in the hint's direction lose (each loss, slower or failed, takes half; two silence it).
+double hintCredibility(const ProposalContext& context, const std::string& hint);
+
 class Tuner : public Proposer {
 public:
     explicit Tuner(TunerOptions options = {});

@@ -210,6 +210,77 @@ private Q_SLOTS:
         QVERIFY2(fewer[0].tunables.at("THREADS") < 128, fewer[0].hypothesis.c_str());
     }
 
+    void launchRulesGiveTunablesTheirRoles()
+    {
+        // A Triton candidate's num_warps tunable is its thread count whatever it is called.
+        const auto triton
+            = kl::loadProblem(std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu_triton/problem.json");
+        const auto roles = kl::launchRoles(triton.baseline);
+        QCOMPARE(roles.at("W"), kl::TunableRole::Threads);
+        QCOMPARE(roles.at("S"), kl::TunableRole::Stages);
+        QVERIFY(!roles.count("BLOCK_N")); // left to the name: a tile
+        QCOMPARE(kl::roleOf("W"), kl::TunableRole::Other);
+        const auto cuda = layernorm();
+        QCOMPARE(kl::launchRoles(cuda.baseline).at("THREADS"), kl::TunableRole::Threads);
+
+        // So a thread hint moves W on the Triton candidate.
+        auto ctx = contextFor(triton, 5);
+        kl::Finding f;
+        f.id = "occupancy.low";
+        f.tunerHints = { kl::hint::kMoreThreads };
+        ctx.bestFindings = { f };
+        kl::Tuner tuner({ kl::TunerStrategy::Evolutionary, 5 });
+        const auto more = tuner.propose(ctx, 1, nullptr);
+        QCOMPARE(more.size(), std::size_t(1));
+        QVERIFY2(more[0].tunables.at("W") > ctx.bestTunables.at("W"), more[0].hypothesis.c_str());
+    }
+
+    void aHintWhoseMovesLostStopsSteering()
+    {
+        const auto p = layernorm();
+        auto ctx = contextFor(p, 5);
+        kl::Finding f;
+        f.id = "occupancy.registers";
+        f.tunerHints = { kl::hint::kFewerThreads };
+        ctx.bestFindings = { f };
+        auto measured = [&](int threads, double speedup) {
+            kl::EvaluatedProposal h;
+            h.sourceHash = ctx.bestSourceHash;
+            h.tunables = ctx.bestTunables;
+            h.tunables["THREADS"] = threads;
+            h.category = "passed";
+            h.speedup = speedup;
+            return h;
+        };
+        ctx.history = { measured(128, 1.0) }; // the best itself
+        auto cites = [](const std::vector<kl::Proposal>& v) {
+            return !v.empty() && v[0].hypothesis.find("fewer-threads") != std::string::npos;
+        };
+        kl::Tuner tuner({ kl::TunerStrategy::Evolutionary, 11 });
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kFewerThreads), 1.0);
+        const auto first = tuner.propose(ctx, 1, nullptr);
+        QVERIFY2(cites(first) && first[0].tunables.at("THREADS") == 64, first[0].hypothesis.c_str());
+
+        ctx.history.push_back(measured(64, 0.93)); // one loss that way
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kFewerThreads), 0.5);
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kMoreThreads), 1.0); // the other direction lost nothing
+
+        ctx.history.push_back(measured(32, 0.85)); // two: the hint is silenced
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kFewerThreads), 0.0);
+        for (int i = 0; i < 8; ++i) {
+            kl::Tuner fresh({ kl::TunerStrategy::Evolutionary, std::uint64_t(100 + i) });
+            const auto third = fresh.propose(ctx, 1, nullptr);
+            QVERIFY(!third.empty());
+            QVERIFY2(!cites(third), third[0].hypothesis.c_str());
+        }
+        ctx.history.back().speedup = 1.2; // THREADS=32 measured faster: not a loss
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kFewerThreads), 0.5);
+        ctx.history.back().category = "rejected"; // an engineer's rejection is not a measurement
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kFewerThreads), 0.5);
+        ctx.history.back().category = "compile.resources"; // a failure that way is a loss
+        QCOMPARE(kl::hintCredibility(ctx, kl::hint::kFewerThreads), 0.0);
+    }
+
     void tunerNeverRepeatsAndExhaustiveCoversTheSpace()
     {
         const auto p = layernorm();
