@@ -140,19 +140,28 @@ std::vector<std::byte> CaseMemory::readData(const TensorAllocation& tensor) cons
 std::size_t ReferenceOutputs::bytes() const
 {
     std::size_t total = 0;
-    for (const HostBuffer& output : outputs)
+    for (const DeviceBuffer& output : device)
+        total += output.bytes();
+    for (const HostBuffer& output : host)
         total += output.bytes();
     return total;
 }
 
-ReferenceOutputs CaseMemory::saveReferenceOutputs(bool pageLocked) const
+ReferenceOutputs CaseMemory::saveReferenceOutputs(ReferenceMemory where) const
 {
     ReferenceOutputs saved;
+    const CudaDriver& cu = m_device.driver();
     for (const TensorAllocation& output : m_referenceOutputs) {
-        HostBuffer host(m_device.driver(), output.memory.bytes(), pageLocked);
-        KL_CU(m_device.driver(), cuMemcpyDtoHAsync, host.data(), output.memory.pointer(), host.bytes(),
-            m_device.stream());
-        saved.outputs.push_back(std::move(host));
+        const std::size_t bytes = output.memory.bytes();
+        if (where == ReferenceMemory::Device) {
+            DeviceBuffer copy(cu, bytes);
+            KL_CU(cu, cuMemcpyDtoDAsync, copy.pointer(), output.memory.pointer(), bytes, m_device.stream());
+            saved.device.push_back(std::move(copy));
+        } else {
+            HostBuffer copy(cu, bytes, false);
+            KL_CU(cu, cuMemcpyDtoHAsync, copy.data(), output.memory.pointer(), bytes, m_device.stream());
+            saved.host.push_back(std::move(copy));
+        }
         saved.checksums.push_back(m_helpers.checksum(output.data(), output.layout.bytes()));
     }
     m_device.synchronize();
@@ -161,16 +170,25 @@ ReferenceOutputs CaseMemory::saveReferenceOutputs(bool pageLocked) const
 
 bool CaseMemory::restoreReferenceOutputs(const ReferenceOutputs& saved) const
 {
-    if (saved.outputs.size() != m_referenceOutputs.size())
+    const CudaDriver& cu = m_device.driver();
+    const std::size_t count = m_referenceOutputs.size();
+    if (saved.checksums.size() != count || (saved.device.size() != count && saved.host.size() != count))
         return false;
-    for (std::size_t i = 0; i < m_referenceOutputs.size(); ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
         const TensorAllocation& output = m_referenceOutputs[i];
-        if (saved.outputs[i].bytes() != output.memory.bytes())
-            return false;
-        KL_CU(m_device.driver(), cuMemcpyHtoDAsync, output.memory.pointer(), saved.outputs[i].data(),
-            saved.outputs[i].bytes(), m_device.stream());
+        const std::size_t bytes = output.memory.bytes();
+        if (saved.device.size() == count) {
+            if (saved.device[i].bytes() != bytes)
+                return false;
+            KL_CU(cu, cuMemcpyDtoDAsync, output.memory.pointer(), saved.device[i].pointer(), bytes, m_device.stream());
+        } else {
+            if (saved.host[i].bytes() != bytes)
+                return false;
+            KL_CU(cu, cuMemcpyHtoDAsync, output.memory.pointer(), saved.host[i].data(), bytes, m_device.stream());
+        }
     }
-    for (std::size_t i = 0; i < m_referenceOutputs.size(); ++i) {
+    // A copy kept in device memory can be hit by a later candidate's wild write: the checksum says so.
+    for (std::size_t i = 0; i < count; ++i) {
         const TensorAllocation& output = m_referenceOutputs[i];
         if (m_helpers.checksum(output.data(), output.layout.bytes()) != saved.checksums[i])
             return false;

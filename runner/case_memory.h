@@ -26,10 +26,14 @@ struct TensorAllocation {
 enum class Role { Reference, Candidate, Baseline };
 const char* roleName(Role role);
 
-// The reference's outputs as the reference left them, kept by the runner (reference_cache.h): a host
-// copy of each output's whole allocation (guards and gaps included) and the checksum of its data region.
+// The reference's outputs as the reference left them, kept by the runner (reference_cache.h): a copy of
+// each output's whole allocation (guards and gaps included), in device memory or in pageable host
+// memory, and the checksum of its data region.
+enum class ReferenceMemory { Device, Host };
+
 struct ReferenceOutputs {
-    std::vector<HostBuffer> outputs;
+    std::vector<DeviceBuffer> device;
+    std::vector<HostBuffer> host;
     std::vector<std::uint64_t> checksums;
     std::size_t bytes() const;
 };
@@ -60,9 +64,9 @@ public:
     std::vector<std::byte> readWhole(const TensorAllocation& tensor) const;
     std::vector<std::byte> readData(const TensorAllocation& tensor) const;
 
-    // After the reference ran: host copies of its outputs (page-locked or pageable memory).
-    // Synchronises; throws CudaError.
-    ReferenceOutputs saveReferenceOutputs(bool pageLocked = true) const;
+    // After the reference ran: copies of its outputs, in device memory or in pageable host memory.
+    // Synchronises; throws CudaError (out of memory: the caller keeps none).
+    ReferenceOutputs saveReferenceOutputs(ReferenceMemory where) const;
     // After prepare(): the saved outputs written back in place of running the reference. False when
     // the copy's checksum differs from the one saved (the caller drops it and runs the reference
     // after preparing again). Synchronises; throws CudaError.

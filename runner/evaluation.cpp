@@ -71,11 +71,19 @@ bool sameConditions(std::optional<double> clockThen, std::optional<double> tempT
         && std::abs(*tempNow - *tempThen) <= 5.0;
 }
 
-// $KL_PROFILE_LEAN=0 brings back the profile phase as it was before issue 14's second pass (for
-// before/after figures in one run): its own freshly allocated case memory with the reference's outputs,
-// and the flush buffer kept allocated while CUPTI replays. Default (lean): the timing phase's memory
-// of that case, without the reference's outputs, and the flush buffer freed once the caches are
-// flushed, so that kernel replay has less device memory to save and restore.
+// The reference cache's bytes: as asked, and in device memory at most an eighth of what is free now.
+std::size_t referenceCacheBytes(const Device& device)
+{
+    std::size_t capacity = referenceCacheCapacity();
+    std::size_t free = 0, total = 0;
+    if (referenceCacheOnDevice() && device.driver().cuMemGetInfo(&free, &total) == CUDA_SUCCESS)
+        capacity = std::min(capacity, free / 8);
+    return capacity;
+}
+
+// $KL_PROFILE_LEAN=0 brings back the profile phase's memory as it was before issue 14's second pass
+// (for before/after figures in one run): its own freshly allocated case memory with the reference's
+// outputs. Default (lean): the timing phase's memory of that case, without the reference's outputs.
 bool leanProfile()
 {
     const char* text = std::getenv("KL_PROFILE_LEAN");
@@ -96,7 +104,7 @@ Evaluator::Evaluator(const Device& device)
     , m_profiler(device)
     , m_sampler(device)
     , m_clock(device.staticDescription().uuid)
-    , m_referenceCache(referenceCacheCapacity())
+    , m_referenceCache(referenceCacheBytes(device))
 {
 }
 
@@ -421,11 +429,10 @@ protocol::Profile Evaluator::profileCandidate(const protocol::EvaluateRequest& r
     memory->prepare(request.options.seed); // the timed runs left their outputs: poisoned again, as verified
     m_device.synchronize();
     ProgramRunner runner(m_device, candidate, chosen->programs.candidate, memory->buffersFor(Role::Candidate));
-    // Start from the same clean, cold L2 as the timed runs (the inputs were just written).
-    timer(static_cast<std::size_t>(std::max<std::int64_t>(request.options.flushBytes, 0))).flushCaches();
-    if (lean)
-        m_timer
-            .reset(); // its flush buffer would be saved and restored with every pass; the next job allocates it again
+    // Start from the same clean, cold L2 as the timed runs (the inputs were just written); with user
+    // replay, every pass does.
+    Timer& clock = timer(static_cast<std::size_t>(std::max<std::int64_t>(request.options.flushBytes, 0)));
+    clock.flushCaches();
     phasesMs["profile_setup"] = millisSince(started);
     return m_profiler.profile(
         request.options.profile,
@@ -433,7 +440,7 @@ protocol::Profile Evaluator::profileCandidate(const protocol::EvaluateRequest& r
             runner.enqueue();
             waitGuarded(m_device, "profiling " + chosen->label);
         },
-        runner.kernelNames(), chosen->label, detail, phasesMs);
+        [&] { clock.flushCaches(); }, runner.kernelNames(), chosen->label, detail, phasesMs);
 }
 
 lines::PcSampling Evaluator::sampleLines(const protocol::EvaluateRequest& request)

@@ -29,7 +29,7 @@ Profiler::Profiler(const Device& device)
 
 Profiler::~Profiler() = default;
 
-protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>&,
+protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>&, const std::function<void()>&,
     const std::vector<std::string>&, const std::string&, std::string& detail, std::map<std::string, double>&)
 {
     protocol::Profile profile;
@@ -81,20 +81,20 @@ void disableQuietly(CUpti_RangeProfiler_Object* object)
     cuptiRangeProfilerDisable(&disable);
 }
 
-} // namespace
-
-// $KL_PROFILE_KEEP_ENABLED=1, an experiment only (never the default): the range profiler stays enabled
-// from one job to the next, so that Enable and Disable are paid once; every job's timing then runs with
-// it enabled (not started), which GPU-NOTES.md warns against. For measuring what Enable/Disable cost.
-bool keepEnabled()
+// $KL_PROFILE_REPLAY=user: auto range with user replay, the runner launching the kernel again for each
+// pass (after `beforePass`: the same flush as before a timed run) instead of CUPTI's kernel replay,
+// which saves and restores device memory around every pass. Measured beside kernel replay
+// (docs/measurements.md); kernel replay stays the default.
+bool userReplay()
 {
-    const char* text = std::getenv("KL_PROFILE_KEEP_ENABLED");
-    return text && std::string(text) == "1";
+    const char* text = std::getenv("KL_PROFILE_REPLAY");
+    return text && std::string(text) == "user";
 }
+
+} // namespace
 
 struct Profiler::State {
     bool initialised = false;
-    CUpti_RangeProfiler_Object* kept = nullptr; // KL_PROFILE_KEEP_ENABLED
     std::string chip;
     std::vector<std::uint8_t> availability;
     std::map<protocol::MetricSet, MetricConfiguration> configurations;
@@ -213,8 +213,8 @@ Profiler::Profiler(const Device& device)
 Profiler::~Profiler() = default;
 
 protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function<void()>& runOnce,
-    const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail,
-    std::map<std::string, double>& phasesMs)
+    const std::function<void()>& beforePass, const std::vector<std::string>& kernelNames, const std::string& caseLabel,
+    std::string& detail, std::map<std::string, double>& phasesMs)
 {
     protocol::Profile profile;
     profile.metricSet = set;
@@ -230,15 +230,10 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         profile.passes = static_cast<int>(config.passes);
         phasesMs["profile_init"] = lap(mark);
 
-        const bool keep = keepEnabled();
-        if (keep && m_state->kept) {
-            object = std::exchange(m_state->kept, nullptr);
-        } else {
-            auto enable = cuptiParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-            enable.ctx = m_device.context();
-            KL_CUPTI(cuptiRangeProfilerEnable(&enable));
-            object = enable.pRangeProfilerObject;
-        }
+        auto enable = cuptiParams<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+        enable.ctx = m_device.context();
+        KL_CUPTI(cuptiRangeProfilerEnable(&enable));
+        object = enable.pRangeProfilerObject;
         phasesMs["profile_enable"] = lap(mark);
 
         const std::size_t ranges = kernelNames.size();
@@ -267,7 +262,8 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         setConfig.counterDataImageSize = counterData.size();
         setConfig.pCounterDataImage = counterData.data();
         setConfig.range = CUPTI_AutoRange;
-        setConfig.replayMode = CUPTI_KernelReplay;
+        const bool user = userReplay();
+        setConfig.replayMode = user ? CUPTI_UserReplay : CUPTI_KernelReplay;
         setConfig.maxRangesPerPass = ranges;
         setConfig.numNestingLevels = 1;
         setConfig.minNestingLevel = 1;
@@ -276,9 +272,11 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
         KL_CUPTI(cuptiRangeProfilerSetConfig(&setConfig));
         phasesMs["profile_config"] = lap(mark);
 
-        // With kernel replay CUPTI replays every pass inside each launch; the loop only matters
-        // if it ever asks for another round.
+        // With kernel replay CUPTI replays every pass inside each launch (the loop only matters if it
+        // ever asks for another round); with user replay each round is one pass.
         for (int round = 0; round < 64; ++round) {
+            if (user && beforePass)
+                beforePass();
             auto start = cuptiParams<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
             start.pRangeProfilerObject = object;
             KL_CUPTI(cuptiRangeProfilerStart(&start));
@@ -320,11 +318,6 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
             profile.kernels.push_back(std::move(kernel));
         }
         phasesMs["profile_decode"] = lap(mark);
-        if (keep) {
-            m_state->kept = std::exchange(object, nullptr);
-            profile.status = protocol::ProfileStatus::Ok;
-            return profile;
-        }
         auto disable = cuptiParams<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
         disable.pRangeProfilerObject = object;
         object = nullptr;

@@ -20,7 +20,9 @@ public:
     Profiler(const Profiler&) = delete;
     Profiler& operator=(const Profiler&) = delete;
 
-    // `runOnce` enqueues the program's launches once and waits for them. `kernelNames` name the
+    // `runOnce` enqueues the program's launches once and waits for them; `beforePass` runs before each
+    // pass the runner replays itself ($KL_PROFILE_REPLAY=user, outside the profiled range; kernel replay,
+    // the default, never calls it). `kernelNames` name the
     // launches in order (a range per launch). Never throws for CUPTI trouble: the profile comes
     // back unavailable with the reason, and `detail` says what CUPTI said. `phasesMs` gets where the
     // time went: profile_init (CUPTI and the metric set's configuration, once per runner and set),
@@ -28,8 +30,8 @@ public:
     // with CUPTI's passes and its save/restore of device memory), profile_decode (decode and
     // evaluate), profile_disable.
     protocol::Profile profile(protocol::MetricSet set, const std::function<void()>& runOnce,
-        const std::vector<std::string>& kernelNames, const std::string& caseLabel, std::string& detail,
-        std::map<std::string, double>& phasesMs);
+        const std::function<void()>& beforePass, const std::vector<std::string>& kernelNames,
+        const std::string& caseLabel, std::string& detail, std::map<std::string, double>& phasesMs);
 
     struct State;
 

@@ -94,7 +94,7 @@ std::size_t referenceCacheCapacity()
     return kDefaultMiB << 20;
 }
 
-bool referenceCachePageLocked()
+bool referenceCacheOnDevice()
 {
     const char* text = std::getenv("KL_RUNNER_REFERENCE_CACHE_PAGEABLE");
     return !(text && std::string(text) == "1");

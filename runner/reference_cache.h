@@ -2,9 +2,14 @@
 // The reference's outputs kept between jobs. A tuning loop sends every candidate with the same
 // reference, sizes and seed, so every job after the first would compute the very same expected
 // outputs again (on an H200, ~54 ms of layernorm_gelu's ~72 ms verification). The runner keeps them
-// per (reference, case, seed) in host memory and restores them into the reference's output buffers
-// instead of running the reference; a restored copy must match the checksum taken when it was
-// stored, else it is dropped and the reference runs.
+// per (reference, case, seed) in device memory and restores them into the reference's output buffers
+// (a device-to-device copy) instead of running the reference; a restored copy must match the
+// checksum taken when it was stored, else it is dropped and the reference runs.
+//
+// Why device memory (docs/measurements.md, 2026-12-02 07:27Z): page-locked host memory is visible to
+// the device, and CUPTI's kernel replay saved and restored it with every profiled launch (the profile
+// phase went from 165 to 810 ms with ~256 MiB kept); pageable host memory costs ~45 ms a job to copy
+// back; device memory leaves the replay as it was (its save/restore there is fast).
 //
 // The key names everything the reference's outputs depend on: the reference itself (the cubin's
 // hash and size, or the PyTorch reference's source, file name and scalars), every buffer of the
@@ -27,12 +32,11 @@ namespace kl::runner {
 std::string referenceCacheKey(
     const protocol::EvaluateRequest& request, const protocol::Case& testCase, std::uint64_t seed);
 
-// $KL_RUNNER_REFERENCE_CACHE_MB (0: off), default 1024 MiB of host memory.
+// $KL_RUNNER_REFERENCE_CACHE_MB (0: off), default 1024 MiB; the runner also keeps it under an eighth
+// of the device's free memory when the cache is in device memory.
 std::size_t referenceCacheCapacity();
-// $KL_RUNNER_REFERENCE_CACHE_PAGEABLE=1: plain pageable host memory instead of page-locked memory
-// (page-locked memory is visible to the device: whether CUPTI's kernel replay then saves it too is
-// measured, docs/measurements.md).
-bool referenceCachePageLocked();
+// $KL_RUNNER_REFERENCE_CACHE_PAGEABLE=1: pageable host memory instead of device memory.
+bool referenceCacheOnDevice();
 
 // Least recently used entries go first when the bytes would pass the capacity. An entry larger
 // than the whole capacity is not kept.

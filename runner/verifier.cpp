@@ -107,11 +107,12 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
         lap(split.reference);
         if (caching) {
             try {
-                ReferenceOutputs saved = memory.saveReferenceOutputs(referenceCachePageLocked());
+                ReferenceOutputs saved = memory.saveReferenceOutputs(
+                    referenceCacheOnDevice() ? ReferenceMemory::Device : ReferenceMemory::Host);
                 const std::size_t bytes = saved.bytes();
                 cache->insert(key, std::move(saved), bytes);
             } catch (const CudaError&) {
-                // No page-locked memory to spare: not kept. A lost context fails the next call anyway.
+                // No memory to spare: not kept. A lost context fails the next call anyway.
             }
             lap(split.referenceStore);
         }

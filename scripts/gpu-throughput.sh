@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runner throughput on a GPU machine (issue 14). Steps, in the order given (default: ab tune-ab suites):
 #   ab         kl_runner_bench with the runner as before issue 14's second pass (KL_RUNNER_REFERENCE_CACHE_MB=0
-#              KL_PROFILE_LEAN=0) and as now, adaptive timing, profiled and not: per-phase figures side by side;
+#              KL_PROFILE_LEAN=0), as now, and as now with user replay (KL_PROFILE_REPLAY=user), adaptive
+#              timing, profiled and not: per-phase figures side by side (KL_THROUGHPUT_PAGEABLE=1: also the
+#              reference cache in pageable host memory);
 #   tune-ab    kernelloop-cli tune (the built-in tuner, layernorm_gelu) with the runner before and now, each with
-#              a fresh compile cache, then now again with the warm cache; KL_LOOP_TRACE=1 (where the wall time
-#              goes); every keep/revert and the kept best, "decisions unchanged" between them and against the
-#              recorded run (keeps at 1, 4, 6; best CACHE=2 TANH=1 THREADS=256 VEC=8);
+#              a fresh compile cache, now again with the warm cache, and now with user replay; KL_LOOP_TRACE=1
+#              (where the wall time goes); every keep/revert and the kept best, "decisions unchanged" between
+#              them and against the recorded run (keeps at 1, 4, 6; best CACHE=2 TANH=1 THREADS=256 VEC=8);
 #   suites     test_gpu_examples (with the reference cache's GPU check) and test_gpu_hostile;
 #   protocols  kl_runner_bench and the tuner under KERNELLOOP_TIMING=fixed and =adaptive (the 00:56Z section);
 #   pool       a pool of two local runners on GPU 0 (KL_POOL_SHARE_GPUS=1) against one, candidates/min.
@@ -58,16 +60,17 @@ for step in "${STEPS[@]}"; do
     case $step in
     ab)
         bench before "${BEFORE[@]}"
-        bench after KL_RUNNER_REFERENCE_CACHE_MB=1024
-        bench after-pageable KL_RUNNER_REFERENCE_CACHE_MB=1024 KL_RUNNER_REFERENCE_CACHE_PAGEABLE=1
-        # An experiment, never the default: the range profiler kept enabled across jobs (what Enable/Disable cost).
-        [[ -n ${KL_THROUGHPUT_KEEP_ENABLED:-} ]] && bench after-keep-enabled KL_PROFILE_KEEP_ENABLED=1
+        bench after
+        # Measured beside the default (kernel replay): auto range + user replay, the runner replaying each pass.
+        bench after-user-replay KL_PROFILE_REPLAY=user
+        [[ -n ${KL_THROUGHPUT_PAGEABLE:-} ]] && bench after-pageable KL_RUNNER_REFERENCE_CACHE_PAGEABLE=1
         ;;
     tune-ab)
         tune before "$(mktemp -d)" "${BEFORE[@]}"
         warm=$(mktemp -d)
-        tune after "$warm" KL_RUNNER_REFERENCE_CACHE_MB=1024
-        tune after-warm "$warm" KL_RUNNER_REFERENCE_CACHE_MB=1024
+        tune after "$warm"
+        tune after-warm "$warm"
+        tune after-user-replay "$(mktemp -d)" KL_PROFILE_REPLAY=user
         ;;
     suites)
         for suite in test_gpu_examples test_gpu_hostile; do

@@ -26,7 +26,7 @@ def names(prefix, suffix):
     for f in sorted(os.listdir(W)):
         if f.startswith(prefix) and f.endswith(suffix):
             out.append(f[len(prefix):-len(suffix)])
-    order = {"before": 0, "fixed": 1, "adaptive": 2, "after": 3, "after-pageable": 4, "after-keep-enabled": 5, "after-warm": 6}
+    order = {"before": 0, "fixed": 1, "adaptive": 2, "after": 3, "after-warm": 4, "after-user-replay": 5, "after-pageable": 6}
     return sorted(out, key=lambda n: (order.get(n, 9), n))
 
 
@@ -59,12 +59,12 @@ if benches:
         present = [n for n in benches if (n, prof) in rows]
         if not present:
             continue
-        print(f"\n  profile {prof}:  " + "".join(f"{n:>12s}" for n in present))
+        print(f"\n  profile {prof}:" + " " * 20 + "".join(f"{n:>18s}" for n in present))
         for key in ["total", "compile", "request", "evaluate_wall"] + SPLITS:
             cells = [rows[(n, prof)]["per_candidate_ms"].get(key) for n in present]
             if all(c is None for c in cells):
                 continue
-            print(f"    {key:26s}" + "".join(f"{c:12.1f}" if c is not None else f"{'-':>12s}" for c in cells))
+            print(f"    {key:26s}" + "".join(f"{c:18.1f}" if c is not None else f"{'-':>18s}" for c in cells))
         for name in benches:
             s = rows.get((name, prof))
             if not s:
@@ -73,6 +73,17 @@ if benches:
             bound = p["total"] - p.get("compile", 0) - p.get("request", 0)
             print(f"  {name:10s} {prof:7s}: {s['per_minute']:6.1f}/min sequential ({s['passed']}/{s['candidates']} passed); "
                   f"runner-bound (total - compile - request = {bound:.1f} ms) {60000 / bound if bound > 0 else 0:6.1f}/min")
+    # The counters each way of replaying gives for the same kernels (the bench's profiled job per config).
+    reports = {n: load(f"{W}/bench-{n}.json") or {} for n in benches}
+    base = reports.get("after") or reports.get("before") or {}
+    for other in [n for n in benches if n not in ("after", "before")] + (["before"] if "after" in reports else []):
+        for cname, c in base.get("configs", {}).items():
+            a, b = c.get("cupti") or {}, ((reports[other].get("configs") or {}).get(cname) or {}).get("cupti") or {}
+            if not a or not b:
+                continue
+            ratios = [f"{k.split('.')[0].split('__')[-1]} {100 * (b[k] / a[k] - 1):+.1f}%" for k in sorted(a)
+                      if k in b and a[k]]
+            print(f"  counters {other} vs {'after' if 'after' in reports else 'before'}, {cname}: " + ", ".join(ratios))
     for prof in ("none", "default"):
         sweeps = {n: [(c["tunables"], c["median_us"]) for c in rows[(n, prof)].get("sweep", [])]
                   for n in benches if (n, prof) in rows}

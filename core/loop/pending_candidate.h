@@ -23,6 +23,7 @@ struct TuningSession::Pending {
     EvaluatedCandidate e;
     EvaluationArtifacts a;
     std::optional<std::future<pool::PooledResult>> job;
+    std::future<void> listings; // the code listings, made beside the job (nvdisasm: ~0.5 s on the H200 host)
     Clock::time_point start;
     int round = 0;
     bool awaitingCompile = false; // not cached: compileAndQueue comes next
