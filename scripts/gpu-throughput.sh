@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runner throughput on a GPU machine (issue 14). Steps, in the order given (default: ab tune-ab suites):
+# Runner throughput on a GPU machine (issue 14). Steps, in the order given (default: ab tune-ab, ~100 s):
 #   ab         kl_runner_bench with the runner as before issue 14's second pass (KL_RUNNER_REFERENCE_CACHE_MB=0
 #              KL_PROFILE_LEAN=0), as now, and as now with user replay (KL_PROFILE_REPLAY=user), adaptive
 #              timing, profiled and not: per-phase figures side by side (KL_THROUGHPUT_PAGEABLE=1: also the
@@ -20,6 +20,7 @@ OUT=${OUT:-$ROOT/gpu-throughput-out}
 mkdir -p "$OUT"
 WORK=$(mktemp -d)
 PACK=${KL_PACK:-.gpu-pack/gpu.tar.xz}
+[[ -d "$PACK" ]] && PACK=$PACK/gpu.tar.xz # KL_PACK=.gpu-pack: the pack inside
 CUDA_LIBS=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
 if [[ ! -x .gpu/bin/kernelloop-runner && -f "$PACK" ]]; then
     xz -dc "$PACK" | tar -xf - || exit 1
@@ -32,7 +33,7 @@ TXT=$OUT/throughput.txt
 : >"$TXT"
 say() { echo "$*" | tee -a "$TXT"; }
 STEPS=("$@")
-[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(ab tune-ab suites)
+[[ ${#STEPS[@]} -gt 0 ]] || STEPS=(ab tune-ab)
 say "KernelLoop runner throughput  $(date -u +%Y-%m-%dT%H:%MZ)  commit $COMMIT  steps: ${STEPS[*]}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader 2>/dev/null \
     | sed 's/^/device /' | tee -a "$TXT" || true
@@ -41,7 +42,7 @@ problem=resources/examples/layernorm_gelu/problem.json
 BEFORE=(KL_RUNNER_REFERENCE_CACHE_MB=0 KL_PROFILE_LEAN=0)
 bench() { # NAME ENV...: kl_runner_bench, adaptive timing, its own empty compile cache
     local name=$1; shift
-    env "$@" KERNELLOOP_COMPILE_CACHE="$(mktemp -d)" timeout 200 "$BIN/kl_runner_bench" --runner "$BIN/kernelloop-runner" \
+    env "$@" KERNELLOOP_COMPILE_CACHE="$(mktemp -d)" timeout "${KL_BENCH_TIMEOUT:-90}" "$BIN/kl_runner_bench" --runner "$BIN/kernelloop-runner" \
         --source . --out "$WORK/bench-$name" --repeats 5 --sweep 12 >"$WORK/bench-$name.json" 2>"$WORK/bench-$name.log"
     say "runner_bench $name rc=$? ($(date -u +%H:%M:%SZ))"
 }
@@ -49,7 +50,7 @@ tune() { # NAME CACHE_DIR ENV...: the tuner loop, budget ${KL_TUNE_ROUNDS:-6} ro
     local name=$1 cache=$2; shift 2
     local db=$WORK/tune-$name.db start rc
     start=$(date +%s%N)
-    env "$@" KL_LOOP_TRACE=1 KERNELLOOP_COMPILE_CACHE="$cache" timeout 150 "$BIN/kernelloop-cli" tune "$problem" --db "$db" \
+    env "$@" KL_LOOP_TRACE=1 KERNELLOOP_COMPILE_CACHE="$cache" timeout "${KL_TUNE_TIMEOUT:-60}" "$BIN/kernelloop-cli" tune "$problem" --db "$db" \
         --runner "$BIN/kernelloop-runner" --budget "${KL_TUNE_ROUNDS:-6}" -k 4 --patience 0 --metrics default --json \
         >"$WORK/tune-$name.jsonl" 2>"$WORK/tune-$name.stderr"
     rc=$?
