@@ -17,7 +17,7 @@
 // reference sees, the reference's program (scratch and every launch: kernel, grid, block, shared
 // memory, arguments) and the trial's seed. The candidate, the baseline, the tolerances and the
 // timing options are not in it: they do not change what the reference computes. No CUDA here: the
-// key and the bookkeeping are tested on the CPU (tests/verify/test_reference_cache.cpp).
+// key and the bookkeeping are tested on the CPU (tests/runner/test_reference_cache.cpp).
 #include "core/protocol/messages.h"
 
 #include <cstddef>

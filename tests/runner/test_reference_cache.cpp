@@ -1,7 +1,7 @@
 // The runner's reference-output cache on the CPU: its key (runner/reference_cache.h) over requests
 // built the way the loop builds them (the bundled layernorm_gelu problem, NVRTC-compiled reference,
-// baseline and candidates, the core's request builder), and its byte-bounded LRU bookkeeping. The
-// GPU side (restore, checksum, hits in a real runner) is kl_runner_bench --check-reference-cache.
+// baseline and candidates, the core's request builder), and its byte-bounded LRU bookkeeping. The GPU
+// side (restore, checksum, hits in a real runner): test_gpu_examples::referenceOutputsComeFromTheRunnersCache.
 #include "core/model/problem.h"
 #include "core/runnerclient/evaluate_job.h"
 #include "runner/reference_cache.h"
