@@ -151,6 +151,8 @@ ReferenceOutputs CaseMemory::saveReferenceOutputs(ReferenceMemory where) const
 {
     ReferenceOutputs saved;
     const CudaDriver& cu = m_device.driver();
+    // Every stream, not only ours: a PyTorch reference's outputs arrive by cuMemcpyHtoD on the legacy one.
+    KL_CU(cu, cuCtxSynchronize);
     for (const TensorAllocation& output : m_referenceOutputs) {
         const std::size_t bytes = output.memory.bytes();
         if (where == ReferenceMemory::Device) {
