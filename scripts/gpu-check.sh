@@ -18,7 +18,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines kl_runner_bench)
+TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines test_code_listings kl_runner_bench)
 # Built and carried when the tree has them; the steps that use them say so when they are missing.
 OPTIONAL_TARGETS=(kl-llm-replay)
 
@@ -96,7 +96,7 @@ missing=$(for f in "$BIN"/*; do ldd "$f" | grep "not found"; done | sort -u)
 [[ -z "$missing" ]] || say "missing libraries: $missing"
 
 # 1. Suites. One log for all; a QtTest "Totals:" line per suite.
-SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines)
+SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines test_code_listings)
 # test_gpu_lines writes the PC-sampling goldens (reply, cubin, PTX per planted kernel) here; they are
 # disassembled below into the SASS fixtures of tests/fixtures/lines/.
 export KL_LINES_DUMP_DIR=$WORK/lines-dumps
@@ -257,6 +257,7 @@ say "evaluate --metrics lines rc=$?"
 {
     echo "line profile (layernorm_gelu baseline, evaluate --metrics lines, then show 1 --lines):"
     head -12 "$MS/show-lines.txt" | sed 's/^/  /'
+    grep -m1 "^code:" "$MS/show-lines.txt" | sed 's/^/  /' || echo "  (show --lines printed no code: line)"
 } >>"$WORK/multisize-summary.txt"
 
 # 2f. The LLM loop against an endpoint that fails twice (HTTP 500, then a body that is not JSON) and then

@@ -1,6 +1,8 @@
 #pragma once
 // Reading test inputs whole: a file's bytes, or a file of the source tree by its path under
-// KL_SOURCE_DIR (defined for every suite by kl_add_qtest).
+// KL_SOURCE_DIR (defined for every suite by kl_add_qtest; the environment variable of the same name
+// wins, so a suite carried to the GPU machine finds the checkout it runs in).
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,10 +17,13 @@ inline std::string readText(const std::string& path)
     return s.str();
 }
 
-// `relative`: a path under the source tree, e.g. "tests/fixtures/lines/pointer_chase.nvdisasm.txt".
-inline std::string sourceText(const std::string& relative)
+inline std::string sourceDir()
 {
-    return readText(std::string(KL_SOURCE_DIR) + "/" + relative);
+    const char* fromEnvironment = std::getenv("KL_SOURCE_DIR");
+    return fromEnvironment && *fromEnvironment ? std::string(fromEnvironment) : std::string(KL_SOURCE_DIR);
 }
+
+// `relative`: a path under the source tree, e.g. "tests/fixtures/lines/pointer_chase.nvdisasm.txt".
+inline std::string sourceText(const std::string& relative) { return readText(sourceDir() + "/" + relative); }
 
 } // namespace kl::test

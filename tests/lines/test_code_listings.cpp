@@ -39,7 +39,7 @@ CompileResult pointerChase()
     CompileOptions options;
     options.lineInfo = true;
     return compileCandidate(
-        loadCandidate(std::string(KL_SOURCE_DIR) + "/tests/gpu/lines/pointer_chase/baseline.cu"), options);
+        loadCandidate(kl::test::sourceDir() + "/tests/gpu/lines/pointer_chase/baseline.cu"), options);
 }
 
 } // namespace
@@ -133,8 +133,9 @@ private slots:
     void withNvdisasmTheSassIsKept()
     {
         const auto fake = tool(m_dir, QStringLiteral("nvdisasm"),
-            "[ \"$1\" = -g ] && [ -s \"$2\" ] || { echo 'nvdisasm: no cubin' >&2; exit 3; }\ncat '" KL_SOURCE_DIR
-            "/tests/fixtures/lines/pointer_chase.nvdisasm.txt'\n");
+            "[ \"$1\" = -g ] && [ -s \"$2\" ] || { echo 'nvdisasm: no cubin' >&2; exit 3; }\ncat '"
+                + QByteArray::fromStdString(kl::test::sourceDir())
+                + "/tests/fixtures/lines/pointer_chase.nvdisasm.txt'\n");
         qputenv("KL_NVDISASM", fake.toUtf8());
         QCOMPARE(QString::fromStdString(lines::nvdisasmPath()->string()), fake);
         const auto compiled = pointerChase();
