@@ -410,8 +410,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             }
             pending.clear();
         };
-        // Without review, the round's candidates compile side by side, one per usable runner (two for
-        // one runner), each queued on the pool once compiled and its turn come, so that no GPU waits
+        // Without review, the round's candidates compile side by side (the whole round at once, up to the
+        // CPU's threads), each queued on the pool once compiled and its turn come, so that no GPU waits
         // behind another candidate's compile and the jobs still run in the order proposed
         // (core/pool/compile_stage.h); the cache is read first, here, on the loop's store.
         std::vector<std::unique_ptr<Pending>> compiled(proposals.size());
@@ -427,7 +427,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                         toCompile.push_back(compiled[i].get());
                     }
                 }
-            pool::compileConcurrently(int(toCompile.size()), pool::roundCompileWidth(m_pool->usableRunners()),
+            pool::compileConcurrently(int(toCompile.size()),
+                pool::roundCompileWidth(m_pool->usableRunners(), int(toCompile.size())),
                 [&](int i) { compileAndQueue(*toCompile[std::size_t(i)], cancel); });
         }
         for (std::size_t at = 0; at < proposals.size(); ++at) {

@@ -36,14 +36,14 @@ void compileConcurrently(int count, int width, const std::function<void(int)>& p
         t.join();
 }
 
-int roundCompileWidth(int usableRunners, unsigned cpuThreads)
+int roundCompileWidth(int usableRunners, int candidates, unsigned cpuThreads)
 {
-    return compileWidth(std::max(usableRunners, 2), cpuThreads);
+    return compileWidth(std::max(usableRunners, candidates), cpuThreads);
 }
 
-int roundCompileWidth(int usableRunners)
+int roundCompileWidth(int usableRunners, int candidates)
 {
-    return roundCompileWidth(usableRunners, std::thread::hardware_concurrency());
+    return roundCompileWidth(usableRunners, candidates, std::thread::hardware_concurrency());
 }
 
 void TurnOrder::wait(int turn)

@@ -21,11 +21,11 @@ int compileWidth(int usableRunners); // on this host (std::thread::hardware_conc
 // of 1 calls them one after another on the calling thread. prepare must not throw.
 void compileConcurrently(int count, int width, const std::function<void(int)>& prepare);
 
-// How wide a round compiles for a pool of `usableRunners`: as compileWidth, but at least two for one
-// runner, so that a round's compiles (~250 ms each with NVRTC) keep up with a runner that measures a
-// candidate in about as long (issue 14).
-int roundCompileWidth(int usableRunners, unsigned cpuThreads);
-int roundCompileWidth(int usableRunners); // on this host
+// How wide a round of `candidates` compiles for a pool of `usableRunners`: the whole round at once (at
+// least one per runner), at most the CPU's threads, so that a round's compiles (~250 ms each with
+// NVRTC on the H200 host) keep up with a runner that measures a candidate in less (issue 14).
+int roundCompileWidth(int usableRunners, int candidates, unsigned cpuThreads);
+int roundCompileWidth(int usableRunners, int candidates); // on this host
 
 // Candidates compiled side by side still reach the pool in the order proposed, so that a runner
 // measures them in the order it did when they compiled one after another: `wait(i)` blocks until

@@ -64,11 +64,13 @@ private Q_SLOTS:
         QCOMPARE(pool::compileWidth(8, 2), 2);
         QCOMPARE(pool::compileWidth(1, 16), 1);
         QCOMPARE(pool::compileWidth(0, 0), 1);
-        // A round's width: at least two for one runner (its compiles keep up with its jobs), never past the CPUs.
-        QCOMPARE(pool::roundCompileWidth(1, 16), 2);
-        QCOMPARE(pool::roundCompileWidth(1, 1), 1);
-        QCOMPARE(pool::roundCompileWidth(4, 16), 4);
-        QCOMPARE(pool::roundCompileWidth(8, 2), 2);
+        // A round's width: the whole round (at least one per runner), never past the CPUs.
+        QCOMPARE(pool::roundCompileWidth(1, 4, 16), 4);
+        QCOMPARE(pool::roundCompileWidth(1, 4, 2), 2);
+        QCOMPARE(pool::roundCompileWidth(1, 4, 1), 1);
+        QCOMPARE(pool::roundCompileWidth(8, 4, 16), 8);
+        QCOMPARE(pool::roundCompileWidth(8, 16, 32), 16);
+        QCOMPARE(pool::roundCompileWidth(1, 0, 16), 1);
     }
 
     // Compiled side by side, queued in the order proposed: the later candidates finish compiling first
@@ -103,7 +105,7 @@ private Q_SLOTS:
     // is queued), and the session records them as before.
     void oneRunnerCompilesARoundSideBySide()
     {
-        if (pool::roundCompileWidth(1) < 2)
+        if (pool::roundCompileWidth(1, 2) < 2)
             QSKIP("one CPU thread: the round compiles one candidate at a time");
         ScopedEnv env({ { "KL_MODEL_RUNNER_PHASE_MS", "verify=10,time=100,profile=10" } });
         pool::RunnerPool runners(endpoints({ "local:0" }), modelPoolOptions());
