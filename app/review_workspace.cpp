@@ -71,7 +71,8 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     , m_charts(new ChartsPanel(m_selection, this))
     , m_figures(new QFutureWatcher<std::vector<figures::IterationFigures>>(this))
 {
-    follow(m_selection, m_metrics, m_metrics);
+    follow(m_selection, m_metrics, m_metrics, Deferral::WhileHidden,
+        m_metricsView); // the model fills while its tab is seen
     m_metricsView->setModel(m_metrics);
     m_metricsView->verticalHeader()->hide();
     m_metricsView->setAlternatingRowColors(true);
@@ -123,6 +124,12 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
 }
 
 ReviewWorkspace::~ReviewWorkspace() { m_figures->waitForFinished(); }
+
+ReportView* ReviewWorkspace::verificationView() const { return showPending(m_verification); }
+ReportView* ReviewWorkspace::findingsView() const { return showPending(m_findings); }
+ReportView* ReviewWorkspace::evidenceView() const { return showPending(m_evidence); }
+MetricsModel* ReviewWorkspace::metricsModel() const { return showPending(m_metrics); }
+TranscriptPanel* ReviewWorkspace::transcript() const { return showPending(m_transcript); }
 
 bool ReviewWorkspace::hasSession() const { return m_selection->session() != nullptr; }
 

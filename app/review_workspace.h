@@ -58,11 +58,12 @@ public:
     HistoryPanel* history() const { return m_history; }
     SourcePanel* sourcePanel() const { return m_source; }
     DiffPanel* diffPanel() const { return m_diff; }
-    ReportView* verificationView() const { return m_verification; }
-    ReportView* findingsView() const { return m_findings; }
-    ReportView* evidenceView() const { return m_evidence; }
-    MetricsModel* metricsModel() const { return m_metrics; }
-    TranscriptPanel* transcript() const { return m_transcript; }
+    // The panels behind other tabs catch up with the selection when read (see follow()).
+    ReportView* verificationView() const;
+    ReportView* findingsView() const;
+    ReportView* evidenceView() const;
+    MetricsModel* metricsModel() const;
+    TranscriptPanel* transcript() const;
     ChartsPanel* charts() const { return m_charts; }
     QTabWidget* inspector() const { return m_inspector; }
 

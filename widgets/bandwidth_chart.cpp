@@ -28,7 +28,7 @@ std::optional<double> BandwidthChart::valueOf(const figures::IterationFigures& f
 
 void BandwidthChart::rebuild()
 {
-    chart()->removeAllSeries();
+    clearSeries();
     QList<QPointF> points;
     double high = 100;
     if (m_session)

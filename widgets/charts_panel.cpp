@@ -62,19 +62,31 @@ ChartsPanel::ChartsPanel(IterationSelection* selection, QWidget* parent)
     follow(selection, this, this);
 }
 
+LatencyChart* ChartsPanel::latency() const { return showPending(m_latency); }
+BandwidthChart* ChartsPanel::bandwidth() const { return showPending(m_bandwidth); }
+StallChart* ChartsPanel::stalls() const { return showPending(m_stalls); }
+ResourcesChart* ChartsPanel::resources() const { return showPending(m_resources); }
+
 IterationChart* ChartsPanel::currentChart() const { return qobject_cast<IterationChart*>(m_tabs->currentWidget()); }
 
 void ChartsPanel::showSession(const std::shared_ptr<const SessionView>& session)
 {
-    const QSignalBlocker block(m_sizes);
-    const QString chosen = m_sizes->currentText();
-    m_sizes->clear();
+    QStringList sizes;
     if (session)
         for (const std::string& size : session->sizes)
-            m_sizes->addItem(toQString(size));
-    const int again = m_sizes->findText(chosen);
-    if (again >= 0)
-        m_sizes->setCurrentIndex(again);
+            sizes.append(toQString(size));
+    QStringList shown;
+    for (int i = 0; i < m_sizes->count(); ++i)
+        shown.append(m_sizes->itemText(i));
+    if (sizes != shown) { // a live refresh mostly keeps them: no relayout of the bar
+        const QSignalBlocker block(m_sizes);
+        const QString chosen = m_sizes->currentText();
+        m_sizes->clear();
+        m_sizes->addItems(sizes);
+        const int again = m_sizes->findText(chosen);
+        if (again >= 0)
+            m_sizes->setCurrentIndex(again);
+    }
     for (QWidget* action : m_actions)
         action->setEnabled(session != nullptr && !session->rows.empty());
     m_sizes->setEnabled(m_sizes->count() > 1);

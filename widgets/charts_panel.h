@@ -25,10 +25,11 @@ public:
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
 
     IterationChart* currentChart() const;
-    LatencyChart* latency() const { return m_latency; }
-    BandwidthChart* bandwidth() const { return m_bandwidth; }
-    StallChart* stalls() const { return m_stalls; }
-    ResourcesChart* resources() const { return m_resources; }
+    // Each chart, caught up with the selection when read (a hidden one waits for its show otherwise).
+    LatencyChart* latency() const;
+    BandwidthChart* bandwidth() const;
+    StallChart* stalls() const;
+    ResourcesChart* resources() const;
     QTabWidget* tabs() const { return m_tabs; }
     QComboBox* sizeBox() const { return m_sizes; }
 

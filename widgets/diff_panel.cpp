@@ -130,7 +130,7 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
     connect(m_sessionBox, &QComboBox::activated, this,
         [this](int index) { compareWithSession(m_sessionBox->itemData(index).toLongLong(), 1); });
     m_sessionBox->setToolTip(tr("Compare with an iteration of this session or of another session of the same problem"));
-    follow(selection, this, this);
+    follow(selection, this, this, Deferral::Never); // the table waits by itself (showEvent); the header keeps up
 }
 
 void DiffPanel::setLayout(Layout layout)

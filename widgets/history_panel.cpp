@@ -51,6 +51,11 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_tabs);
 
+    // New nodes of a live session show under open parents, as expandAll() left the others.
+    connect(m_treeModel, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex& under) {
+        if (under.isValid())
+            m_tree->expand(under);
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { chooseFrom(current); });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -67,21 +72,41 @@ void HistoryPanel::chooseFrom(const QModelIndex& index)
 
 void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session)
 {
-    // A refreshed value of the same session (figures read) keeps the models' rows.
-    if (session && session->session.id == m_shownSession && session->rows.size() == m_shownRows)
-        return;
+    const std::size_t shownRows = m_shownRows;
     m_shownSession = session ? session->session.id : 0;
     m_shownRows = session ? session->rows.size() : 0;
     m_following = true;
-    m_tableModel->setSession(session);
-    m_treeModel->setSession(session);
+    const bool tableKept = m_tableModel->setSession(session);
+    const bool treeKept = m_treeModel->setSession(session);
     m_following = false;
     if (!session)
         return;
-    m_tree->expandAll();
-    for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
-        m_table->resizeColumnToContents(column);
-        m_tree->resizeColumnToContents(column);
+    if (!tableKept || !treeKept) {
+        m_tree->expandAll();
+        for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
+            m_table->resizeColumnToContents(column);
+            m_tree->resizeColumnToContents(column);
+        }
+        return;
+    }
+    // A live refresh: the columns only widen, to what the new rows need (measuring every row of
+    // both views each refresh was most of this panel's cost).
+    for (std::size_t row = shownRows; row < m_shownRows; ++row) {
+        const int iteration = session->rows[row].index;
+        const QModelIndex node = m_treeModel->indexOf(iteration);
+        int depth = m_tree->rootIsDecorated() ? 1 : 0;
+        for (QModelIndex up = node.parent(); up.isValid(); up = up.parent())
+            ++depth;
+        for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
+            const QModelIndex cell = m_sorted->mapFromSource(m_tableModel->index(static_cast<int>(row), column));
+            const int wide = m_table->sizeHintForIndex(cell).width() + (m_table->showGrid() ? 1 : 0);
+            if (wide > m_table->columnWidth(column))
+                m_table->setColumnWidth(column, wide);
+            const int deep = m_tree->sizeHintForIndex(node.siblingAtColumn(column)).width()
+                + (column == 0 ? depth * m_tree->indentation() : 0);
+            if (deep > m_tree->columnWidth(column))
+                m_tree->setColumnWidth(column, deep);
+        }
     }
 }
 

@@ -78,10 +78,26 @@ void IterationChart::setSize(const std::string& size)
     redraw();
 }
 
-void IterationChart::redraw()
+void IterationChart::clearSeries()
 {
     if (m_marker->chart())
-        chart()->removeSeries(m_marker);
+        chart()->removeSeries(m_marker); // not deleted: it is attached again after rebuild()
+    chart()->removeAllSeries();
+}
+
+void IterationChart::setPoints(QXYSeries* series, const QList<QPointF>& points)
+{
+    const QList<QPointF> shown = series->points();
+    if (shown.size() <= points.size() && std::equal(shown.begin(), shown.end(), points.begin())) {
+        if (shown.size() < points.size())
+            series->append(points.mid(shown.size()));
+        return;
+    }
+    series->replace(points);
+}
+
+void IterationChart::redraw()
+{
     setNote({});
     rebuild();
     const auto [first, last] = xRange();
@@ -101,7 +117,7 @@ void IterationChart::redraw()
         m_xAxis->setTickInterval(interval);
     }
     m_xAxis->setRange(first, last);
-    if (QValueAxis* y = valueAxis()) {
+    if (QValueAxis* y = valueAxis(); y && !m_marker->chart()) {
         attach(m_marker, y);
         // The marker is drawn, not a series the reader looks up.
         for (QLegendMarker* legend : chart()->legend()->markers(m_marker))

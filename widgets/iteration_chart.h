@@ -4,6 +4,8 @@
 // and exports as PNG or SVG. Subclasses draw their series in rebuild().
 #include "widgets/iteration_selection.h"
 
+#include <QList>
+#include <QPointF>
 #include <QtCharts/QChartView>
 
 #include <string>
@@ -49,6 +51,11 @@ protected:
     virtual double xOf(int iteration) const { return iteration; }
     virtual int iterationOfX(double x) const;
     virtual std::pair<double, double> xRange() const;
+    // Removes (and deletes) the subclass's series, before drawing them anew; the marker stays.
+    void clearSeries();
+    // A series' points made `points`: the new tail appended when the series holds the head already
+    // (a live session's refresh adds iterations at the end), else all replaced.
+    static void setPoints(QXYSeries* series, const QList<QPointF>& points);
     // Puts another axis (e.g. one labelled by category) where the iteration axis was.
     void replaceIterationAxis(QValueAxis* axis);
     // A value axis over [low, high] whose ticks fall on round numbers (1, 2, 5 × 10^k apart, about

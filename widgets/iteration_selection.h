@@ -8,6 +8,8 @@
 
 #include <QObject>
 
+class QWidget;
+
 #include <functional>
 #include <memory>
 
@@ -56,7 +58,28 @@ public:
     virtual void showIteration(const std::shared_ptr<const IterationFocus>& focus) = 0;
 };
 
+// Whether a viewer that cannot be seen (a tab behind another, a hidden dock in a shown window)
+// keeps up. WhileHidden: it is handed only the newest session and focus, once it is shown; a live
+// session's refreshes cost nothing in the panels nobody looks at. Never: every change at once (a
+// panel that defers its own costly part and keeps the rest current, like the diff's header).
+enum class Deferral { WhileHidden, Never };
+
 // Connects `viewer` (a QObject-derived panel) to `selection` and shows it the current state.
-void follow(IterationSelection* selection, QObject* receiver, IterationViewer* viewer);
+// `shownBy` is the widget whose visibility counts (default: `receiver` when it is a widget; a model
+// passes its view). A window that is not shown at all defers nothing (tests read unshown panels).
+void follow(IterationSelection* selection, QObject* receiver, IterationViewer* viewer,
+    Deferral deferral = Deferral::WhileHidden, QWidget* shownBy = nullptr);
+// How many updates a viewer followed through `receiver` holds back for its show (0 or 1 each of
+// session and focus: the newest wins), for tests; -1 when it is not deferred.
+int pendingUpdates(const QObject* receiver);
+// Hands a hidden viewer what waits for it now, for a caller that reads the panel (an accessor, a
+// test): as DiffPanel::body() lays out its table for a reader. Returns `receiver`.
+template <typename T> T* showPending(T* receiver);
+void applyPending(const QObject* receiver);
+template <typename T> T* showPending(T* receiver)
+{
+    applyPending(receiver);
+    return receiver;
+}
 
 } // namespace kl::gui

@@ -118,11 +118,54 @@ IterationTableModel::IterationTableModel(QObject* parent)
 {
 }
 
-void IterationTableModel::setSession(std::shared_ptr<const SessionView> session)
+bool extendsRows(const SessionView* shown, const SessionView* next)
 {
-    beginResetModel();
+    // Two stores' sessions may share an id: the start and the rows' candidates tell them apart.
+    if (!shown || !next || shown->session.id != next->session.id || shown->session.startedMs != next->session.startedMs
+        || shown->session.problemHash != next->session.problemHash || next->rows.size() < shown->rows.size())
+        return false;
+    for (std::size_t i = 0; i < shown->rows.size(); ++i)
+        if (shown->rows[i].index != next->rows[i].index || shown->rows[i].candidateId != next->rows[i].candidateId
+            || shown->rows[i].startedMs != next->rows[i].startedMs)
+            return false;
+    return true;
+}
+
+bool sameCells(const store::IterationRow& a, const store::IterationRow& b)
+{
+    return a.index == b.index && a.proposer == b.proposer && a.proposerDetail == b.proposerDetail
+        && a.hypothesis == b.hypothesis && a.state == b.state && a.status == b.status && a.category == b.category
+        && a.medianUs == b.medianUs && a.gbps == b.gbps && a.pctOfCopy == b.pctOfCopy && a.speedup == b.speedup
+        && a.topFindingRule == b.topFindingRule && a.topFindingMessage == b.topFindingMessage
+        && a.lastDecision == b.lastDecision;
+}
+
+bool IterationTableModel::setSession(std::shared_ptr<const SessionView> session)
+{
+    if (!extendsRows(m_session.get(), session.get())) {
+        beginResetModel();
+        m_session = std::move(session);
+        endResetModel();
+        return false;
+    }
+    // A live refresh: rebuilding the whole model made the view re-read and re-measure every row.
+    const std::shared_ptr<const SessionView> previous = m_session; // still the rows counted until the insertion
+    const int kept = static_cast<int>(previous->rows.size());
+    const int rows = static_cast<int>(session->rows.size());
+    if (rows > kept)
+        beginInsertRows({}, kept, rows - 1);
     m_session = std::move(session);
-    endResetModel();
+    if (rows > kept)
+        endInsertRows();
+    int first = -1, last = -1;
+    for (int i = 0; i < kept; ++i)
+        if (!sameCells(previous->rows[std::size_t(i)], m_session->rows[std::size_t(i)])) {
+            first = first < 0 ? i : first;
+            last = i;
+        }
+    if (first >= 0)
+        emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
+    return true;
 }
 
 int IterationTableModel::rowOf(int iteration) const

@@ -28,7 +28,10 @@ public:
 
     explicit IterationTableModel(QObject* parent = nullptr);
 
-    void setSession(std::shared_ptr<const SessionView> session);
+    // Shows a session. A newer value of the one shown whose rows extend its rows (a live session's
+    // refresh) inserts the new rows and updates the changed ones, and returns true; anything else
+    // resets the model and returns false.
+    bool setSession(std::shared_ptr<const SessionView> session);
     int rowOf(int iteration) const; // -1 when absent
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -39,6 +42,12 @@ public:
 private:
     std::shared_ptr<const SessionView> m_session;
 };
+
+// Whether `next` is a newer value of `shown` that keeps its rows (same session, same iterations in
+// the same order, maybe more of them at the end).
+bool extendsRows(const SessionView* shown, const SessionView* next);
+// Whether two rows read the same in every column and role.
+bool sameCells(const store::IterationRow& a, const store::IterationRow& b);
 
 // One cell's text for a row, shared by the table and the proposal tree.
 QVariant iterationCell(const store::IterationRow& row, int column, int role);

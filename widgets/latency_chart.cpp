@@ -65,11 +65,66 @@ std::optional<double> LatencyChart::valueOf(const figures::IterationFigures& fig
     return at ? at->medianUs : std::nullopt;
 }
 
+void LatencyChart::createSeries(bool medianAsLine, const std::vector<std::string>& categories)
+{
+    clearSeries();
+    m_lanes.clear();
+    m_failedCategories.clear();
+    ++m_created;
+    m_upper = new QLineSeries(this);
+    m_lower = new QLineSeries(this);
+    auto* band = new QAreaSeries(m_upper, m_lower);
+    band->setParent(this);
+    //: latency chart legend: the spread of the timed runs
+    band->setName(tr("p20–p80"));
+    band->setColor(QColor(0x1f, 0x6f, 0xb4, 60));
+    band->setPen(Qt::NoPen); // one area, not two outlines that read as extra lines
+    attach(band, m_yAxis);
+
+    m_baseline = new QLineSeries(this);
+    //: latency chart legend: the problem's baseline, timed in the same job as each candidate
+    m_baseline->setName(tr("baseline (same job)"));
+    QPen baselinePen(QColor(0x80, 0x80, 0x80));
+    baselinePen.setStyle(Qt::DashLine);
+    m_baseline->setPen(baselinePen);
+    attach(m_baseline, m_yAxis);
+
+    m_best = new QLineSeries(this);
+    //: latency chart legend: the fastest passing median so far
+    m_best->setName(tr("best so far"));
+    QPen bestPen(verdictColor(Verdict::Passed));
+    bestPen.setWidthF(2.0);
+    m_best->setPen(bestPen);
+    attach(m_best, m_yAxis);
+
+    m_medianAsLine = medianAsLine;
+    m_median = pointSeries(medianAsLine ? 401 : 0);
+    m_median->setName(tr("median"));
+    m_median->setColor(QColor(0x1f, 0x6f, 0xb4));
+    attach(m_median, m_yAxis);
+
+    // The failed lane: one filled path per category, a small box per failed iteration (a scatter
+    // series would make a graphics item per point: ~1,900 of them at 10,000 iterations).
+    for (const std::string& category : categories) {
+        auto* lane = new QAreaSeries(new QLineSeries(this), new QLineSeries(this));
+        lane->setParent(this);
+        //: latency chart legend for failed iterations; %1 the failure category
+        lane->setName(tr("failed: %1").arg(toQString(category)));
+        lane->setColor(verdictColor(category.starts_with("compile.") ? Verdict::CompileError : Verdict::Failed));
+        lane->setPen(Qt::NoPen);
+        attach(lane, m_yAxis);
+        m_lanes.emplace_back(category, lane);
+        m_failedCategories.append(toQString(category));
+    }
+}
+
 void LatencyChart::rebuild()
 {
-    chart()->removeAllSeries();
-    m_failedCategories.clear();
     if (!m_session || m_session->figures.empty()) {
+        clearSeries();
+        m_median = nullptr;
+        m_lanes.clear();
+        m_failedCategories.clear();
         m_yAxis->setRange(0, 1);
         setNote(m_session ? tr("Reading the iterations' figures…") : QString());
         return;
@@ -124,48 +179,28 @@ void LatencyChart::rebuild()
     m_laneY = high + span * 0.12;
     setRoundTicks(m_yAxis, std::max(0.0, low - span * 0.05), m_laneY + span * 0.06);
 
+    // The same series as the last refresh take the new points (markers up to 400 points, a line beyond).
+    std::vector<std::string> categories;
+    for (const auto& [category, points] : failed)
+        categories.push_back(category);
+    std::vector<std::string> shownCategories;
+    for (const auto& [category, lane] : m_lanes)
+        shownCategories.push_back(category);
+    const bool medianAsLine = median.size() > 400;
+    if (!m_median || medianAsLine != m_medianAsLine || categories != shownCategories)
+        createSeries(medianAsLine, categories);
+
     const auto [firstX, lastX] = xRange();
     const int columns = std::max(200, static_cast<int>(chart()->plotArea().width()));
-    auto* upperSeries = new QLineSeries(this);
-    auto* lowerSeries = new QLineSeries(this);
-    upperSeries->replace(perColumn(upper, firstX, lastX, columns, Keep::Highest));
-    lowerSeries->replace(perColumn(lower, firstX, lastX, columns, Keep::Lowest));
-    auto* band = new QAreaSeries(upperSeries, lowerSeries);
-    band->setParent(this);
-    //: latency chart legend: the spread of the timed runs
-    band->setName(tr("p20–p80"));
-    band->setColor(QColor(0x1f, 0x6f, 0xb4, 60));
-    band->setPen(Qt::NoPen); // one area, not two outlines that read as extra lines
-    attach(band, m_yAxis);
+    setPoints(m_upper, perColumn(upper, firstX, lastX, columns, Keep::Highest));
+    setPoints(m_lower, perColumn(lower, firstX, lastX, columns, Keep::Lowest));
+    setPoints(m_baseline, baseline);
+    setPoints(m_best, best);
+    setPoints(m_median, perColumn(median, firstX, lastX, columns, Keep::Both));
 
-    auto* baselineSeries = new QLineSeries(this);
-    baselineSeries->replace(baseline);
-    //: latency chart legend: the problem's baseline, timed in the same job as each candidate
-    baselineSeries->setName(tr("baseline (same job)"));
-    QPen baselinePen(QColor(0x80, 0x80, 0x80));
-    baselinePen.setStyle(Qt::DashLine);
-    baselineSeries->setPen(baselinePen);
-    attach(baselineSeries, m_yAxis);
-
-    auto* bestSeries = new QLineSeries(this);
-    bestSeries->replace(best);
-    //: latency chart legend: the fastest passing median so far
-    bestSeries->setName(tr("best so far"));
-    QPen bestPen(verdictColor(Verdict::Passed));
-    bestPen.setWidthF(2.0);
-    bestSeries->setPen(bestPen);
-    attach(bestSeries, m_yAxis);
-
-    QXYSeries* medianSeries = pointSeries(median.size());
-    medianSeries->replace(perColumn(median, firstX, lastX, columns, Keep::Both));
-    medianSeries->setName(tr("median"));
-    medianSeries->setColor(QColor(0x1f, 0x6f, 0xb4));
-    attach(medianSeries, m_yAxis);
-
-    // The failed lane: one filled path per category, a small box per failed iteration (a scatter
-    // series would make a graphics item per point: ~1,900 of them at 10,000 iterations).
     const double boxHalfHeight = span * 0.035;
-    for (auto& [category, points] : failed) {
+    for (const auto& [category, lane] : m_lanes) {
+        const QList<QPointF>& points = failed[category];
         // A few pixels wide at any length; neighbours that touch merge, so the path never overlaps itself.
         const double halfWidth = std::max(0.3, 0.004 * m_session->rows.back().index);
         QList<QPointF> boxes;
@@ -185,19 +220,10 @@ void LatencyChart::rebuild()
             to = p.x() + halfWidth;
         }
         close(from, to);
-        auto* top = new QLineSeries(this);
-        top->replace(boxes);
-        auto* bottom = new QLineSeries(this);
-        bottom->replace({ QPointF(boxes.front().x(), m_laneY - boxHalfHeight),
-            QPointF(boxes.back().x(), m_laneY - boxHalfHeight) });
-        auto* lane = new QAreaSeries(top, bottom);
-        lane->setParent(this);
-        //: latency chart legend for failed iterations; %1 the failure category
-        lane->setName(tr("failed: %1").arg(toQString(category)));
-        lane->setColor(verdictColor(category.starts_with("compile.") ? Verdict::CompileError : Verdict::Failed));
-        lane->setPen(Qt::NoPen);
-        attach(lane, m_yAxis);
-        m_failedCategories.append(toQString(category));
+        setPoints(lane->upperSeries(), boxes);
+        setPoints(lane->lowerSeries(),
+            { QPointF(boxes.front().x(), m_laneY - boxHalfHeight),
+                QPointF(boxes.back().x(), m_laneY - boxHalfHeight) });
     }
 }
 

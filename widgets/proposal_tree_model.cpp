@@ -9,34 +9,71 @@ ProposalTreeModel::ProposalTreeModel(QObject* parent)
 {
 }
 
-void ProposalTreeModel::setSession(std::shared_ptr<const SessionView> session)
+void ProposalTreeModel::addNode(std::size_t i, bool announce)
 {
-    beginResetModel();
-    m_session = std::move(session);
-    m_nodes.clear();
-    m_roots.clear();
-    if (m_session) {
-        const auto& rows = m_session->rows;
-        m_nodes.resize(rows.size());
-        std::map<int, int> nodeOfIteration;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            Node& node = m_nodes[i];
-            node.row = i;
-            nodeOfIteration[rows[i].index] = static_cast<int>(i);
-            // A parent is always recorded before its child; anything else would be a cycle.
-            const int parentIteration = m_session->parentIteration(rows[i].index);
-            const auto parent = nodeOfIteration.find(parentIteration);
-            if (parentIteration > 0 && parentIteration < rows[i].index && parent != nodeOfIteration.end()) {
-                node.parent = parent->second;
-                node.position = static_cast<int>(m_nodes[static_cast<std::size_t>(node.parent)].children.size());
-                m_nodes[static_cast<std::size_t>(node.parent)].children.push_back(static_cast<int>(i));
-            } else {
-                node.position = static_cast<int>(m_roots.size());
-                m_roots.push_back(static_cast<int>(i));
-            }
-        }
+    const store::IterationRow& row = m_session->rows[i];
+    Node node;
+    node.row = i;
+    // A parent is always recorded before its child; anything else would be a cycle.
+    const int parentIteration = m_session->parentIteration(row.index);
+    const auto parent = m_nodeOfIteration.find(parentIteration);
+    if (parentIteration > 0 && parentIteration < row.index && parent != m_nodeOfIteration.end())
+        node.parent = parent->second;
+    auto siblings = [this, &node]() -> std::vector<int>& {
+        return node.parent < 0 ? m_roots : m_nodes[static_cast<std::size_t>(node.parent)].children;
+    };
+    node.position = static_cast<int>(siblings().size());
+    m_nodeOfIteration[row.index] = static_cast<int>(i);
+    m_nodes.push_back(node); // not reachable from the tree until its parent lists it
+    if (announce)
+        beginInsertRows(indexOfNode(node.parent), node.position, node.position);
+    siblings().push_back(static_cast<int>(i));
+    if (announce)
+        endInsertRows();
+}
+
+QModelIndex ProposalTreeModel::indexOfNode(int node) const
+{
+    if (node < 0)
+        return {};
+    return createIndex(m_nodes[static_cast<std::size_t>(node)].position, 0, static_cast<quintptr>(node));
+}
+
+bool ProposalTreeModel::setSession(std::shared_ptr<const SessionView> session)
+{
+    // A live refresh keeps the nodes when every shown row keeps its parent.
+    bool extends = extendsRows(m_session.get(), session.get());
+    for (std::size_t i = 0; extends && i < m_nodes.size(); ++i) {
+        const auto parent = m_nodeOfIteration.find(session->parentIteration(session->rows[i].index));
+        const int now
+            = parent != m_nodeOfIteration.end() && parent->first < session->rows[i].index ? parent->second : -1;
+        extends = now == m_nodes[i].parent;
     }
-    endResetModel();
+    if (!extends) {
+        beginResetModel();
+        m_session = std::move(session);
+        m_nodes.clear();
+        m_roots.clear();
+        m_nodeOfIteration.clear();
+        if (m_session) {
+            m_nodes.reserve(m_session->rows.size());
+            for (std::size_t i = 0; i < m_session->rows.size(); ++i)
+                addNode(i, false);
+        }
+        endResetModel();
+        return false;
+    }
+    const std::shared_ptr<const SessionView> previous = std::move(m_session);
+    m_session = std::move(session); // the shown nodes read the same rows from it
+    const std::size_t kept = m_nodes.size();
+    for (std::size_t i = kept; i < m_session->rows.size(); ++i)
+        addNode(i, true);
+    for (std::size_t i = 0; i < kept; ++i)
+        if (!sameCells(previous->rows[i], m_session->rows[i])) {
+            const QModelIndex first = indexOfNode(static_cast<int>(i));
+            emit dataChanged(first, first.siblingAtColumn(IterationTableModel::ColumnCount - 1));
+        }
+    return true;
 }
 
 const ProposalTreeModel::Node* ProposalTreeModel::nodeOf(const QModelIndex& index) const
@@ -55,6 +92,8 @@ QModelIndex ProposalTreeModel::indexOf(int iteration) const
     if (!row)
         return {};
     const auto id = static_cast<std::size_t>(row - m_session->rows.data());
+    if (id >= m_nodes.size())
+        return {};
     return createIndex(m_nodes[id].position, 0, static_cast<quintptr>(id));
 }
 

@@ -6,6 +6,7 @@
 
 #include <QAbstractItemModel>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -18,7 +19,9 @@ public:
 
     explicit ProposalTreeModel(QObject* parent = nullptr);
 
-    void setSession(std::shared_ptr<const SessionView> session);
+    // As IterationTableModel::setSession: a live refresh inserts the new nodes under their parents
+    // and returns true; anything else resets the model.
+    bool setSession(std::shared_ptr<const SessionView> session);
     QModelIndex indexOf(int iteration) const; // column 0; invalid when absent
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -36,10 +39,14 @@ private:
         std::vector<int> children;
     };
     const Node* nodeOf(const QModelIndex& index) const;
+    // Places node `i` (the session's row i) under its parent; with `announce`, as an insertion.
+    void addNode(std::size_t i, bool announce);
+    QModelIndex indexOfNode(int node) const;
 
     std::shared_ptr<const SessionView> m_session;
     std::vector<Node> m_nodes;
     std::vector<int> m_roots;
+    std::map<int, int> m_nodeOfIteration;
 };
 
 } // namespace kl::gui

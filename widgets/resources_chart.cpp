@@ -31,7 +31,7 @@ std::optional<double> ResourcesChart::valueOf(const figures::IterationFigures& f
 
 void ResourcesChart::rebuild()
 {
-    chart()->removeAllSeries();
+    clearSeries();
     QList<QPointF> registers, theoretical, achieved;
     double high = 32;
     if (m_session)

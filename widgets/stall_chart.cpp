@@ -74,7 +74,7 @@ void StallChart::showIteration(const std::shared_ptr<const IterationFocus>& focu
 
 void StallChart::rebuild()
 {
-    chart()->removeAllSeries();
+    clearSeries();
     m_categories.clear();
     m_shown.clear();
     for (const QString& label : m_axis->categoriesLabels())

@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QPaintEvent>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -22,6 +23,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <map>
+#include <string>
 #include <vector>
 
 using namespace kl;
@@ -50,6 +53,55 @@ void serveVariants(test::ReplayServer& server)
     });
 }
 
+// With KL_STALL_TRACE set, every outermost event over 5 ms is printed with its receiver and type:
+// what a gap is made of (a paint of the window, a queued refresh, a timer).
+class TracingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (m_trace && event->type() == QEvent::Paint) { // what is painted, how often, how much of it
+            const auto* paint = static_cast<QPaintEvent*>(event);
+            auto& [count, area]
+                = m_painted[QByteArray(receiver->metaObject()->className()) + ' ' + receiver->objectName().toLatin1()];
+            ++count;
+            for (const QRect& r : paint->region())
+                area += double(r.width()) * r.height();
+        }
+        if (!m_trace || m_depth > 0) {
+            ++m_depth;
+            const bool done = QApplication::notify(receiver, event);
+            --m_depth;
+            return done;
+        }
+        QElapsedTimer clock;
+        clock.start();
+        const int type = event->type();
+        const QByteArray what = receiver->metaObject()->className();
+        ++m_depth;
+        const bool done = QApplication::notify(receiver, event);
+        --m_depth;
+        if (const qint64 ns = clock.nsecsElapsed(); ns > 5'000'000)
+            std::fprintf(stderr, "EVENT %s type %d %.1f ms\n", what.constData(), type, double(ns) / 1e6);
+        return done;
+    }
+
+    void printPainted() const
+    {
+        std::vector<std::pair<double, std::string>> rows;
+        for (const auto& [what, counted] : m_painted)
+            rows.emplace_back(counted.second, what.toStdString() + " x" + std::to_string(counted.first));
+        std::sort(rows.rbegin(), rows.rend());
+        for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 25); ++i)
+            std::fprintf(stderr, "PAINTED %.1f Mpx %s\n", rows[i].first / 1e6, rows[i].second.c_str());
+    }
+
+private:
+    std::map<QByteArray, std::pair<int, double>> m_painted;
+    const bool m_trace = qEnvironmentVariableIsSet("KL_STALL_TRACE");
+    int m_depth = 0;
+};
+
 double percentile(std::vector<double> v, double p)
 {
     if (v.empty())
@@ -67,7 +119,7 @@ int main(int argc, char* argv[])
     qputenv("KL_MODEL_RUNNER_DELAY_MS", delay);
     qputenv("KERNELLOOP_NO_KEYCHAIN", "1");
     qputenv("KL_BENCH_LLM_KEY", "sk-bench-not-a-real-key");
-    QApplication app(argc, argv);
+    TracingApplication app(argc, argv);
     QTemporaryDir dir;
 
     test::ReplayServer server;
@@ -136,6 +188,8 @@ int main(int argc, char* argv[])
     QTimer::singleShot(600000, &loop, &QEventLoop::quit);
     loop.exec();
     ticker.stop();
+    if (qEnvironmentVariableIsSet("KL_STALL_TRACE"))
+        app.printPainted();
     const double seconds = double(wall.elapsed()) / 1000.0;
 
     const double worst = gaps.empty() ? 0.0 : *std::max_element(gaps.begin(), gaps.end());
