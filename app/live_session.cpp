@@ -135,8 +135,6 @@ void LiveSession::work(LiveSessionSetup setup)
             if (recipe.proposer != session::ProposerChoice::Tuner)
                 endpoint = endpointFor(recipe.llm, std::move(setup.apiKey));
             proposer->setInner(session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, session.eventStream()));
-            if (setup.forkFrom)
-                proposer->continueFrom(*setup.forkFrom, setup.forkTunables);
         }
         setup.apiKey.clear();
         if (recipe.mode == LoopMode::Review)

@@ -39,9 +39,6 @@ struct LiveSessionSetup {
     std::optional<Candidate> only;
     TunableValues onlyTunables;
     std::int64_t appendTo = 0;
-    // Set: the first proposals start from this candidate ("Continue from here" on a stored iteration).
-    std::optional<Candidate> forkFrom;
-    TunableValues forkTunables;
 };
 
 class LiveSession : public QObject {

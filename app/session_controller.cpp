@@ -177,8 +177,7 @@ SessionController::~SessionController()
 
 QString SessionController::defaultRunnerPath()
 {
-    const QString env = qEnvironmentVariable("KERNELLOOP_RUNNER");
-    if (!env.isEmpty())
+    if (const QString env = qEnvironmentVariable("KERNELLOOP_RUNNER"); !env.isEmpty())
         return env;
     const QString dir = QCoreApplication::applicationDirPath();
     const QStringList candidates { dir + QStringLiteral("/kernelloop-runner"),
@@ -322,22 +321,28 @@ QString SessionController::startSession(const session::SessionRecipe& recipe)
                                              : recipe.runner;
     if (!m_live->start(std::move(setup)))
         return refuse(m_live->lastError());
-    m_lastIteration = 0;
-    m_shownStore.clear();
+    showStarting(tr("starting"));
     m_transcript->clear();
-    m_phases->reset();
     m_phases->setBudget(recipe.budget);
-    m_phases->setState(tr("starting"));
-    m_strip->show();
     if (recipe.proposer != session::ProposerChoice::Tuner)
         m_transcriptDock->show();
     if (recipe.mode == LoopMode::Review)
         m_reviewDock->show();
+    return {};
+}
+
+// What every start shows (the loop's, an evaluation's): the phase strip, the Runner Pool dock polled.
+void SessionController::showStarting(const QString& state)
+{
+    m_lastIteration = 0;
+    m_shownStore.clear();
+    m_phases->reset();
+    m_phases->setState(state);
+    m_strip->show();
     m_poolPanel->setStatus({});
     m_poolDock->show();
     m_poolPoll->start();
     updateActions();
-    return {};
 }
 
 void SessionController::showRunDialog()
@@ -529,14 +534,12 @@ void SessionController::evaluateEditorKernel()
         const auto problem = m_window->problem();
         if (!problem)
             return;
-        session::SessionRecipe recipe;
-        recipe.problem = problem->file.string();
-        LiveSessionSetup setup;
         if (!m_noDevice.isEmpty()) {
             status(QStringLiteral("[runner.no-device] ") + tr("this needs a GPU: no GPU: %1").arg(m_noDevice), true);
             return;
         }
-        setup.recipe = recipe;
+        LiveSessionSetup setup;
+        setup.recipe.problem = problem->file.string();
         setup.storePath = store::storeLocation({}).string();
         // The open session of this problem takes it as its next iteration; else it gets a session of its own.
         const auto [openId, openStore] = openSessionFor(*problem);
@@ -547,15 +550,11 @@ void SessionController::evaluateEditorKernel()
         setup.runnerPath = toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath);
         setup.only = std::move(candidate);
         setup.onlyTunables = tunables;
-        if (m_live->start(std::move(setup))) {
-            m_lastIteration = 0;
-            m_shownStore.clear();
-            m_phases->reset();
-            m_phases->setState(
+        if (m_live->start(std::move(setup)))
+            showStarting(
                 openId ? tr("evaluating into session %1").arg(openId) : tr("evaluating in a session of its own"));
-            m_strip->show();
-            updateActions();
-        }
+        else
+            status(m_live->lastError(), true);
     } catch (const Error& e) {
         status(errorText(e), true);
     }

@@ -71,6 +71,7 @@ private:
     void onIteration(const IterationOutcome& outcome);
     void onReview(const ReviewRequested& request);
     void onEnded(const QString& status, const QString& reason);
+    void showStarting(const QString& state);
     void refreshHistory();
     void pollPool();
     void showLiveRead();

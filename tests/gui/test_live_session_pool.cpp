@@ -135,6 +135,36 @@ private slots:
         qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
     }
 
+    // "Evaluate the Editor's Kernel" starts a session too: the Runner Pool dock shows its runner and
+    // is polled while it runs (it was left hidden, with only the final rows read at the end).
+    void evaluatingTheEditorsKernelPollsThePool()
+    {
+        QTemporaryDir dir;
+        qputenv("KERNELLOOP_DB", dir.filePath(QStringLiteral("evaluate.db")).toLocal8Bit());
+        qputenv("KL_MODEL_RUNNER_DELAY_MS", "1500"); // the job outlasts a few polls
+        MainWindow window;
+        window.resize(1500, 950);
+        window.show();
+        QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+        SessionController* controller = window.sessionController();
+        QSignalSpy probed(controller, &SessionController::probed);
+        controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
+        QVERIFY(probed.wait(10000));
+        QVERIFY(controller->poolDock()->isHidden());
+        controller->evaluateEditorKernel();
+        LiveSession* live = controller->live();
+        QVERIFY2(live->running(), qPrintable(window.statusText()));
+        QVERIFY(controller->poolDock()->isVisible());
+        QTableWidget* table = controller->poolPanel()->table();
+        QTRY_COMPARE_WITH_TIMEOUT(table->rowCount(), 1, 15000);
+        QVERIFY(live->running()); // listed by the poll, not by the end's last read
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("local:0"));
+        QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
+        QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
+        qunsetenv("KERNELLOOP_DB");
+        qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
+    }
+
     // A bad endpoint in the recipe fails the session with the CLI's category, before anything runs.
     void badEndpointIsRefused()
     {
