@@ -82,6 +82,10 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
            "--metrics", r.metrics, "CUPTI metric set (lines: PC sampling per source line; deep: stalls + lines)")
         ->check(CLI::IsMember({ "none", "default", "sol", "stalls", "lines", "deep" }));
     cmd->add_option("--trials", r.trials, "verification trials with fresh inputs")->check(CLI::Range(1, 20));
+    cmd->add_option("--timing-interval", r.timingInterval,
+           "stop repeating a timing once the 95% interval of its median is within +-this fraction (adaptive)")
+        ->check(CLI::Range(0.0005, 0.1))
+        ->capture_default_str();
     cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", r.seed, "seed for inputs and the tuner");

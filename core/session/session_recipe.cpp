@@ -44,6 +44,10 @@ LoopConfig loopConfig(const SessionRecipe& r)
     else
         throw Error("session.bad-recipe", {}, "metrics", "unknown metric set \"" + r.metrics + "\"");
     c.evaluate.trials = r.trials;
+    if (!(r.timingInterval > 0.0 && r.timingInterval <= 0.1))
+        throw Error("session.bad-recipe", {}, "timing-interval",
+            "the timing interval must be a fraction in (0, 0.1], e.g. 0.005 for +-0.5%");
+    c.evaluate.intervalHalfWidth = r.timingInterval;
     c.evaluate.seed = r.seed;
     c.jobTimeout = std::chrono::seconds(r.jobTimeoutSeconds);
     c.useCache = !r.noCache;

@@ -65,6 +65,9 @@ struct SessionRecipe {
     std::vector<std::string> sshOptions; // each as ssh -o OPTION
     std::string slurmGres = "gpu:1"; // "none": no --gres (a cluster without GPU gres)
     int trials = 2;
+    // Adaptive timing stops once the 95% interval of the median is within +-this fraction of it: the
+    // decision's resolution (0.005: near-equal candidates closer than ~0.5-1% may rank either way).
+    double timingInterval = 0.005;
     int jobTimeoutSeconds = 120;
     std::uint64_t seed = 1234;
     bool noCache = false;

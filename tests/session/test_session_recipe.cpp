@@ -45,6 +45,7 @@ SessionRecipe everything()
     r.sshOptions = { "Port=2222", "IdentityFile=/home/me/.ssh/kl key" };
     r.slurmGres = "none";
     r.seed = 99;
+    r.timingInterval = 0.002;
     r.noCache = true;
     r.llm.provider = "anthropic";
     r.llm.baseUrl = "http://127.0.0.1:8080/v1";
@@ -115,7 +116,18 @@ private Q_SLOTS:
         QVERIFY(c.mode == LoopMode::Review);
         QVERIFY(c.evaluate.profile == protocol::MetricSet::Stalls);
         QVERIFY(!c.useCache);
+        QCOMPARE(c.evaluate.intervalHalfWidth, 0.002); // --timing-interval reaches the runner's request
         QCOMPARE(QString::fromStdString(c.proposerDetail), u"llm+tuner:anthropic/claude"_qs);
+        for (const double bad : { 0.0, -0.01, 0.5 }) {
+            auto wrong = r;
+            wrong.timingInterval = bad;
+            try {
+                loopConfig(wrong);
+                QFAIL("no error");
+            } catch (const Error& e) {
+                QCOMPARE(QString::fromStdString(e.category()), u"session.bad-recipe"_qs);
+            }
+        }
         // An LLM proposer without an endpoint is refused; the tuner needs none.
         try {
             makeProposer(r, nullptr, nullptr);
