@@ -10,6 +10,7 @@
 //   KL_SOURCE_DIR=DIR                    the checkout (the device's copy is not where this was built)
 #include "app/live_session.h"
 #include "app/main_window.h"
+#include "live_window.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "core/store/store.h"
@@ -164,13 +165,8 @@ void TestGuiH200Session::scriptedReviewSession()
     qputenv("KL_H200_LLM_KEY", "sk-kl-h200-replay");
 
     MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+    QVERIFY(test::openWithRunner(window, QString::fromStdString(problemPath()), runnerPath(), QSize(1600, 1000), 60000));
     SessionController* controller = window.sessionController();
-    QSignalSpy probed(controller, &SessionController::probed);
-    controller->probeRunner(runnerPath());
-    QVERIFY(probed.wait(60000));
     QVERIFY2(!controller->noDevice(), qPrintable(controller->banner()->text()));
 
     session::SessionRecipe recipe;

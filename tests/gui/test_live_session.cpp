@@ -6,6 +6,7 @@
 #include "app/api_keys.h"
 #include "app/live_session.h"
 #include "app/main_window.h"
+#include "live_window.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "core/model/error.h"
@@ -133,13 +134,9 @@ void TestLiveSession::reviewModeThroughThePanel()
     qputenv("KL_TEST_LLM_KEY", QByteArray::fromStdString(kPlantedKey));
 
     MainWindow window;
-    window.resize(1500, 950);
-    window.show();
-    QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+    QVERIFY(test::openWithRunner(
+        window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1500, 950)));
     SessionController* controller = window.sessionController();
-    QSignalSpy probed(controller, &SessionController::probed);
-    controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
-    QVERIFY(probed.wait(10000));
     QVERIFY(!controller->noDevice());
 
     auto recipe = baseRecipe(db);
@@ -366,13 +363,9 @@ void TestLiveSession::noGpuBannerRefusesRun()
     qputenv("KL_MODEL_RUNNER_NO_DEVICE", "cuInit failed: CUDA_ERROR_NO_DEVICE (test)");
     QTemporaryDir dir;
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+    QVERIFY(test::openWithRunner(
+        window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1400, 900)));
     SessionController* controller = window.sessionController();
-    QSignalSpy probed(controller, &SessionController::probed);
-    controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
-    QVERIFY(probed.wait(10000));
     qunsetenv("KL_MODEL_RUNNER_NO_DEVICE");
     QVERIFY(controller->noDevice());
     QVERIFY(controller->banner()->isVisibleTo(&window));

@@ -5,6 +5,7 @@
 // (tests/loop/model_runner.cpp), a real SQLite store, real NVRTC.
 #include "app/live_session.h"
 #include "app/main_window.h"
+#include "live_window.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "core/model/problem.h"
@@ -54,14 +55,10 @@ struct Bench {
     SessionController* controller = nullptr;
     bool ready()
     {
-        window.resize(1400, 900);
-        window.show();
-        if (!window.openProblem(QString::fromStdString(problemPath())))
-            return false;
         controller = window.sessionController();
-        QSignalSpy probed(controller, &SessionController::probed);
-        controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
-        return probed.wait(10000) && !controller->noDevice();
+        return test::openWithRunner(
+                   window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1400, 900))
+            && !controller->noDevice();
     }
     // The editor holds the baseline with one line of the engineer's own and THREADS=256.
     void editKernel()

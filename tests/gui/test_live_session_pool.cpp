@@ -4,6 +4,7 @@
 // Pool dock lists both with their jobs. Offscreen; with KL_LIVE_SCREENSHOTS=DIR the window is saved.
 #include "app/live_session.h"
 #include "app/main_window.h"
+#include "live_window.h"
 #include "app/session_controller.h"
 #include "core/store/store.h"
 #include "widgets/pool_status_panel.h"
@@ -62,13 +63,9 @@ private slots:
         QTemporaryDir dir;
         const QString db = dir.filePath(QStringLiteral("pool.db"));
         MainWindow window;
-        window.resize(1500, 950);
-        window.show();
-        QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+        QVERIFY(test::openWithRunner(
+            window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1500, 950)));
         SessionController* controller = window.sessionController();
-        QSignalSpy probed(controller, &SessionController::probed);
-        controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
-        QVERIFY(probed.wait(10000));
         QVERIFY(controller->poolDock()->isHidden()); // no session yet
 
         auto recipe = poolRecipe(db);
@@ -143,13 +140,9 @@ private slots:
         qputenv("KERNELLOOP_DB", dir.filePath(QStringLiteral("evaluate.db")).toLocal8Bit());
         qputenv("KL_MODEL_RUNNER_DELAY_MS", "1500"); // the job outlasts a few polls
         MainWindow window;
-        window.resize(1500, 950);
-        window.show();
-        QVERIFY(window.openProblem(QString::fromStdString(problemPath())));
+        QVERIFY(test::openWithRunner(
+            window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1500, 950)));
         SessionController* controller = window.sessionController();
-        QSignalSpy probed(controller, &SessionController::probed);
-        controller->probeRunner(QStringLiteral(KL_MODEL_RUNNER));
-        QVERIFY(probed.wait(10000));
         QVERIFY(controller->poolDock()->isHidden());
         controller->evaluateEditorKernel();
         LiveSession* live = controller->live();
