@@ -8,6 +8,7 @@
 // names below go through the same macros, so a call site reads like plain driver code.
 #include <cuda.h>
 
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -86,9 +87,16 @@ struct CudaDriver {
     // "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"
     std::string describe(CUresult result) const;
 
+    // Set when a kernel is left running past the wall-clock guard. Freeing memory, unloading a
+    // module or destroying a stream would wait for that kernel, so the runner's releases become
+    // no-ops from then on: it answers at once and exits, and the client starts a fresh runner.
+    void abandonContext() const { m_abandoned.store(true); }
+    bool contextAbandoned() const { return m_abandoned.load(); }
+
 private:
     CudaDriver() = default;
     void* m_library = nullptr;
+    mutable std::atomic<bool> m_abandoned { false };
 };
 
 // A failed driver call: which call, the code, and the driver's own words.

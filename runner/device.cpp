@@ -46,6 +46,8 @@ Device::Device(const CudaDriver& driver, int index)
 
 Device::~Device()
 {
+    if (m_driver.contextAbandoned())
+        return;
     if (m_stream)
         m_driver.cuStreamDestroy(m_stream);
     if (m_context)
@@ -137,7 +139,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept
 
 void DeviceBuffer::release()
 {
-    if (m_pointer && m_driver)
+    if (m_pointer && m_driver && !m_driver->contextAbandoned())
         m_driver->cuMemFree(m_pointer);
     m_pointer = 0;
 }
@@ -174,9 +176,10 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept
 
 void HostBuffer::release()
 {
-    if (m_data && m_driver)
-        m_driver->cuMemFreeHost(m_data);
-    else
+    if (m_data && m_driver) {
+        if (!m_driver->contextAbandoned())
+            m_driver->cuMemFreeHost(m_data);
+    } else
         delete[] static_cast<std::byte*>(m_data);
     m_data = nullptr;
 }
@@ -190,6 +193,8 @@ EventPair::EventPair(const CudaDriver& driver)
 
 EventPair::~EventPair()
 {
+    if (m_driver && m_driver->contextAbandoned())
+        return;
     if (m_start)
         m_driver->cuEventDestroy(m_start);
     if (m_end)

@@ -40,13 +40,16 @@ void waitGuarded(const Device& device, const std::string& what, std::chrono::mil
             throw failureFrom(CudaError(result, "cuEventQuery", cu.describe(result)), what);
         }
         const auto waited = std::chrono::steady_clock::now() - started;
-        if (waited > timeout)
-            // The event is left alone: the context is about to go with the process.
+        if (waited > timeout) {
+            // The event is left alone: the context is about to go with the process. Nothing may
+            // wait for the kernel on the way to the answer (destructors free memory, unload modules).
+            cu.abandonContext();
             throw JobFailure(protocol::Category::Timeout,
                 what + ": still running after "
                     + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count())
                     + " ms (wall-clock guard " + std::to_string(timeout.count()) + " ms)",
                 true);
+        }
         // Short sleeps first (most kernels end within microseconds), then back off to 2 ms.
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::microseconds(2000));

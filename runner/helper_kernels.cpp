@@ -107,7 +107,7 @@ HelperKernels::~HelperKernels()
     m_checksumSlot = DeviceBuffer();
     m_touchSlot = DeviceBuffer();
     m_results = DeviceBuffer();
-    if (m_module)
+    if (m_module && !m_device.driver().contextAbandoned())
         m_device.driver().cuModuleUnload(m_module);
 }
 

@@ -27,7 +27,7 @@ LoadedModule::LoadedModule(const Device& device, const std::string& cubin, const
 
 LoadedModule::~LoadedModule()
 {
-    if (m_module)
+    if (m_module && !m_device.driver().contextAbandoned())
         m_device.driver().cuModuleUnload(m_module);
 }
 

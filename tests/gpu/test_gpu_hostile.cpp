@@ -76,6 +76,11 @@ private slots:
             QVERIFY2(!result.timing, "a failed candidate is never timed");
             QVERIFY(!result.header.detail.empty());
         }
+        if (category == QStringLiteral("timeout")) {
+            // The runner's own guard answered, not the client's job timeout: freeing the job's memory
+            // would wait for the spinning kernel, so the runner must answer before anything does.
+            QVERIFY2(result.header.detail.find("wall-clock guard") != std::string::npos, result.header.detail.c_str());
+        }
         if (category == QStringLiteral("wrong-result") || category == QStringLiteral("nan-output")
             || category == QStringLiteral("unwritten-output")) {
             // The report says where: the failing case carries counts, an index and a window.
