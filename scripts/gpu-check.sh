@@ -18,7 +18,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines test_code_listings kl_runner_bench)
+TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_triton_hostile test_gpu_lines test_code_listings kl_runner_bench)
 # Built and carried when the tree has them; the steps that use them say so when they are missing.
 OPTIONAL_TARGETS=(kl-llm-replay)
 
@@ -89,6 +89,9 @@ else
     COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
 export KL_RUNNER=$BIN/kernelloop-runner KL_SOURCE_DIR=$ROOT QT_QPA_PLATFORM=offscreen
+# Triton candidates and PyTorch references (test_gpu_triton_hostile): the machine's python3 has both.
+export KL_PYTHON=${KL_PYTHON:-python3} PYTHONUNBUFFERED=1 KL_TRITON_HELPER=$ROOT/python/kernelloop/triton_aot.py \
+    KL_REFERENCE_WORKER=$ROOT/python/kernelloop/torch_reference_worker.py
 DATE=$(date -u +%Y-%m-%dT%H:%MZ)
 say "date $DATE commit $COMMIT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >>"$LOG" 2>&1
@@ -96,7 +99,7 @@ missing=$(for f in "$BIN"/*; do ldd "$f" | grep "not found"; done | sort -u)
 [[ -z "$missing" ]] || say "missing libraries: $missing"
 
 # 1. Suites. One log for all; a QtTest "Totals:" line per suite.
-SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_lines test_code_listings)
+SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_triton_hostile test_gpu_lines test_code_listings)
 # test_gpu_lines writes the PC-sampling goldens (reply, cubin, PTX per planted kernel) here; they are
 # disassembled below into the SASS fixtures of tests/fixtures/lines/.
 export KL_LINES_DUMP_DIR=$WORK/lines-dumps
