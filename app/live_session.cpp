@@ -4,6 +4,7 @@
 #include "core/loop/tuning_session.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
+#include "core/pool/runner_endpoint.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
 
@@ -114,10 +115,9 @@ void LiveSession::work(LiveSessionSetup setup)
             runners = std::make_unique<pool::RunnerPool>(session::runnerEndpoints(recipe), options);
         } else {
             RunnerConfig rc;
-            rc.path = setup.runnerPath;
             rc.deviceIndex = recipe.device;
             rc.defaultJobTimeout = config.jobTimeout;
-            local = std::make_unique<RunnerClient>(rc);
+            local = std::make_unique<RunnerClient>(pool::runnerStartedBy(setup.runnerPath, rc)); // a path or a command
             runners = std::make_unique<pool::RunnerPool>(*local, "local:" + std::to_string(recipe.device));
         }
         TuningSession session(problem, store, *runners, config);

@@ -32,7 +32,7 @@ namespace kl::gui {
 struct LiveSessionSetup {
     session::SessionRecipe recipe;
     std::string storePath; // resolved (recipe.db, else $KERNELLOOP_DB, else the default)
-    std::string runnerPath; // resolved
+    std::string runnerPath; // resolved: the local runner's path, or a command line that starts it
     std::string apiKey; // loaded by the window (ApiKeys), held only in the endpoint
     // Set: evaluate this one candidate (proposer "human") instead of the loop: into stored session
     // `appendTo` of the store (its next iteration), or, when 0, in a session of its own.

@@ -33,7 +33,8 @@ struct CommonOptions {
     bool json = false;
 };
 
-// --runner VALUE is an endpoint (local:, ssh:, slurm:) or, as before pools, the local runner's path.
+// --runner VALUE is an endpoint (local:, ssh:, slurm:, cmd:) or, as before pools, the local runner (a path or a
+// command line).
 void takeRunnerArgs(CommonOptions& o)
 {
     for (const auto& v : o.runnerArgs) {
@@ -69,8 +70,9 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
     cmd->add_option(
         "--db", r.db, "the session store (default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db)");
     cmd->add_option("--runner", o.runnerArgs,
-        "a runner endpoint, repeatable: local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS; or the local "
-        "runner executable (default: beside this one)");
+        "a runner endpoint, repeatable: local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS, cmd:COMMAND; or the "
+        "local runner: its executable (default: beside this one) or a command line that starts it, such as "
+        "'ssh gpuhost kernelloop-runner' (--device N follows it)");
     cmd->add_option("--runners-file", r.runnersFile, "a file of runner endpoints, one a line (# comments)");
     cmd->add_option("--remote-runner", r.remoteRunner, "kernelloop-runner's path on ssh hosts and Slurm nodes")
         ->capture_default_str();

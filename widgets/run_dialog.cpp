@@ -92,11 +92,18 @@ RunDialog::RunDialog(QWidget* parent)
     m_temperature->setValue(-1.0);
     m_temperature->setSpecialValueText(tr("the server's"));
     m_db->setPlaceholderText(tr("default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db"));
-    m_runner->setPlaceholderText(tr("default: kernelloop-runner beside this program"));
+    // The local runner is an executable or a command line that starts one (a wrapper, ssh to a GPU box):
+    // either way --device N follows it.
+    m_runner->setObjectName(QStringLiteral("runner"));
+    m_runner->setPlaceholderText(tr("an executable or a command line; default: kernelloop-runner beside this program"));
+    //: run dialog: tooltip of the Runner field
+    m_runner->setToolTip(tr("The runner's executable (/opt/kl/kernelloop-runner) or a command line that starts it "
+                            "(ssh gpuhost kernelloop-runner, env CUDA_LAUNCH_BLOCKING=1 ./kernelloop-runner). "
+                            "--device <GPU index> is appended to either."));
     // Slurm arguments hold spaces and commas: one endpoint a line, as in a runners file.
     m_endpoints->setObjectName(QStringLiteral("runnerEndpoints"));
-    m_endpoints->setPlaceholderText(tr("one a line: local:0, local:all, ssh:me@gpu-box:1, slurm:-p gpu --time=60\n"
-                                       "empty: local:<GPU index>"));
+    m_endpoints->setPlaceholderText(tr("one a line: local:0, local:all, ssh:me@gpu-box:1, slurm:-p gpu --time=60, "
+                                       "cmd:ssh gpuhost kernelloop-runner\nempty: local:<GPU index>"));
     m_endpoints->setTabChangesFocus(true);
     m_endpoints->setFixedHeight(m_endpoints->fontMetrics().lineSpacing() * 4 + 12);
     m_runnersFile->setObjectName(QStringLiteral("runnersFile"));
@@ -221,7 +228,7 @@ session::SessionRecipe RunDialog::recipe() const
     r.mode = m_mode->currentText() == QLatin1String("review") ? LoopMode::Review : LoopMode::Auto;
     r.label = toStdString(m_label->text());
     r.db = toStdString(m_db->text());
-    r.runner = toStdString(m_runner->text());
+    r.runner = toStdString(m_runner->text().trimmed());
     r.device = m_device->value();
     r.runners.clear();
     for (const auto& line : m_endpoints->toPlainText().split(QLatin1Char('\n'))) {

@@ -1,7 +1,7 @@
 #pragma once
 // New Session: fills the same session recipe the CLI builds from `tune` flags (problem, proposer,
-// strategy, budgets, k, metrics, mode, label, runner and device, the runner pool's endpoints (one a
-// line, a runners file, the remote runner path), the LLM's provider, URL, model,
+// strategy, budgets, k, metrics, mode, label, runner (an executable or a command line) and device, the
+// runner pool's endpoints (one a line, a runners file, the remote runner path), the LLM's provider, URL, model,
 // roles, temperature and token budget) and shows the equivalent `kernelloop-cli tune ...` line,
 // copyable; a pasted line fills the form. The API key field goes to the keychain only: the
 // recipe names where a key comes from, never the key.
@@ -50,9 +50,9 @@ private:
     QComboBox* m_mode;
     QLineEdit* m_label;
     QLineEdit* m_db;
-    QLineEdit* m_runner;
+    QLineEdit* m_runner; // the local runner: an executable or a command line that starts it
     QSpinBox* m_device;
-    QPlainTextEdit* m_endpoints; // the pool: one endpoint a line (local:N, local:all, ssh:..., slurm:ARGS)
+    QPlainTextEdit* m_endpoints; // the pool: one endpoint a line (local:N, local:all, ssh:..., slurm:ARGS, cmd:...)
     QLineEdit* m_runnersFile;
     QLineEdit* m_remoteRunner;
     QGroupBox* m_llm;

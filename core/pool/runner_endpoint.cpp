@@ -16,7 +16,8 @@ namespace kl::pool {
 
 namespace {
 
-constexpr const char* kForms = "a runner endpoint is local:N, local:all, ssh:[user@]host[:gpu] or slurm:ARGS";
+constexpr const char* kForms
+    = "a runner endpoint is local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS or cmd:COMMAND LINE";
 
 [[noreturn]] void bad(std::string_view text, const std::string& why)
 {
@@ -39,12 +40,13 @@ bool nameChars(std::string_view text, std::string_view extra)
     });
 }
 
-// The Slurm arguments as shell words; a control character (past tab) is never part of one.
-std::vector<std::string> slurmWords(std::string_view whole, std::string_view line)
+// Slurm arguments or a runner's command line as shell words; a control character (past tab) is
+// never part of one.
+std::vector<std::string> shellWords(std::string_view whole, std::string_view line, const char* what)
 {
     for (const char c : line)
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
-            bad(whole, "a control character in the Slurm arguments");
+            bad(whole, std::string("a control character in the ") + what);
     auto split = splitShellWords(line);
     if (!split.problem.empty())
         bad(whole, split.problem);
@@ -67,23 +69,74 @@ std::string Endpoint::text() const
             t += (i ? " " : "") + shellQuoted(slurmArgs[i]);
         return t;
     }
+    case EndpointKind::Command: {
+        std::string t = "cmd:";
+        for (std::size_t i = 0; i < command.size(); ++i)
+            t += (i ? " " : "") + shellQuoted(command[i]);
+        return t;
+    }
     }
     return {};
 }
 
 bool namesEndpoint(std::string_view text)
 {
-    return text.starts_with("local:") || text.starts_with("ssh:") || text.starts_with("slurm:");
+    return text.starts_with("local:") || text.starts_with("ssh:") || text.starts_with("slurm:")
+        || text.starts_with("cmd:");
+}
+
+bool namesRunnerCommand(std::string_view runner)
+{
+    if (runner.find_first_of(" \t") == std::string_view::npos)
+        return false;
+    std::error_code ec; // a runner installed under a folder with a blank in its name stays a path
+    return !std::filesystem::is_regular_file(std::filesystem::path(runner), ec);
+}
+
+namespace {
+
+// The runner started by a command line's words: its program found here (the process is spawned
+// without a PATH search), the runner's own path last (the launcher's to find: env, ssh's remote
+// shell, ...), the words between them the launcher's arguments.
+RunnerConfig startedByWords(const std::vector<std::string>& words, std::string_view line, RunnerConfig base)
+{
+    if (words.empty())
+        bad(line, "an empty command line");
+    const auto program = findProgram(words.front());
+    if (!program)
+        throw Error("runner.no-command", {}, std::string(line),
+            "\"" + words.front() + "\" is not installed or not on PATH; the runner's command line starts with it");
+    base.remoteShell = false;
+    base.launcher.clear();
+    if (words.size() == 1) {
+        base.path = *program;
+        return base;
+    }
+    base.launcher.push_back(program->string());
+    base.launcher.insert(base.launcher.end(), words.begin() + 1, words.end() - 1);
+    base.path = words.back();
+    return base;
+}
+
+} // namespace
+
+RunnerConfig runnerStartedBy(std::string_view runner, RunnerConfig base)
+{
+    if (!namesRunnerCommand(runner)) {
+        base.path = std::string(runner);
+        return base;
+    }
+    return startedByWords(shellWords(runner, runner, "runner's command line"), runner, std::move(base));
 }
 
 Endpoint parseEndpoint(std::string_view text)
 {
     Endpoint e;
     const auto colon = text.find(':');
-    if (colon == std::string_view::npos)
+    if (colon == std::string_view::npos && !namesRunnerCommand(text))
         bad(text, "no kind before a colon");
     const auto kind = text.substr(0, colon);
-    const auto rest = text.substr(colon + 1);
+    const auto rest = colon == std::string_view::npos ? std::string_view {} : text.substr(colon + 1);
     if (kind == "local") {
         e.kind = EndpointKind::Local;
         if (rest == "all") {
@@ -138,13 +191,20 @@ Endpoint parseEndpoint(std::string_view text)
     }
     if (kind == "slurm") {
         e.kind = EndpointKind::Slurm;
-        e.slurmArgs = slurmWords(text, rest);
+        e.slurmArgs = shellWords(text, rest, "Slurm arguments");
         for (const auto& a : e.slurmArgs)
             if (a == "--no-shell" || a.rfind("--jobid", 0) == 0 || a == "--wrap" || a.rfind("--wrap=", 0) == 0)
                 bad(text, "\"" + a + "\" is the pool's to set (it makes and reuses the allocation itself)");
         return e;
     }
-    bad(text, "\"" + std::string(kind) + "\" is not local, ssh or slurm");
+    if (kind == "cmd" || namesRunnerCommand(text)) {
+        e.kind = EndpointKind::Command;
+        e.command = shellWords(text, kind == "cmd" ? rest : text, "runner's command line");
+        if (e.command.empty())
+            bad(text, "no command after cmd:");
+        return e;
+    }
+    bad(text, "\"" + std::string(kind) + "\" is not local, ssh, slurm or cmd");
 }
 
 std::vector<Endpoint> readRunnersFile(const std::filesystem::path& file)
@@ -246,7 +306,10 @@ RunnerConfig runnerConfigFor(const Endpoint& endpoint, const EndpointOptions& op
     };
     switch (endpoint.kind) {
     case EndpointKind::Local:
-        config.path = options.localRunner;
+        config = runnerStartedBy(options.localRunner.string(), config);
+        break;
+    case EndpointKind::Command:
+        config = startedByWords(endpoint.command, endpoint.text(), config);
         break;
     case EndpointKind::Ssh: {
         config.path = options.remoteRunner;

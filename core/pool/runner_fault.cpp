@@ -43,7 +43,7 @@ FaultVerdict classifyFault(EndpointKind kind, const protocol::EvaluateResult& re
     case Category::Crash: {
         if (!death)
             return {};
-        if (kind == EndpointKind::Local)
+        if (kind == EndpointKind::Local || kind == EndpointKind::Command) // no launcher of ours to blame
             return death->fromOutside() ? FaultVerdict { "runner.lost", {} } : FaultVerdict {};
         if (death->signal != 0) // the launcher itself was killed here
             return { "runner.lost",

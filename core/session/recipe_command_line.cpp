@@ -110,7 +110,8 @@ const std::vector<Option>& options()
             } },
         KL_TEXT("--label", label),
         KL_TEXT("--db", db),
-        // --runner takes an endpoint (repeatable; rendered after this table) or the local runner's path.
+        // --runner takes an endpoint (repeatable; rendered after this table) or the local runner: its path
+        // or a command line (one quoted word here, so that it reads back as one).
         Option { "--runner", [](const SessionRecipe& r) { return r.runner; },
             [](SessionRecipe& r, const std::string& v) {
                 if (pool::namesEndpoint(v))

@@ -13,6 +13,9 @@ std::vector<pool::Endpoint> runnerEndpoints(const SessionRecipe& recipe)
     if (!recipe.runnersFile.empty())
         for (auto& e : pool::readRunnersFile(recipe.runnersFile))
             endpoints.push_back(std::move(e));
+    for (auto& e : endpoints)
+        if (e.kind == pool::EndpointKind::Command) // a command names no GPU of its own
+            e.gpu = recipe.device;
     if (endpoints.empty())
         endpoints.push_back(pool::parseEndpoint("local:" + std::to_string(recipe.device)));
     return pool::expandEndpoints(endpoints, pool::localGpuCount());

@@ -55,10 +55,12 @@ struct SessionRecipe {
     LoopMode mode = LoopMode::Auto;
     std::string label;
     std::string db; // the store; empty: the default
-    std::string runner; // the local runner executable; empty: the default
-    int device = 0; // its GPU, when no endpoint is given
-    // Runner endpoints (local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS), empty: local:<device>;
-    // and a file of more, one a line. See core/pool/runner_endpoint.h.
+    // The local runner: its executable, or a command line that starts it (`ssh gpuhost kernelloop-runner`,
+    // `env A=1 /opt/kernelloop-runner`; --device N follows it). Empty: the default.
+    std::string runner;
+    int device = 0; // its GPU, when no endpoint is given; the --device of cmd: endpoints
+    // Runner endpoints (local:N, local:all, ssh:[user@]host[:gpu], slurm:ARGS, cmd:COMMAND LINE), empty:
+    // local:<device>; and a file of more, one a line. See core/pool/runner_endpoint.h.
     std::vector<std::string> runners;
     std::string runnersFile;
     std::string remoteRunner = "kernelloop-runner"; // on ssh hosts and Slurm nodes
@@ -90,7 +92,7 @@ std::unique_ptr<Proposer> makeProposer(
 // The runner endpoints the recipe names (its --runner values, then its runners file), local:<device>
 // when none; local:all expanded. Throws "runner.bad-endpoint", "runner.duplicate-endpoint", runners.*.
 std::vector<pool::Endpoint> runnerEndpoints(const SessionRecipe& recipe);
-// How they become runners: `localRunner` is the executable for local endpoints.
+// How they become runners: `localRunner` starts local endpoints' runners (a path or a command line).
 pool::PoolOptions poolOptions(const SessionRecipe& recipe, const std::filesystem::path& localRunner);
 
 // "kernelloop-cli tune PROBLEM --proposer llm ..." with only the options that differ from their

@@ -2,7 +2,7 @@
 // every malformed one refused with runner.bad-endpoint (no host, a host that ssh would read as an
 // option, a GPU that is not a number, Slurm arguments the pool sets itself), local:all expanded and
 // duplicates refused, runners files with comments and a bad line named, and the commands that ssh
-// and srun endpoints become.
+// and srun endpoints and runner command lines (cmd:, a local runner with blanks) become.
 #include "core/model/error.h"
 #include "core/pool/runner_endpoint.h"
 #include "core/pool/slurm_allocation.h"
@@ -11,6 +11,7 @@
 #include <QtTest/QTest>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 using namespace kl;
@@ -176,6 +177,62 @@ private Q_SLOTS:
         }
         o.srun = "kl-no-such-srun";
         QVERIFY_THROWS_EXCEPTION(Error, runnerConfigFor(parseEndpoint("slurm:"), o, "1"));
+    }
+
+    // A runner given as a command: cmd:WORDS, or a line with blanks and no kind; its words split as the
+    // shell does, its program found on PATH, the runner's own path last, --device N appended by the client.
+    void commandRunners()
+    {
+        const auto c = parseEndpoint("cmd:env KL_A='one two' /opt/kl/kernelloop-runner");
+        QVERIFY(c.kind == EndpointKind::Command);
+        QCOMPARE(int(c.command.size()), 3);
+        QCOMPARE(q(c.command[1]), u"KL_A=one two"_qs);
+        QCOMPARE(q(c.text()), u"cmd:env 'KL_A=one two' /opt/kl/kernelloop-runner"_qs);
+        QVERIFY(parseEndpoint(c.text()) == c);
+        const auto blanks = parseEndpoint("ssh gpuhost kernelloop-runner");
+        QVERIFY(blanks.kind == EndpointKind::Command);
+        QCOMPARE(q(blanks.text()), u"cmd:ssh gpuhost kernelloop-runner"_qs);
+        QVERIFY(namesEndpoint("cmd:ssh gpuhost kernelloop-runner"));
+        QVERIFY(!namesEndpoint("ssh gpuhost kernelloop-runner")); // --runner: the local runner, a command line
+        QVERIFY(namesRunnerCommand("ssh gpuhost kernelloop-runner"));
+        QVERIFY(!namesRunnerCommand("/opt/kl/kernelloop-runner"));
+        for (const auto* wrong : { "cmd:", "cmd:env 'A=1", "ssh:gpu host" })
+            QVERIFY2(categoryOf(wrong) == "runner.bad-endpoint", wrong);
+
+        EndpointOptions o;
+        Endpoint one = parseEndpoint("cmd:env KL_A=1 /opt/kl/kernelloop-runner");
+        one.gpu = 1;
+        const auto config = runnerConfigFor(one, o);
+        QVERIFY(!config.remoteShell);
+        QCOMPARE(config.deviceIndex, 1);
+        QVERIFY(q(config.launcher.front()).endsWith(u"/env"_qs)); // found on PATH: spawned without a search
+        QCOMPARE(int(config.launcher.size()), 2);
+        QCOMPARE(q(config.launcher[1]), u"KL_A=1"_qs);
+        QCOMPARE(q(config.path.string()), u"/opt/kl/kernelloop-runner"_qs);
+        // One word: the runner itself, found on PATH.
+        const auto alone = runnerConfigFor(parseEndpoint("cmd:sh"), o);
+        QVERIFY(alone.launcher.empty());
+        QVERIFY(q(alone.path.string()).endsWith(u"/sh"_qs));
+        try {
+            runnerConfigFor(parseEndpoint("cmd:kl-no-such-wrapper kernelloop-runner"), o);
+            QFAIL("a missing program was accepted");
+        } catch (const Error& e) {
+            QCOMPARE(q(e.category()), u"runner.no-command"_qs);
+        }
+
+        // A local runner that is a command line, and one whose folder has a blank in its name.
+        QTemporaryDir dir;
+        const auto spaced = dir.filePath(u"my runners/kernelloop-runner"_qs).toStdString();
+        std::filesystem::create_directories(std::filesystem::path(spaced).parent_path());
+        std::ofstream(spaced) << "#!/bin/sh\n";
+        QVERIFY(!namesRunnerCommand(spaced));
+        o.localRunner = spaced;
+        QCOMPARE(q(runnerConfigFor(parseEndpoint("local:0"), o).path.string()), q(spaced));
+        o.localRunner = "env KL_A=1 /opt/kl/kernelloop-runner";
+        const auto local = runnerConfigFor(parseEndpoint("local:3"), o);
+        QCOMPARE(local.deviceIndex, 3);
+        QCOMPARE(q(local.launcher[1]), u"KL_A=1"_qs);
+        QCOMPARE(q(local.path.string()), u"/opt/kl/kernelloop-runner"_qs);
     }
 
     void sallocGrant()

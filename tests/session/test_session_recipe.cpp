@@ -1,6 +1,8 @@
 // The session recipe: rendered as the `kernelloop-cli tune` line and parsed back (round trip), user
-// lines with quoting, "=" and durations, refusals by category, no key in it, and what core makes of it.
+// lines with quoting, "=" and durations, the runner as a command line, refusals by category, no key in it,
+// and what core makes of it.
 #include "core/model/error.h"
+#include "core/pool/runner_endpoint.h"
 #include "core/session/session_recipe.h"
 #include "core/tuner/tuner.h"
 
@@ -95,6 +97,45 @@ private Q_SLOTS:
         QVERIFY(r.mode == LoopMode::Review);
         QCOMPARE(parseCommandLine("tune p.json --time 90s").wallSeconds, 90.0);
         QCOMPARE(parseCommandLine("tune p.json --time 1h").wallSeconds, 3600.0);
+    }
+
+    // The runner as a command line: one quoted --runner word that reads back as the local runner (not
+    // an endpoint), and cmd: endpoints that take the recipe's --device.
+    void runnerCommands()
+    {
+        SessionRecipe r;
+        r.problem = "p.json";
+        r.runner = "ssh gpuhost kernelloop-runner";
+        r.device = 2;
+        const auto line = commandLine(r);
+        QVERIFY2(line.find("--runner 'ssh gpuhost kernelloop-runner'") != std::string::npos, line.c_str());
+        QVERIFY2(line.find("--device 2") != std::string::npos, line.c_str());
+        const auto back = parseCommandLine(line);
+        QVERIFY(back == r);
+        QVERIFY(back.runners.empty());
+        const auto local = runnerEndpoints(back);
+        QCOMPARE(int(local.size()), 1);
+        QCOMPARE(QString::fromStdString(local[0].text()), u"local:2"_qs);
+        // ... and the local endpoint starts such a line with --device 2 after it (env: a wrapper every machine has).
+        const auto config
+            = pool::runnerConfigFor(local[0], poolOptions(back, "env KL_A=1 kernelloop-runner").endpoints);
+        QCOMPARE(config.deviceIndex, 2);
+        QVERIFY(QString::fromStdString(config.launcher.front()).endsWith(u"/env"_qs));
+        QCOMPARE(QString::fromStdString(config.path.string()), u"kernelloop-runner"_qs);
+
+        SessionRecipe pool;
+        pool.problem = "p.json";
+        pool.device = 3;
+        pool.runners = { "cmd:env KL_A=1 /opt/kl/kernelloop-runner", "local:0" };
+        const auto poolLine = commandLine(pool);
+        QVERIFY2(poolLine.find("--runner 'cmd:env KL_A=1 /opt/kl/kernelloop-runner'") != std::string::npos,
+            poolLine.c_str());
+        QVERIFY(parseCommandLine(poolLine) == pool);
+        const auto endpoints = runnerEndpoints(pool);
+        QCOMPARE(int(endpoints.size()), 2);
+        QVERIFY(endpoints[0].kind == pool::EndpointKind::Command);
+        QCOMPARE(endpoints[0].gpu, 3); // the recipe's --device: a command names no GPU of its own
+        QCOMPARE(endpoints[1].gpu, 0);
     }
 
     void refusals()
