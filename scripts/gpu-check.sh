@@ -250,11 +250,12 @@ say "evaluate softmax_bf16 rc=$?"
 cat "$WORK/multisize-summary.txt" >>"$LOG"
 
 # 2e'. The line profiler through the CLI: the bundled baseline under --metrics lines, then show --lines
-# (the hottest source lines with their warp states, from the stored PC samples).
+# (the hottest source lines with their warp states, from the stored PC samples). The table's
+# PC-sampling row reads the phases of its --json lines and the samples in $MS/lines.db.
 say "== lines"
 timeout 150 "$BIN/kernelloop-cli" evaluate resources/examples/layernorm_gelu/problem.json \
     resources/examples/layernorm_gelu/baseline.cu --metrics lines --db "$MS/lines.db" --runner "$KL_RUNNER" \
-    --label "line profile" >"$MS/lines-evaluate.txt" 2>&1
+    --label "line profile" --json >"$MS/lines-evaluate.jsonl" 2>"$MS/lines-evaluate.txt"
 say "evaluate --metrics lines rc=$?"
 "$BIN/kernelloop-cli" show 1 --lines --db "$MS/lines.db" >"$MS/show-lines.txt" 2>&1
 {

@@ -5,6 +5,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import statistics
 import sys
 
@@ -113,3 +114,80 @@ for metric in sorted(cupti):
     print(f"  {metric:58s} {ours:14.4g} {(f'{theirs:14.4g}' if theirs is not None else '           n/a')} "
           f"{pct(ours, theirs) if theirs else '':>8s}")
 print(f"  passes: {c.get('profile_passes')}, profiled job wall {c.get('profiled_wall_ms', 0):.0f} ms")
+
+
+def mean(values):
+    values = [v for v in values if v is not None]
+    return statistics.mean(values) if values else None
+
+
+def ms(value, width=9):
+    return f"{value:{width}.1f}" if value is not None else f"{'-':>{width}s}"
+
+
+def lines_evaluate_rows():
+    """The gpu-check's `evaluate --metrics lines` step: the loop's phases per candidate (its --json
+    lines) and the stored PC samples (the store's pc_sampling_json: the runner's phase time, CUPTI's counts)."""
+    outcomes = []
+    try:
+        for line in open(os.path.join(work, "multisize", "lines-evaluate.jsonl")):
+            try:
+                outcome = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(outcome, dict) and isinstance(outcome.get("phases_ms"), dict):
+                outcomes.append(outcome["phases_ms"])
+    except OSError:
+        pass
+    stored = []
+    db = os.path.join(work, "multisize", "lines.db")
+    if os.path.exists(db):
+        try:
+            for (text,) in sqlite3.connect(db).execute(
+                    "SELECT pc_sampling_json FROM results WHERE pc_sampling_json IS NOT NULL"):
+                value = json.loads(text)
+                if isinstance(value, dict):
+                    stored.append(value)
+        except (sqlite3.Error, ValueError):
+            pass
+    if not outcomes and not stored:
+        return []
+    sampled = [v for v in stored if v.get("status") == "ok"]
+    note = f"{len(sampled)}/{len(stored)} sampled"
+    if sampled:
+        note += (f", {mean([v.get('total_samples') for v in sampled]):.0f} samples, "
+                 f"{mean([v.get('runs') for v in sampled]):.0f} runs, runner {mean([v.get('ms') for v in sampled]):.1f} ms")
+    elif stored:
+        note += f" ({stored[0].get('status')} {stored[0].get('reason', '')})"
+    label = f"evaluate --metrics lines ({len(outcomes)} cand.)"
+    return [(label, mean([o.get("pc_sampling") for o in outcomes]), mean([o.get("profile") for o in outcomes]),
+             mean([o.get("time") for o in outcomes]), mean([o.get("total") for o in outcomes]), note)]
+
+
+def test_gpu_lines_rows():
+    """test_gpu_lines' own lines: each planted kernel's phase, and the bundled example under `deep`
+    (sampling beside the range profile of the same candidate)."""
+    try:
+        log = open(os.path.join(work, "test_gpu_lines.log")).read()
+    except OSError:
+        return []
+    rows = []
+    for m in re.finditer(r"QINFO\s*:\s*\S+\s+(\w+): (\d+) runs, (\d+) samples \((\d+) dropped, (\d+) elsewhere\), "
+                         r"phase ([\d.]+) ms \(runner ([\d.]+) ms\)", log):
+        rows.append((f"test_gpu_lines {m.group(1)}", float(m.group(6)), None, None, None,
+                     f"{m.group(3)} samples, {m.group(2)} runs, {m.group(4)} dropped, runner {m.group(7)} ms"))
+    for m in re.finditer(r"QINFO\s*:\s*\S+\s+(\w+) deep: phases_ms(.*)", log):
+        phases = {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", m.group(2))}
+        rows.append((f"test_gpu_lines {m.group(1)} deep", phases.get("pc_sampling"), phases.get("profile"),
+                     phases.get("time"), None, "stall counters, then sampling, one runner job"))
+    return rows
+
+
+print("\nPC-sampling phase (ms per candidate; the range profile and timing beside it for scale)")
+rows = lines_evaluate_rows() + test_gpu_lines_rows()
+if not rows:
+    print("  (no evaluate --metrics lines output and no test_gpu_lines log)")
+else:
+    print(f"  {'':36s} {'sampling':>9s} {'profile':>9s} {'time':>9s} {'total':>9s}")
+    for label, sampling, profile, timed, total, note in rows:
+        print(f"  {label:36s} {ms(sampling)} {ms(profile)} {ms(timed)} {ms(total)}  {note}")

@@ -155,6 +155,24 @@ std::vector<std::string> hotLineTexts(
     return texts;
 }
 
+std::string samplingCostText(const PcSampling& sampling)
+{
+    std::string out = "sampling phase: ";
+    if (sampling.milliseconds > 0) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.1f ms", sampling.milliseconds);
+        out += ms;
+    } else {
+        out += "cost not recorded";
+    }
+    out += ", " + std::to_string(sampling.runs) + (sampling.runs == 1 ? " run" : " runs") + "; CUPTI counted "
+        + std::to_string(sampling.totalSamples) + " samples (" + std::to_string(sampling.otherSamples)
+        + " in other kernels, " + std::to_string(sampling.droppedSamples) + " dropped)";
+    if (sampling.hardwareBufferFull)
+        out += ", hardware buffer full";
+    return out;
+}
+
 std::string hotLinesReport(
     const PcSampling& sampling, const std::string& source, std::size_t count, std::string_view file)
 {
@@ -175,7 +193,7 @@ std::string hotLinesReport(
     out += ", " + std::to_string(sampling.droppedSamples) + " dropped";
     if (heat.unmappedSamples > 0)
         out += ", " + std::to_string(heat.unmappedSamples) + " without a source line";
-    out += "\n";
+    out += "\n" + samplingCostText(sampling) + "\n";
     if (heat.lines.empty())
         return out + "no sample maps to a source line (was the candidate compiled with -lineinfo?)\n";
     for (std::size_t i = 0; i < heat.lines.size() && i < count; ++i) {
