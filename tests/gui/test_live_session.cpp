@@ -2,15 +2,19 @@
 // boundary (tests/loop/model_runner.cpp), the LLM replay server over loopback (tests/llm), real
 // NVRTC for the review's offline compile and a real SQLite store. Review mode is driven through
 // the review panel's buttons; decisions are read back from the store, where the loop writes them
-// as for the CLI's review prompt. With KL_LIVE_SCREENSHOTS=DIR the states are saved as PNGs.
+// as for the CLI's review prompt, and the edited candidate is checked against the cubin the runner
+// double received. With KL_LIVE_SCREENSHOTS=DIR the states are saved as PNGs.
 #include "app/api_keys.h"
 #include "app/live_session.h"
 #include "app/main_window.h"
-#include "live_window.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
+#include "core/compile/static_report.h"
 #include "core/model/error.h"
+#include "core/model/hash.h"
+#include "core/model/problem.h"
 #include "core/store/store.h"
+#include "live_window.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 #include "widgets/iteration_selection.h"
@@ -37,6 +41,7 @@
 #include <csignal>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <sys/stat.h>
 
 using namespace kl;
@@ -90,6 +95,29 @@ void screenshot(QWidget* widget, const QString& name)
     QVERIFY(widget->grab().save(dir + QStringLiteral("/live-") + name + QStringLiteral(".png")));
 }
 
+// The candidate cubins' hashes the runner double logged (KL_MODEL_RUNNER_LOG), one per job, in order.
+std::vector<std::string> runnerJobs(const QString& log)
+{
+    std::vector<std::string> hashes;
+    std::istringstream in(fileText(log));
+    for (std::string line; std::getline(in, line);)
+        if (const auto at = line.find(" candidate="); at != std::string::npos)
+            hashes.push_back(line.substr(at + 11, line.find(' ', at + 11) - at - 11));
+    return hashes;
+}
+
+// contentHash of the cubin `source` compiles to for the example, as the loop compiles it.
+std::string cubinHash(const std::string& source, const std::string& fileName, const TunableValues& tunables)
+{
+    const Problem problem = loadProblem(problemPath());
+    CompileOptions options;
+    options.arch = problem.arch;
+    options.includeDir = problem.dir;
+    const auto report = analyseCandidate(
+        problem, parseCandidate(source, fileName), tunables, options, DeviceLimits::forArch(problem.arch));
+    return report.compile.ok ? contentHash(report.compile.cubin) : "compile failed: " + report.compile.summary;
+}
+
 session::SessionRecipe baseRecipe(const QString& db)
 {
     session::SessionRecipe r;
@@ -132,6 +160,8 @@ void TestLiveSession::reviewModeThroughThePanel()
     test::ReplayServer server;
     VariantModel model(server);
     qputenv("KL_TEST_LLM_KEY", QByteArray::fromStdString(kPlantedKey));
+    const QString runnerLog = dir.filePath(QStringLiteral("runner.log")); // what the runner double received
+    qputenv("KL_MODEL_RUNNER_LOG", runnerLog.toUtf8());
 
     MainWindow window;
     QVERIFY(test::openWithRunner(
@@ -198,9 +228,13 @@ void TestLiveSession::reviewModeThroughThePanel()
     panel->editButton()->click();
     QVERIFY(window.editor()->source().contains(QStringLiteral("// variant 4")));
     QVERIFY(panel->runEditedButton()->isVisibleTo(panel));
-    window.editor()->setSource(window.editor()->source() + QStringLiteral("\n// edited-by-test\n"));
+    const std::string proposed = window.editor()->source().toStdString();
+    // A kernel more: the edit changes the cubin, not only the source.
+    window.editor()->setSource(window.editor()->source()
+        + QStringLiteral("\n// edited-by-test\nextern \"C\" __global__ void kl_edited_by_test() {}\n"));
     panel->runEditedButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
+    qunsetenv("KL_MODEL_RUNNER_LOG");
     QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
     QVERIFY(controller->transcript()->text().contains(QStringLiteral("iteration 5 (human)")));
 
@@ -223,6 +257,14 @@ void TestLiveSession::reviewModeThroughThePanel()
     QVERIFY(edited && edited->candidate);
     QVERIFY(edited->candidate->source.find("// edited-by-test") != std::string::npos);
     QVERIFY(edited->candidate->proposer == store::CandidateRecord::Proposer::Human);
+    // The runner received the edited version: the last job's cubin is the one the edited source (with
+    // its stored tunables) compiles to, through the compile the loop uses, and not the proposal's.
+    const auto jobs = runnerJobs(runnerLog);
+    QCOMPARE(int(jobs.size()), 3); // the baseline, the accepted proposal, the edit: refusals never run
+    const auto& file = edited->candidate->fileName;
+    QCOMPARE(jobs.back(), cubinHash(edited->candidate->source, file, edited->candidate->tunables));
+    QVERIFY(jobs.back() != cubinHash(proposed, file, edited->candidate->tunables));
+    QVERIFY(jobs.back() != jobs[1]);
     // The history panel followed to the end.
     QTRY_COMPARE_WITH_TIMEOUT(window.review()->selection()->session()->rows.size(), std::size_t(5), 5000);
 

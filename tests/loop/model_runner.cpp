@@ -67,6 +67,20 @@ nlohmann::json recordedSampling()
     return reply.is_object() && reply.contains("pc_sampling") ? reply["pc_sampling"] : nlohmann::json(nullptr);
 }
 
+// With KL_MODEL_RUNNER_LOG=FILE, each evaluate request appends one line to FILE, as it arrives:
+// "evaluate id=ID device=N candidate=HASH baseline=HASH|-", the hashes contentHash of the cubins the
+// runner received (a test checks that what ran is what the engineer edited). Unset: no file.
+void logRequest(const EvaluateRequest& e, int device)
+{
+    const char* file = std::getenv("KL_MODEL_RUNNER_LOG");
+    if (!file || !*file)
+        return;
+    std::ofstream(file, std::ios::app) << "evaluate id=" << e.id << " device=" << device
+                                       << " candidate=" << kl::contentHash(e.modules.candidate.cubin) << " baseline="
+                                       << (e.modules.baseline ? kl::contentHash(e.modules.baseline->cubin) : "-")
+                                       << "\n";
+}
+
 // Per-GPU behaviour for pool tests, chosen by --device N (a pool gives each runner its own index):
 //   KL_MODEL_RUNNER_KILL_DEVICE=N        every job on GPU N ends in SIGKILL (as a user's kill -9) after "load"
 //   KL_MODEL_RUNNER_HANG_DEVICE=N        jobs on GPU N never answer and report no progress
@@ -172,6 +186,7 @@ int main(int argc, char** argv)
             r.device = device;
             std::cout << toLine(r) << std::flush;
         } else if (const auto* e = std::get_if<EvaluateRequest>(&request)) {
+            logRequest(*e, deviceIndex);
             if (forDevice("KL_MODEL_RUNNER_HANG_DEVICE", deviceIndex))
                 for (;;)
                     ::pause();
