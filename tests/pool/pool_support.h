@@ -86,6 +86,47 @@ struct PooledSession {
     }
 };
 
+// Every iteration the loop reported finished is committed: a second, read-only connection on the
+// session's file (what a reader after a crash would see) finds exactly those iterations, each with
+// the result the loop reported: verdict, detail (with its requeue note), endpoint and figures.
+// Empty when so; else the first difference.
+inline std::string committedMismatch(PooledSession& s)
+{
+    store::Store::Options viewing;
+    viewing.readOnly = true;
+    const auto reader = store::Store::open(s.store.path(), viewing);
+    const auto rows = reader.listIterations(s.summary.sessionId);
+    std::lock_guard lock(s.mutex);
+    if (rows.size() != s.finished.size())
+        return std::to_string(rows.size()) + " iterations committed, " + std::to_string(s.finished.size())
+            + " reported finished";
+    if (int(rows.size()) < s.summary.evaluated)
+        return "fewer iterations committed than the " + std::to_string(s.summary.evaluated) + " evaluated";
+    const auto same = [](const std::optional<double>& a, const std::optional<double>& b) { return a == b; };
+    for (const auto& o : s.finished) {
+        const auto at = "iteration " + std::to_string(o.index) + ": ";
+        const auto it = reader.iteration(s.summary.sessionId, o.index);
+        if (!it)
+            return at + "not in the store";
+        if (it->row.state != "done")
+            return at + "state " + it->row.state;
+        if (!it->result)
+            return at + "no result stored";
+        const auto& r = *it->result;
+        if (r.status != o.status || r.category != o.category)
+            return at + "stored " + r.status + "/" + r.category + ", reported " + o.status + "/" + o.category;
+        if (r.detail != o.detail)
+            return at + "stored detail \"" + r.detail + "\", reported \"" + o.detail + "\"";
+        if (r.endpoint != o.endpoint)
+            return at + "stored endpoint " + r.endpoint + ", reported " + o.endpoint;
+        if (!same(r.medianUs, o.medianUs) || !same(r.speedup, o.speedup) || !same(r.gbps, o.gbps))
+            return at + "stored figures differ from the reported ones";
+        if (it->row.candidateId != o.candidateId)
+            return at + "another candidate stored";
+    }
+    return {};
+}
+
 inline const pool::RunnerStatus* statusOf(const std::vector<pool::RunnerStatus>& all, const std::string& endpoint)
 {
     for (const auto& s : all)

@@ -6,9 +6,13 @@
 #include <QtTest/QTest>
 
 #include <sys/stat.h>
+#include <sys/types.h>
+
+#include <csignal>
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace kl::test {
@@ -24,18 +28,44 @@ inline std::map<std::string, std::string> serviceEnv(const std::string& dir)
     return values;
 }
 
-// The runner double behind a script that sets its knobs: variables do not cross ssh.
-inline std::string runnerScript(const QTemporaryDir& dir, const std::map<std::string, std::string>& env)
+// The runner double behind a script that sets its knobs: variables do not cross ssh. `byGpu`: knobs
+// for the runner of one GPU only (the pool passes "--device N"). Each runner started appends its pid
+// to DIR/runner-pids (exec keeps it), so that a test can end the runners an ssh session left behind.
+inline std::string runnerScript(const QTemporaryDir& dir, const std::map<std::string, std::string>& env,
+    const std::map<int, std::map<std::string, std::string>>& byGpu = {})
 {
     const auto path = dir.filePath(QStringLiteral("remote-runner.sh")).toStdString();
     std::ofstream out(path);
     out << "#!/bin/sh\n";
+    out << "echo $$ >> '" << dir.filePath(QStringLiteral("runner-pids")).toStdString() << "'\n";
     for (const auto& [k, v] : env)
         out << "export " << k << "='" << v << "'\n";
+    for (const auto& [gpu, knobs] : byGpu) {
+        out << "case \" $* \" in *\" --device " << gpu << " \"*)";
+        for (const auto& [k, v] : knobs)
+            out << " export " << k << "='" << v << "'\n";
+        out << ";; esac\n";
+    }
     out << "exec '" << KL_MODEL_RUNNER << "' \"$@\"\n";
     out.close();
     ::chmod(path.c_str(), 0755);
     return path;
+}
+
+// Ends the runners that runnerScript started in `dir` and that are still alive: a hung remote runner
+// outlives its ssh session (sshd does not signal a command without a terminal).
+inline int endLeftRunners(const QTemporaryDir& dir)
+{
+    std::ifstream in(dir.filePath(QStringLiteral("runner-pids")).toStdString());
+    int ended = 0;
+    for (pid_t pid = 0; in >> pid;) {
+        // Only a runner double still: a pid of an exited runner may have been given to another process.
+        std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+        const std::string command((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+        if (pid > 1 && command.rfind(KL_MODEL_RUNNER, 0) == 0 && ::kill(pid, SIGKILL) == 0)
+            ++ended;
+    }
+    return ended;
 }
 
 // Runs a command line, returns its exit status and what it printed.

@@ -3,7 +3,8 @@
 // (salloc --no-shell), its runner is an `srun --jobid=ID --gres=gpu:1` step, and the allocation is
 // released when the pool stops. A pooled session over two allocations; `scancel` of one job while
 // its runner works (runner.lost, requeued on the other, quarantined, the session finishes); an
-// allocation Slurm refuses (runner.unreachable).
+// allocation Slurm refuses (runner.unreachable, the session runs on the rest). After each fault every
+// committed iteration is read back from the store.
 #include "remote_support.h"
 
 #include <QtTest/QTest>
@@ -96,10 +97,14 @@ private Q_SLOTS:
         const auto* gone = statusOf(goneStatus, cancelled);
         QCOMPARE(q(pool::runnerStateName(gone->state)), u"quarantined"_qs);
         QVERIFY2(contains(gone->lastError, "SIGTERM"), gone->lastError.c_str());
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
         pool.stop();
         QVERIFY2(ourJobs().empty(), ourJobs().c_str());
     }
 
+    // Slurm refuses the allocation: that endpoint is unreachable and set aside at start, and a session
+    // runs on the rest, every iteration committed.
     void refusedAllocationIsUnreachable()
     {
         pool::RunnerPool pool(endpoints({ "slurm:--partition=no-such-partition", "local:0" }), modelPoolOptions());
@@ -111,6 +116,14 @@ private Q_SLOTS:
         QVERIFY2(contains(refused->lastError, "[runner.unreachable]") && contains(refused->lastError, "salloc"),
             refused->lastError.c_str());
         QCOMPARE(pool.usableRunners(), 1);
+        PooledSession s;
+        s.run(pool, 2, 2);
+        QCOMPARE(s.summary.evaluated, 5);
+        QCOMPARE(s.summary.passed, 5);
+        for (const auto& o : s.finished)
+            QCOMPARE(q(o.endpoint), u"local:0"_qs);
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
     }
 };
 

@@ -2,8 +2,9 @@
 // keys in the build folder), the system's ssh client in BatchMode, the runner double as the remote
 // kernelloop-runner. A pooled session over two ssh endpoints and a local one; the remote runner
 // killed with SIGKILL (runner.lost, requeued, quarantined); the sshd stopped while a job runs on it
-// (the connection drops: runner.lost, then unreachable, quarantined, the session finishes); a host
-// that refuses connections (runner.unreachable at start).
+// (the connection drops: runner.lost, then unreachable, quarantined, the session finishes); a remote
+// runner that stalls with its pipe open (runner.hang, requeued); a host that refuses connections
+// (runner.unreachable at start). After each fault every committed iteration is read back from the store.
 #include "remote_support.h"
 
 #include <QtTest/QTest>
@@ -70,32 +71,68 @@ private Q_SLOTS:
                 (st.endpoint + ": " + pool::runnerStateName(st.state) + " " + st.lastError).c_str());
     }
 
+    // kill -9 of the remote runner on GPU 1 right after it takes each job. The healthy runner's jobs
+    // take 2.5 s, far longer than a compile, so that whenever a round has two jobs the killed runner
+    // takes one: it faults twice in a row and is quarantined (the pool's rule), deterministically.
     void killedRemoteRunnerIsLost()
     {
         QTemporaryDir dir;
-        // Jobs of a second keep the healthy runner busy, so that the killed one gets a job in every round.
-        const auto remote
-            = runnerScript(dir, { { "KL_MODEL_RUNNER_KILL_DEVICE", "1" }, { "KL_MODEL_RUNNER_DELAY_MS", "1000" } });
+        const auto remote = runnerScript(dir, {},
+            { { 0, { { "KL_MODEL_RUNNER_DELAY_MS", "2500" } } }, { 1, { { "KL_MODEL_RUNNER_KILL_DEVICE", "1" } } } });
         pool::RunnerPool pool(endpoints({ "ssh:127.0.0.1:0", "ssh:127.0.0.1:1" }),
             sshOptions(m_sshd["KL_SSHD_PORT"], m_sshd["KL_SSHD_KEY"], remote));
         PooledSession s;
         s.run(pool, 2, 2);
+        QCOMPARE(s.summary.evaluated, 5);
         QCOMPARE(s.summary.passed, 5);
         int requeued = 0;
         for (const auto& o : s.finished) {
             QCOMPARE(q(o.endpoint), u"ssh:127.0.0.1:0"_qs);
-            if (contains(o.detail, "[runner.lost on ssh:127.0.0.1:1]")) {
+            if (contains(o.detail, "requeued once")) {
                 ++requeued;
+                QVERIFY2(contains(o.detail, "[runner.lost on ssh:127.0.0.1:1]"), o.detail.c_str());
                 QVERIFY2(contains(o.detail, "the remote runner was killed by signal 9 (SIGKILL)"), o.detail.c_str());
             }
         }
-        QVERIFY(requeued >= 1);
+        QCOMPARE(requeued, 2);
         const auto lostStatus = pool.status();
         const auto* lost = statusOf(lostStatus, "ssh:127.0.0.1:1");
-        QVERIFY2(
-            lost->faults >= 1 && lost->lastError.find("[runner.lost]") != std::string::npos, lost->lastError.c_str());
-        if (lost->faults >= 2)
-            QCOMPARE(q(pool::runnerStateName(lost->state)), u"quarantined"_qs);
+        QCOMPARE(lost->faults, 2);
+        QVERIFY2(contains(lost->lastError, "[runner.lost]"), lost->lastError.c_str());
+        QCOMPARE(q(pool::runnerStateName(lost->state)), u"quarantined"_qs);
+        QCOMPARE(statusOf(lostStatus, "ssh:127.0.0.1:0")->jobsDone, 5);
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
+    }
+
+    // A stalled pipe: the remote runner on GPU 1 takes each job and then says nothing, its ssh
+    // connection open. Silence until the deadline is runner.hang; the job is requeued on GPU 0, whose
+    // jobs of a second keep it busy while the round's other job reaches the stalled runner.
+    void stalledRemoteRunnerIsRequeued()
+    {
+        QTemporaryDir dir;
+        const auto remote = runnerScript(
+            dir, { { "KL_MODEL_RUNNER_HANG_DEVICE", "1" } }, { { 0, { { "KL_MODEL_RUNNER_DELAY_MS", "1000" } } } });
+        pool::RunnerPool pool(endpoints({ "ssh:127.0.0.1:0", "ssh:127.0.0.1:1" }),
+            sshOptions(m_sshd["KL_SSHD_PORT"], m_sshd["KL_SSHD_KEY"], remote));
+        PooledSession s;
+        s.run(pool, 1, 2, std::chrono::milliseconds(3000));
+        pool.stop();
+        endLeftRunners(dir);
+        QCOMPARE(s.summary.evaluated, 3);
+        QCOMPARE(s.summary.passed, 3);
+        bool sawHang = false;
+        for (const auto& o : s.finished) {
+            QCOMPARE(q(o.endpoint), u"ssh:127.0.0.1:0"_qs);
+            sawHang = sawHang || contains(o.detail, "[runner.hang on ssh:127.0.0.1:1]");
+        }
+        QVERIFY(sawHang);
+        const auto hungStatus = pool.status();
+        const auto* hung = statusOf(hungStatus, "ssh:127.0.0.1:1");
+        QVERIFY(hung->faults >= 1);
+        QVERIFY2(contains(hung->lastError, "[runner.hang]"), hung->lastError.c_str());
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
     }
 
     // The host drops while a job runs on it: a private sshd, stopped (listener and connections) mid-job.
@@ -154,6 +191,10 @@ private Q_SLOTS:
         QCOMPARE(q(pool::runnerStateName(refused->state)), u"quarantined"_qs);
         QVERIFY2(contains(refused->lastError, "[runner.unreachable]"), refused->lastError.c_str());
         QVERIFY2(contains(refused->lastError, "Connection refused"), refused->lastError.c_str());
+        for (const auto& o : s.finished)
+            QCOMPARE(q(o.endpoint), u"local:0"_qs);
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
     }
 };
 

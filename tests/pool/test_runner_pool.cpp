@@ -94,6 +94,8 @@ private Q_SLOTS:
         QVERIFY2(contains(lost->lastError, "[runner.lost]"), lost->lastError.c_str());
         QCOMPARE(statusOf(status, "local:0")->jobsDone, 5);
         QCOMPARE(pool.usableRunners(), 1);
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
         // Nothing lost: every evaluated candidate is a finished iteration with its result.
         for (int index = 1; index <= 5; ++index) {
             const auto it = s.store.iteration(s.summary.sessionId, index);
@@ -139,6 +141,8 @@ private Q_SLOTS:
         const auto hungStatus = pool.status();
         const auto* hung = statusOf(hungStatus, "local:1");
         QVERIFY2(contains(hung->lastError, "[runner.hang]"), hung->lastError.c_str());
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
     }
 
     void versionMismatchIsSetAside()
@@ -155,6 +159,8 @@ private Q_SLOTS:
         QCOMPARE(q(pool::runnerStateName(old->state)), u"quarantined"_qs);
         QVERIFY2(contains(old->lastError, "[runner.version-mismatch]"), old->lastError.c_str());
         QVERIFY2(contains(old->lastError, "protocol 2"), old->lastError.c_str());
+        const auto committed = committedMismatch(s);
+        QVERIFY2(committed.empty(), committed.c_str());
 
         // Alone, the mismatch is the session's error, before anything is stored.
         pool::RunnerPool alone(endpoints({ "local:1" }), modelPoolOptions());
