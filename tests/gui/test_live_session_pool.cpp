@@ -1,17 +1,22 @@
 // The live session's runners come from the recipe, as the CLI's do: two endpoints named in the
 // recipe (the run dialog's "runner endpoints") run the session's candidates on both runner doubles
 // (tests/loop/model_runner.cpp, real processes), the store records both endpoints, and the Runner
-// Pool dock lists both with their jobs. Offscreen; with KL_LIVE_SCREENSHOTS=DIR the window is saved.
+// Pool dock lists both with their jobs; a runner given as a command line (the dialog's Runner field, a
+// cmd: endpoint) runs the session. Offscreen; with KL_LIVE_SCREENSHOTS=DIR the window is saved.
 #include "app/live_session.h"
 #include "app/main_window.h"
-#include "live_window.h"
 #include "app/session_controller.h"
 #include "core/store/store.h"
+#include "live_window.h"
 #include "widgets/pool_status_panel.h"
+#include "widgets/run_dialog.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
+#include <QFile>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -156,6 +161,74 @@ private slots:
         QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
         qunsetenv("KERNELLOOP_DB");
         qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
+    }
+
+    // The runner as a command (`ssh gpuhost kernelloop-runner` in use; `env VAR=... runner` here): typed
+    // in the run dialog's Runner field, and as a cmd: endpoint in its endpoints list. The command really
+    // starts the runner (the variable it sets makes the double log each job, with the --device it got)
+    // and the session's iterations land in the store.
+    void runnerCommandsFromTheDialog()
+    {
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(test::openWithRunner(
+            window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1500, 950)));
+        SessionController* controller = window.sessionController();
+        LiveSession* live = controller->live();
+        const auto jobLines = [](const QString& log) {
+            QFile f(log);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).split(u'\n', Qt::SkipEmptyParts)
+                                               : QStringList();
+        };
+
+        for (const bool endpoint : { false, true }) {
+            const QString log = dir.filePath(endpoint ? QStringLiteral("cmd.log") : QStringLiteral("runner.log"));
+            const QString db = dir.filePath(endpoint ? QStringLiteral("cmd.db") : QStringLiteral("runner.db"));
+            const QString command
+                = QStringLiteral("env KL_MODEL_RUNNER_LOG=%1 %2").arg(log, QStringLiteral(KL_MODEL_RUNNER));
+            RunDialog dialog;
+            auto start = poolRecipe(db);
+            start.runner.clear();
+            start.candidatesPerRound = 1;
+            start.device = 2;
+            dialog.setRecipe(start);
+            auto* runner = dialog.findChild<QLineEdit*>(QStringLiteral("runner"));
+            QVERIFY(runner);
+            QVERIFY(runner->placeholderText().contains(QStringLiteral("command line")));
+            QVERIFY(runner->toolTip().contains(QStringLiteral("ssh gpuhost kernelloop-runner")));
+            if (endpoint)
+                dialog.findChild<QPlainTextEdit*>(QStringLiteral("runnerEndpoints"))
+                    ->setPlainText(QStringLiteral("cmd:") + command);
+            else
+                runner->setText(command);
+            const auto recipe = dialog.recipe();
+            QCOMPARE(QString::fromStdString(endpoint ? recipe.runners.at(0) : recipe.runner),
+                endpoint ? QStringLiteral("cmd:") + command : command);
+            // The command line shows it as one word and reads back to the same recipe and form.
+            const QString line = dialog.commandLine();
+            QVERIFY2(line.contains(QStringLiteral("--runner '") + (endpoint ? QStringLiteral("cmd:") : QString())
+                         + command + QStringLiteral("'")),
+                qPrintable(line));
+            QVERIFY(session::parseCommandLine(line.toStdString()) == recipe);
+            RunDialog pasted;
+            QCOMPARE(pasted.useCommandLine(line), QString());
+            QVERIFY(pasted.recipe() == recipe);
+
+            QCOMPARE(controller->startSession(recipe), QString());
+            QTRY_VERIFY2_WITH_TIMEOUT(!live->running(), qPrintable(live->lastError()), 30000);
+            QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
+            QCOMPARE(live->iterations().size(), std::size_t(3)); // the baseline and 2 rounds
+            const auto store = store::Store::open(db.toStdString(), store::Store::Options { .readOnly = true });
+            const auto rows = store.listIterations(live->sessionId());
+            QCOMPARE(rows.size(), live->iterations().size());
+            for (const auto& row : rows)
+                QVERIFY2(row.category == "passed", row.category.c_str());
+            const QStringList jobs = jobLines(log);
+            QCOMPARE(jobs.size(), 3); // every job went through the command
+            for (const QString& job : jobs)
+                QVERIFY2(job.contains(QStringLiteral(" device=2 ")), qPrintable(job)); // --device follows it
+        }
+        QVERIFY(qEnvironmentVariableIsEmpty("KL_MODEL_RUNNER_LOG")); // only the command set it
     }
 
     // A bad endpoint in the recipe fails the session with the CLI's category, before anything runs.
