@@ -1,15 +1,16 @@
 // The engineer's controls over a session, through the window, read back through the store: "Evaluate"
 // of the editor's kernel goes into the open session (also when no loop runs), "Continue from here"
 // makes the chosen iteration the stored parent of the next round, and the session browser counts a
-// running session's iterations as they arrive. The runner double at the process boundary
-// (tests/loop/model_runner.cpp), a real SQLite store, real NVRTC.
+// running session's iterations as they arrive; Pause after the candidate and Resume, Extend Budget,
+// closing the window while a review waits, Stop Now after several iterations. The runner double at
+// the process boundary (tests/loop/model_runner.cpp), a real SQLite store, real NVRTC.
 #include "app/live_session.h"
 #include "app/main_window.h"
-#include "live_window.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "core/model/problem.h"
 #include "core/store/store.h"
+#include "live_window.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/occupancy_chart.h"
@@ -17,12 +18,18 @@
 #include "widgets/session_browser.h"
 #include "widgets/session_list_model.h"
 
+#include <QAction>
 #include <QChart>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QValueAxis>
+
+#include <csignal>
+#include <memory>
 
 using namespace kl;
 using namespace kl::gui;
@@ -42,6 +49,22 @@ session::SessionRecipe tunerRecipe(const QString& db, int budget)
     r.trials = 1;
     r.budget = budget;
     return r;
+}
+
+// A Session menu action by its text without the mnemonic ("Pause after", "Resume", "Extend Budget").
+QAction* sessionAction(MainWindow& window, const QString& startsWith)
+{
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text().remove(QLatin1Char('&')).startsWith(startsWith))
+            return a;
+    return nullptr;
+}
+
+// The jobs the runner double received so far (KL_MODEL_RUNNER_LOG, one line each).
+int runnerJobs(const QString& log)
+{
+    QFile f(log);
+    return f.open(QIODevice::ReadOnly) ? int(f.readAll().count('\n')) : 0;
 }
 
 store::Store readStore(const QString& db)
@@ -89,7 +112,161 @@ private slots:
     void evaluateWhileRunningIsQueuedIntoIt();
     void continueFromHereForksTheStoredTree();
     void occupancyChartShowsNoStaleAxes();
+    void pauseAfterTheCandidateThenResume();
+    void extendBudgetRunsPastIt();
+    void closingTheWindowAnswersAWaitingReview();
+    void stopAfterSeveralIterationsKeepsThemAll();
 };
+
+// Pause after the current candidate: the candidate in flight finishes, then no job starts while
+// paused (the runner double's log stays as it was); Resume goes on to the end of the budget.
+void TestLiveSessionControls::pauseAfterTheCandidateThenResume()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("pause.db"));
+    const QString log = dir.filePath(QStringLiteral("jobs.log"));
+    qputenv("KL_MODEL_RUNNER_DELAY_MS", "200");
+    qputenv("KL_MODEL_RUNNER_LOG", log.toUtf8());
+    Bench bench;
+    QVERIFY(bench.ready());
+    LiveSession* live = bench.controller->live();
+    QAction* pause = sessionAction(bench.window, QStringLiteral("Pause after"));
+    QAction* resume = sessionAction(bench.window, QStringLiteral("Resume"));
+    QVERIFY(pause && resume);
+    QCOMPARE(bench.controller->startSession(tunerRecipe(db, 5)), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() >= 2, 30000);
+    QVERIFY(pause->isEnabled() && !resume->isEnabled());
+    pause->trigger();
+    QVERIFY(live->paused());
+    QVERIFY(bench.controller->phaseStrip()->text().contains(QStringLiteral("pausing")));
+    QVERIFY(resume->isEnabled() && !pause->isEnabled());
+    // What was under way finishes (at most the candidate in flight: 200 ms a job), then nothing more.
+    QTest::qWait(1000);
+    const std::size_t paused = live->iterations().size();
+    const int jobs = runnerJobs(log);
+    QTest::qWait(1500); // seven jobs' time: a job that started would have been logged
+    QCOMPARE(live->iterations().size(), paused);
+    QCOMPARE(runnerJobs(log), jobs);
+    QVERIFY(live->running());
+    QVERIFY2(paused < 6, "the budget ran out before the pause: nothing was tested");
+
+    resume->trigger();
+    QVERIFY(!live->paused());
+    QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() > paused, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
+    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
+    qunsetenv("KL_MODEL_RUNNER_LOG");
+    QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
+    QCOMPARE(live->iterations().size(), std::size_t(6)); // the baseline and the 5 rounds, none lost
+    QCOMPARE(readStore(db).listIterations(live->sessionId()).size(), std::size_t(6));
+    QVERIFY(runnerJobs(log) > jobs);
+}
+
+// Extend Budget while the session runs: it goes past the rounds it was started with.
+void TestLiveSessionControls::extendBudgetRunsPastIt()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("extend.db"));
+    qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
+    Bench bench;
+    QVERIFY(bench.ready());
+    LiveSession* live = bench.controller->live();
+    QAction* extend = sessionAction(bench.window, QStringLiteral("Extend Budget"));
+    QVERIFY(extend);
+    QCOMPARE(bench.controller->startSession(tunerRecipe(db, 2)), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() >= 1, 30000); // round 1 runs: the budget is not spent
+    QVERIFY(extend->isEnabled());
+    extend->trigger();
+    QCOMPARE(live->budget(), 7);
+    QVERIFY2(bench.controller->phaseStrip()->text().contains(QStringLiteral("of 7")),
+        qPrintable(bench.controller->phaseStrip()->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
+    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
+    QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
+    QCOMPARE(live->iterations().size(), std::size_t(8)); // the baseline, 2 rounds and 5 more
+    const auto store = readStore(db);
+    QCOMPARE(store.listIterations(live->sessionId()).size(), std::size_t(8));
+    QCOMPARE(QString::fromStdString(store.session(live->sessionId())->status), QStringLiteral("finished"));
+}
+
+// Closing the window while a proposal waits in the review panel answers the gate: the loop thread
+// ends (the window's destruction joins it at once, it never hangs) and the session is stored
+// cancelled, with its committed iterations.
+void TestLiveSessionControls::closingTheWindowAnswersAWaitingReview()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("close.db"));
+    auto bench = std::make_unique<Bench>();
+    QVERIFY(bench->ready());
+    LiveSession* live = bench->controller->live();
+    auto recipe = tunerRecipe(db, 4);
+    recipe.mode = LoopMode::Review;
+    int reviews = 0;
+    connect(live, &LiveSession::reviewRequested, this, [&](const ReviewRequested&) {
+        if (++reviews == 1) // the first proposal is accepted; the second waits
+            live->answerReview({ ReviewDecision::Kind::Accept, {}, {}, std::nullopt, {} });
+    });
+    QCOMPARE(bench->controller->startSession(recipe), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(reviews == 2 && live->reviewWaiting(), 30000);
+    const std::int64_t id = live->sessionId();
+    const std::size_t committed = live->iterations().size();
+    QCOMPARE(committed, std::size_t(2)); // the baseline and the accepted round
+
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(bench->window.close());
+    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 5000);
+    QCOMPARE(live->finalStatus(), QStringLiteral("cancelled"));
+    bench.reset(); // the window and its session go: the worker is already done
+    QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+
+    const auto store = readStore(db);
+    QCOMPARE(QString::fromStdString(store.session(id)->status), QStringLiteral("cancelled"));
+    const auto rows = store.listIterations(id);
+    QVERIFY(rows.size() >= committed);
+    for (std::size_t i = 0; i < committed; ++i)
+        QCOMPARE(QString::fromStdString(rows[i].category), QStringLiteral("passed"));
+}
+
+// Stop Now during a later candidate (round 3 or after): the runner is gone within 2 s, the session is
+// stored cancelled, and every iteration committed before the stop is in the store as the window saw it.
+void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("stop.db"));
+    qputenv("KL_MODEL_RUNNER_DELAY_MS", "700");
+    Bench bench;
+    QVERIFY(bench.ready());
+    SessionController* controller = bench.controller;
+    LiveSession* live = controller->live();
+    QCOMPARE(controller->startSession(tunerRecipe(db, 6)), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() >= 3, 30000); // the baseline and rounds 1 and 2
+    // The next candidate is in the runner (the double sleeps in its job).
+    QTRY_VERIFY_WITH_TIMEOUT(controller->phaseStrip()->phase() == LoopPhase::Verify
+            || controller->phaseStrip()->phase() == LoopPhase::Benchmark,
+        10000);
+    const pid_t runner = live->runnerPid();
+    QVERIFY(runner > 0);
+    QCOMPARE(::kill(runner, 0), 0);
+    const auto seen = live->iterations(); // what the window had when the engineer pressed Stop
+    QVERIFY(seen.size() >= 3 && seen.size() < 7);
+    controller->stop();
+    QElapsedTimer clock;
+    clock.start();
+    QTRY_VERIFY_WITH_TIMEOUT(::kill(runner, 0) != 0, 2000); // killed and reaped
+    QVERIFY(clock.elapsed() < 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 5000);
+    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
+    QCOMPARE(live->finalStatus(), QStringLiteral("cancelled"));
+    const auto store = readStore(db);
+    QCOMPARE(QString::fromStdString(store.session(live->sessionId())->status), QStringLiteral("cancelled"));
+    for (const auto& outcome : seen) {
+        const auto stored = store.iteration(live->sessionId(), outcome.index);
+        QVERIFY2(stored, qPrintable(QString::number(outcome.index)));
+        QCOMPARE(QString::fromStdString(stored->row.category), QString::fromStdString(outcome.category));
+    }
+    QVERIFY(store.listIterations(live->sessionId()).size() >= seen.size());
+}
 
 // The live screenshots showed a row of "…" x labels and axes under "appears after the first analysis".
 void TestLiveSessionControls::occupancyChartShowsNoStaleAxes()
