@@ -170,32 +170,33 @@ ReferenceOutputs CaseMemory::saveReferenceOutputs(ReferenceMemory where) const
     return saved;
 }
 
-bool CaseMemory::restoreReferenceOutputs(const ReferenceOutputs& saved) const
+std::string CaseMemory::restoreReferenceOutputs(const ReferenceOutputs& saved) const
 {
     const CudaDriver& cu = m_device.driver();
     const std::size_t count = m_referenceOutputs.size();
     if (saved.checksums.size() != count || (saved.device.size() != count && saved.host.size() != count))
-        return false;
+        return "kept " + std::to_string(saved.checksums.size()) + " outputs, the case has " + std::to_string(count);
     for (std::size_t i = 0; i < count; ++i) {
         const TensorAllocation& output = m_referenceOutputs[i];
         const std::size_t bytes = output.memory.bytes();
-        if (saved.device.size() == count) {
-            if (saved.device[i].bytes() != bytes)
-                return false;
+        const std::size_t kept = saved.device.size() == count ? saved.device[i].bytes() : saved.host[i].bytes();
+        if (kept != bytes)
+            return "output " + std::to_string(i) + " kept " + std::to_string(kept) + " bytes, now "
+                + std::to_string(bytes);
+        if (saved.device.size() == count)
             KL_CU(cu, cuMemcpyDtoDAsync, output.memory.pointer(), saved.device[i].pointer(), bytes, m_device.stream());
-        } else {
-            if (saved.host[i].bytes() != bytes)
-                return false;
+        else
             KL_CU(cu, cuMemcpyHtoDAsync, output.memory.pointer(), saved.host[i].data(), bytes, m_device.stream());
-        }
     }
     // A copy kept in device memory can be hit by a later candidate's wild write: the checksum says so.
     for (std::size_t i = 0; i < count; ++i) {
         const TensorAllocation& output = m_referenceOutputs[i];
-        if (m_helpers.checksum(output.data(), output.layout.bytes()) != saved.checksums[i])
-            return false;
+        const std::uint64_t now = m_helpers.checksum(output.data(), output.layout.bytes());
+        if (now != saved.checksums[i])
+            return "output " + std::to_string(i) + " checksum " + std::to_string(now) + ", kept "
+                + std::to_string(saved.checksums[i]);
     }
-    return true;
+    return {};
 }
 
 } // namespace kl::runner

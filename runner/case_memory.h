@@ -67,10 +67,10 @@ public:
     // After the reference ran: copies of its outputs, in device memory or in pageable host memory.
     // Synchronises; throws CudaError (out of memory: the caller keeps none).
     ReferenceOutputs saveReferenceOutputs(ReferenceMemory where) const;
-    // After prepare(): the saved outputs written back in place of running the reference. False when
-    // the copy's checksum differs from the one saved (the caller drops it and runs the reference
-    // after preparing again). Synchronises; throws CudaError.
-    bool restoreReferenceOutputs(const ReferenceOutputs& saved) const;
+    // After prepare(): the saved outputs written back in place of running the reference. Empty when
+    // restored; else why not (a size or the copy's checksum differs from the one saved: the caller
+    // drops it and runs the reference after preparing again). Synchronises; throws CudaError.
+    std::string restoreReferenceOutputs(const ReferenceOutputs& saved) const;
 
 private:
     const Device& m_device;

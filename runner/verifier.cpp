@@ -1,5 +1,7 @@
 #include "runner/verifier.h"
 
+#include <cstdio>
+
 #include "core/verify/output_check.h"
 #include "runner/case_memory.h"
 #include "runner/guarded_wait.h"
@@ -71,8 +73,11 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
     bool restored = false;
     if (caching) {
         if (const ReferenceOutputs* saved = cache->find(key)) {
-            restored = memory.restoreReferenceOutputs(*saved);
+            const std::string refused = memory.restoreReferenceOutputs(*saved);
+            restored = refused.empty();
             if (!restored) { // changed since it was stored: never trusted again
+                std::fprintf(stderr, "reference cache: %s (trial %d) not restored: %s\n", testCase.label.c_str(), trial,
+                    refused.c_str());
                 cache->erase(key);
                 memory.prepare(seed);
                 device.synchronize();
@@ -110,9 +115,12 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
                 ReferenceOutputs saved = memory.saveReferenceOutputs(
                     referenceCacheOnDevice() ? ReferenceMemory::Device : ReferenceMemory::Host);
                 const std::size_t bytes = saved.bytes();
-                cache->insert(key, std::move(saved), bytes);
-            } catch (const CudaError&) {
+                if (!cache->insert(key, std::move(saved), bytes))
+                    std::fprintf(stderr, "reference cache: %s not kept: %zu bytes, capacity %zu\n",
+                        testCase.label.c_str(), bytes, cache->capacity());
+            } catch (const CudaError& error) {
                 // No memory to spare: not kept. A lost context fails the next call anyway.
+                std::fprintf(stderr, "reference cache: %s not kept: %s\n", testCase.label.c_str(), error.what());
             }
             lap(split.referenceStore);
         }

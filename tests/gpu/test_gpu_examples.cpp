@@ -145,7 +145,8 @@ private slots:
 
         const protocol::EvaluateResult restored = m_client->evaluate(second);
         QCOMPARE(restored.category(), protocol::Category::Passed);
-        QVERIFY2(phase(restored, "verify_reference_restore") >= 0.0, "the second candidate restores them");
+        QVERIFY2(phase(restored, "verify_reference_restore") >= 0.0,
+            ("the second candidate restores them; runner stderr: " + m_client->stderrTail()).c_str());
         QCOMPARE(phase(restored, "verify_reference_store"), -1.0);
         qInfo("reference: %.1f ms computed in the first job, %.1f ms restored in the second (%.1f ms left running)",
             phase(stored, "verify_reference"), phase(restored, "verify_reference_restore"),
