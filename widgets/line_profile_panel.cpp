@@ -2,6 +2,7 @@
 
 #include "core/model/error.h"
 #include "core/store/code_listings.h"
+#include "widgets/code_listing_view.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/string_conversion.h"
 
@@ -9,7 +10,6 @@
 #include <QHeaderView>
 #include <QHelpEvent>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QSplitter>
 #include <QToolTip>
 #include <QTreeWidget>
@@ -55,7 +55,7 @@ LineProfilePanel::LineProfilePanel(IterationSelection* selection, QWidget* paren
     , m_summary(new QLabel(this))
     , m_hotLines(new QTreeWidget(this))
     , m_listingTitle(new QLabel(this))
-    , m_listing(new QPlainTextEdit(this))
+    , m_listing(new CodeListingView(this))
 {
     m_editor->setReadOnly(true);
     m_editor->setMarginType(m_heatMargin, QsciScintilla::TextMarginRightJustified);
@@ -72,11 +72,9 @@ LineProfilePanel::LineProfilePanel(IterationSelection* selection, QWidget* paren
     m_hotLines->header()->setStretchLastSection(true);
     m_hotLines->setToolTip(tr("The source lines with the most PC samples; click one to show it in the source"));
 
-    m_listing->setReadOnly(true);
-    m_listing->setLineWrapMode(QPlainTextEdit::NoWrap);
-    QFont mono(QStringLiteral("monospace"));
-    mono.setStyleHint(QFont::TypeWriter);
-    m_listing->setFont(mono);
+    m_listingTitle->setWordWrap(true);
+    m_listing->setToolTip(tr("The kernel's machine code; the instructions of the source line under the editor's "
+                             "cursor are highlighted. Click an instruction to show its source line."));
 
     auto* listingBox = new QWidget(this);
     auto* listingLayout = new QVBoxLayout(listingBox);
@@ -86,8 +84,8 @@ LineProfilePanel::LineProfilePanel(IterationSelection* selection, QWidget* paren
     auto* sourceAndCode = new QSplitter(Qt::Horizontal, this);
     sourceAndCode->addWidget(m_editor);
     sourceAndCode->addWidget(listingBox);
-    sourceAndCode->setStretchFactor(0, 3);
-    sourceAndCode->setStretchFactor(1, 2);
+    sourceAndCode->setStretchFactor(0, 1);
+    sourceAndCode->setStretchFactor(1, 1);
     auto* vertical = new QSplitter(Qt::Vertical, this);
     vertical->addWidget(sourceAndCode);
     vertical->addWidget(m_hotLines);
@@ -101,6 +99,7 @@ LineProfilePanel::LineProfilePanel(IterationSelection* selection, QWidget* paren
     connect(m_hotLines, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { jumpTo(item); });
     connect(m_hotLines, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { jumpTo(item); });
     connect(m_editor, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) { showListingFor(line + 1); });
+    connect(m_listing, &CodeListingView::sourceLineChosen, this, &LineProfilePanel::showSourceLine);
     follow(selection, this, this);
 }
 
@@ -138,8 +137,13 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
             summary = tr("No PC sampling for this iteration; run with --metrics lines (or deep).");
         } else {
             const std::string source = detail->candidate ? detail->candidate->source : std::string();
+            // The report's header: the totals, and for a sampled iteration what the phase cost.
             const std::string report = lines::hotLinesReport(*m_sampling, source, 0);
-            summary = toQString(report.substr(0, report.find('\n')));
+            const auto first = report.find('\n');
+            const auto second = m_sampling->status == lines::SamplingStatus::Ok && first != std::string::npos
+                ? report.find('\n', first + 1)
+                : first;
+            summary = toQString(report.substr(0, second));
             if (m_sampling->status == lines::SamplingStatus::Ok) {
                 m_heat = lines::lineHeat(*m_sampling);
                 for (const auto& hot : m_heat.lines) {
@@ -160,6 +164,7 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
     }
     m_summary->setText(summary);
     paintHeat();
+    fillListing();
     if (!m_heat.lines.empty())
         m_editor->goToLine(m_heat.lines.front().line);
     showListingFor(m_heat.lines.empty() ? 1 : m_heat.lines.front().line);
@@ -205,43 +210,91 @@ QString LineProfilePanel::heatToolTip(int line) const
     return text;
 }
 
-void LineProfilePanel::showListingFor(int line)
+void LineProfilePanel::fillListing()
 {
-    QStringList out;
-    const auto* detail = m_focus ? m_focus->detail.get() : nullptr;
+    QVector<CodeRow> rows;
     if (m_sass && !m_sass->functions.empty()) {
-        m_listingTitle->setText(tr("SASS of line %1 (stored nvdisasm listing)").arg(line));
+        static const lines::PcSampling unsampled;
+        std::vector<std::vector<lines::SampledInstruction>> functions;
+        std::int64_t most = 0;
+        int stallWidth = 0;
         for (const auto& function : m_sass->functions) {
-            static const lines::PcSampling unsampled;
-            const auto listed = lines::sampledInstructions(function, m_sampling ? *m_sampling : unsampled);
-            for (const auto& sampled : listed) {
-                if (sampled.instruction.line != line)
-                    continue;
-                // Samples first, so that the figures line up whatever the instruction's length.
-                const QString samples = sampled.samples > 0
-                    ? QStringLiteral("%1 samples, %2").arg(sampled.samples).arg(toQString(sampled.dominantStall))
-                    : QString();
-                out.append(QStringLiteral("/*%1*/ %2  %3")
-                               .arg(sampled.instruction.offset, 4, 16, QLatin1Char('0'))
-                               .arg(samples, -32)
-                               .arg(toQString(sampled.instruction.text)));
+            functions.push_back(lines::sampledInstructions(function, m_sampling ? *m_sampling : unsampled));
+            for (const auto& sampled : functions.back()) {
+                most = std::max(most, sampled.samples);
+                stallWidth = std::max(stallWidth, static_cast<int>(sampled.dominantStall.size()));
+            }
+        }
+        const int samplesWidth = static_cast<int>(QString::number(most).size());
+        for (std::size_t f = 0; f < functions.size(); ++f) {
+            rows.append({ toQString(m_sass->functions[f].name) + QLatin1Char(':'), 0, 0, {} });
+            for (const auto& sampled : functions[f]) {
+                // Offset, source line, samples and dominant state first, as narrow as the kernel's
+                // figures allow, so that they line up and leave the instruction room.
+                const int line = sampled.instruction.line;
+                const double share = m_heat.samples > 0 ? static_cast<double>(sampled.samples) / m_heat.samples : 0.0;
+                rows.append({ QStringLiteral("%1 %2 %3 %4 %5")
+                                  .arg(sampled.instruction.offset, 4, 16, QLatin1Char('0'))
+                                  .arg(line > 0 ? QString::number(line) : QString(), 4)
+                                  .arg(sampled.samples > 0 ? QString::number(sampled.samples) : QString(), samplesWidth)
+                                  .arg(toQString(sampled.dominantStall), -stallWidth)
+                                  .arg(toQString(sampled.instruction.text)),
+                    line, sampled.samples, sampled.samples > 0 ? heatColour(heatLevel(share)) : QColor() });
             }
         }
     } else if (m_ptx) {
-        m_listingTitle->setText(tr("PTX of line %1 (stored compile output; no SASS stored)").arg(line));
-        for (int number : m_ptx->ptxLinesFor(line))
-            out.append(QStringLiteral("%1  %2").arg(number, 5).arg(
-                toQString(m_ptx->lines[static_cast<std::size_t>(number - 1)].text)));
-    } else {
-        m_listingTitle->setText(tr("Machine code"));
-        m_listingTitle->setToolTip(m_listingNote);
-        m_listing->setPlainText(detail ? tr("No SASS or PTX: %1.").arg(m_listingNote) : QString());
+        // The functions' bodies: from the first entry or function on, without the .loc/.file
+        // directives the source-line column replaces.
+        bool inFunction = false;
+        for (const auto& ptxLine : m_ptx->lines) {
+            const QString text = toQString(ptxLine.text).replace(QLatin1Char('\t'), QLatin1Char(' ')).trimmed();
+            inFunction
+                = inFunction || text.contains(QStringLiteral(".entry")) || text.contains(QStringLiteral(".func"));
+            if (!inFunction || text.isEmpty() || text.startsWith(QStringLiteral(".loc"))
+                || text.startsWith(QStringLiteral(".file")) || text.startsWith(QStringLiteral("//")))
+                continue;
+            const bool indented = ptxLine.sourceLine > 0 || text.startsWith(QLatin1Char('.'));
+            rows.append({ QStringLiteral("%1 %2  %3%4")
+                              .arg(ptxLine.number, 5)
+                              .arg(ptxLine.sourceLine > 0 ? QString::number(ptxLine.sourceLine) : QString(), 4)
+                              .arg(indented ? QStringLiteral("  ") : QString(), text),
+                ptxLine.sourceLine, 0, {} });
+        }
+    }
+    m_listingTitle->setToolTip(m_listingNote); // which listings the iteration has, and why no SASS
+    if (!rows.isEmpty()) {
+        m_listing->setRows(std::move(rows));
         return;
     }
-    // Which listings the iteration has, and why there is no SASS when there is none.
-    m_listingTitle->setToolTip(m_listingNote);
-    m_listing->setPlainText(
-        out.isEmpty() ? tr("(no instructions for line %1)").arg(line) : out.join(QLatin1Char('\n')));
+    const auto* detail = m_focus ? m_focus->detail.get() : nullptr;
+    m_listingTitle->setText(tr("Machine code"));
+    m_listing->setMessage(detail ? tr("No SASS or PTX: %1.").arg(m_listingNote) : QString());
+}
+
+void LineProfilePanel::showListingFor(int line)
+{
+    if (m_listing->rows().isEmpty())
+        return;
+    const int instructions = m_listing->highlightSourceLine(line);
+    const bool sass = m_sass && !m_sass->functions.empty();
+    const QString count = instructions == 1 ? tr("1 instruction") : tr("%1 instructions").arg(instructions);
+    QString title = (sass ? tr("SASS of line %1: %2") : tr("PTX of line %1: %2")).arg(line).arg(count);
+    if (const auto* hot = m_heat.line(line); sass && hot)
+        title += hot->samples == 1 ? tr(", 1 sample") : tr(", %1 samples").arg(hot->samples);
+    //: the pane lists the whole kernel; the source line's instructions are the highlighted rows
+    title += sass ? tr(" (highlighted; whole kernel from the stored nvdisasm listing)")
+                  : tr(" (highlighted; whole kernel from the stored compile output, no SASS stored)");
+    m_listingTitle->setText(title);
+}
+
+void LineProfilePanel::showSourceLine(int line)
+{
+    // The editor follows without taking the focus: the arrow keys keep walking the instructions.
+    if (line < 1 || line > m_editor->lines())
+        return;
+    m_editor->setCursorPosition(line - 1, 0);
+    m_editor->ensureLineVisible(line - 1);
+    showListingFor(line);
 }
 
 void LineProfilePanel::jumpTo(QTreeWidgetItem* item)

@@ -1,8 +1,10 @@
 #pragma once
 // Where the selected iteration's kernel spends its time, line by line (issue 11): its source with
 // the share of PC samples in a heat margin (a tooltip gives the line's warp-state breakdown), the
-// hottest lines as a list that moves the editor to the line, and the machine code of the line under
-// the editor's cursor (SASS from a stored nvdisasm listing, else PTX: store::codeListingsOf the compile JSON).
+// hottest lines as a list that moves the editor to the line, and the kernel's whole machine code
+// (SASS from a stored nvdisasm listing with each instruction's samples, else PTX: store::codeListingsOf
+// the compile JSON) linked both ways: the editor's line highlights its instructions, moving to an
+// instruction moves the editor to its line.
 #include "core/lines/line_heat.h"
 #include "core/lines/ptx_listing.h"
 #include "core/lines/sass_listing.h"
@@ -13,12 +15,12 @@
 #include <optional>
 
 class QLabel;
-class QPlainTextEdit;
 class QTreeWidget;
 class QTreeWidgetItem;
 
 namespace kl::gui {
 
+class CodeListingView;
 class KernelEditor;
 
 class LineProfilePanel : public QWidget, public IterationViewer {
@@ -31,15 +33,16 @@ public:
 
     KernelEditor* editor() const { return m_editor; }
     QTreeWidget* hotLines() const { return m_hotLines; }
-    QPlainTextEdit* listing() const { return m_listing; }
-    // The listing pane's title ("PTX of line 11 ...") and which listings are stored, with why no SASS.
+    CodeListingView* listing() const { return m_listing; }
+    // The listing pane's title ("SASS of line 11: 184 instructions, 18009 samples") and which listings
+    // are stored, with why no SASS.
     QString listingTitle() const;
     QString listingNote() const { return m_listingNote; }
     QString summaryText() const;
     // The margin's text of a 1-based line ("96%", empty when the line has no samples) and its tooltip.
     QString heatText(int line) const;
     QString heatToolTip(int line) const;
-    // Shows the machine code of a 1-based source line in the listing pane (the cursor does this).
+    // Highlights the machine code of a 1-based source line in the listing pane (the editor's cursor does this).
     void showListingFor(int line);
 
 protected:
@@ -47,13 +50,15 @@ protected:
 
 private:
     void jumpTo(QTreeWidgetItem* item);
+    void showSourceLine(int line); // an instruction chosen in the listing
     void paintHeat();
+    void fillListing();
 
     KernelEditor* m_editor;
     QLabel* m_summary;
     QTreeWidget* m_hotLines;
     QLabel* m_listingTitle;
-    QPlainTextEdit* m_listing;
+    CodeListingView* m_listing;
     std::shared_ptr<const IterationFocus> m_focus;
     std::optional<lines::PcSampling> m_sampling;
     lines::LineHeat m_heat;

@@ -1,20 +1,25 @@
 // The line-profile views (issue 11) on a real store holding the planted pointer_chase kernel's PC
 // samples (tests/fixtures/lines): the heat margin and its stall tooltip, the hot-lines list that moves
-// the editor, the SASS pane (a stored nvdisasm listing) and the PTX pane (real NVRTC -lineinfo output)
-// following the cursor, and the roofline of the selected iteration. Screenshots go to
+// the editor, the whole kernel's SASS (a stored nvdisasm listing, with each instruction's samples) and
+// PTX (real NVRTC -lineinfo output) linked to the source both ways — the editor's line highlights its
+// instructions, a click or the arrow keys on an instruction move the editor — and the roofline of the
+// selected iteration. Screenshots go to
 // $KL_SCREENSHOT_DIR (docs/images when regenerating the README's) or the build folder.
 #include "core/compile/compiler.h"
+#include "core/lines/ptx_listing.h"
+#include "core/lines/sass_listing.h"
 #include "core/model/candidate.h"
+#include "core/store/code_listings.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 #include "store_fixtures.h"
 #include "tests/test_files.h"
+#include "widgets/code_listing_view.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/line_profile_panel.h"
 #include "widgets/roofline_chart.h"
 
-#include <QPlainTextEdit>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest/QTest>
@@ -34,6 +39,42 @@ QString marginText(KernelEditor* editor, int line)
     editor->SendScintilla(
         QsciScintillaBase::SCI_MARGINGETTEXT, static_cast<unsigned long>(line), static_cast<const char*>(text.data()));
     return QString::fromUtf8(text.constData());
+}
+
+int editorLine(KernelEditor* editor)
+{
+    int line = 0, index = 0;
+    editor->getCursorPosition(&line, &index);
+    return line + 1;
+}
+
+// The highlighted rows of the listing: their source lines and their text.
+QSet<int> highlightedLines(const CodeListingView* listing)
+{
+    QSet<int> lines;
+    for (int row : listing->highlightedRows())
+        lines.insert(listing->rows()[row].sourceLine);
+    return lines;
+}
+
+QString highlightedText(const CodeListingView* listing)
+{
+    QStringList text;
+    for (int row : listing->highlightedRows())
+        text.append(listing->rows()[row].text);
+    return text.join(QLatin1Char('\n'));
+}
+
+// A row on screen of another source line than `line` (a click target); -1 when none shows.
+int visibleRowNotOf(const CodeListingView* listing, int line, const QString& containing = {})
+{
+    for (int row = 0; row < listing->rows().size(); ++row) {
+        const auto& r = listing->rows()[row];
+        if (r.sourceLine > 0 && r.sourceLine != line && r.text.contains(containing)
+            && listing->viewport()->rect().contains(listing->rowRect(row).center()))
+            return row;
+    }
+    return -1;
 }
 
 QString screenshotPath(const QString& name)
@@ -140,17 +181,99 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         const QRect row = list->visualItemRect(list->topLevelItem(2));
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, row.center());
-        int line = 0, index = 0;
-        panel.editor()->getCursorPosition(&line, &index);
-        QCOMPARE(line + 1, 12);
-        // The SASS pane follows: line 12's instructions from the stored listing.
-        QVERIFY2(
-            panel.listing()->toPlainText().contains(QStringLiteral("STG")), qPrintable(panel.listing()->toPlainText()));
+        QCOMPARE(editorLine(panel.editor()), 12);
+        // The SASS pane follows: line 12's instructions (the store of the result) are the highlighted ones.
+        QCOMPARE(highlightedLines(panel.listing()), QSet<int>({ 12 }));
+        QVERIFY2(highlightedText(panel.listing()).contains(QStringLiteral("STG.E")), qPrintable(panel.listingTitle()));
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->topLevelItem(0)).center());
-        const QString sass = panel.listing()->toPlainText();
-        QVERIFY2(sass.contains(QStringLiteral("LDG")) && sass.contains(QStringLiteral("samples, long_scoreboard")),
-            qPrintable(sass));
+        QCOMPARE(highlightedLines(panel.listing()), QSet<int>({ 11 }));
+        const QString sass = highlightedText(panel.listing());
+        QVERIFY2(sass.contains(QStringLiteral("LDG.E.CONSTANT")), qPrintable(sass));
+        QVERIFY2(panel.listingTitle().startsWith(QStringLiteral("SASS of line 11: 184 instructions, 18009 samples")),
+            qPrintable(panel.listingTitle()));
         QVERIFY(panel.grab().save(screenshotPath(QStringLiteral("lines-heat.png"))));
+    }
+
+    // The SASS pane lists the whole kernel, each instruction with its source line and the samples
+    // CUPTI took at its PC (the dominant warp state beside them).
+    void sassPaneListsTheWholeKernelWithItsSamples()
+    {
+        LineProfilePanel panel(m_selection);
+        m_selection->select(1);
+        const auto listing = lines::parseSass(kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt"));
+        QCOMPARE(listing.functions.size(), std::size_t(1));
+        const auto& rows = panel.listing()->rows();
+        QCOMPARE(rows.size(), qsizetype(listing.functions.front().instructions.size() + 1)); // + the function's name
+        QCOMPARE(rows.front().text, QStringLiteral("chase:"));
+        // Offset, source line, samples and dominant state, then the instruction. The hottest PC: the
+        // instruction after the dependent load, waiting on its scoreboard.
+        const QString text = panel.listing()->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("\n0340   11 1374 long_scoreboard  IMAD.HI.U32 R7, R5, R8, RZ\n")),
+            qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("\n0c30   12    1 dispatch_stall   STG.E desc[UR4][R2.64], R7\n")));
+        QVERIFY(rows[1].text.startsWith(QStringLiteral("0000    5                       LDC ")));
+        // Every sample of the candidate is beside an instruction: the rows add up to the phase's samples,
+        // and a sampled row shows its count and carries its heat; an unsampled one neither.
+        qint64 sum = 0;
+        for (const auto& row : rows) {
+            sum += row.samples;
+            QCOMPARE(row.background.isValid(), row.samples > 0);
+            if (row.samples > 0)
+                QVERIFY2(
+                    row.text.mid(10).startsWith(QString::number(row.samples).rightJustified(4)), qPrintable(row.text));
+        }
+        QCOMPARE(sum, qint64(18032));
+    }
+
+    // Source -> SASS: the editor's line highlights exactly the instructions generated for it
+    // (lines::offsetsForLine); SASS -> source: a click on an instruction, or the arrow keys, move the
+    // editor to the instruction's line.
+    void sassAndSourceFollowEachOther()
+    {
+        LineProfilePanel panel(m_selection);
+        panel.resize(1200, 760);
+        m_selection->select(1);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        CodeListingView* listing = panel.listing();
+        const auto sass = lines::parseSass(kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt"));
+        const auto reply
+            = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
+        const auto sampling = lines::pcSamplingFromJson(reply.at("pc_sampling"));
+        QVERIFY(sampling);
+        const auto sampled = lines::sampledInstructions(sass.functions.front(), *sampling);
+        for (int line : { 7, 12, 11 }) {
+            panel.editor()->setCursorPosition(line - 1, 0);
+            QTRY_COMPARE(highlightedLines(listing), QSet<int>({ line }));
+            QCOMPARE(listing->highlightedRows().size(), qsizetype(lines::offsetsForLine(sampled, line).size()));
+            // The first of them is in view.
+            QVERIFY(
+                listing->viewport()->rect().contains(listing->rowRect(listing->highlightedRows().front()).center()));
+        }
+        QCOMPARE(listing->highlightedRows().size(), qsizetype(184)); // the unrolled loop of line 11
+
+        // A click on an instruction of another line moves the editor there, and its rows light up.
+        const int row = visibleRowNotOf(listing, 11);
+        QVERIFY2(row >= 0, "no row of another line in view");
+        const int other = listing->rows()[row].sourceLine;
+        QTest::mouseClick(listing->viewport(), Qt::LeftButton, {}, listing->rowRect(row).center());
+        QCOMPARE(listing->currentRow(), row);
+        QTRY_COMPARE(editorLine(panel.editor()), other);
+        QTRY_COMPARE(highlightedLines(listing), QSet<int>({ other }));
+        QCOMPARE(listing->currentRow(), row); // the click's row stays current: the pane does not jump
+        // The arrow keys walk the instructions: down to the nearest row of another line moves the editor too.
+        listing->setFocus();
+        const int before = listing->currentRow();
+        int target = before + 1;
+        while (target < listing->rows().size() && listing->rows()[target].sourceLine == other)
+            ++target;
+        QVERIFY(target < listing->rows().size());
+        for (int i = before; i < target; ++i)
+            QTest::keyClick(listing, Qt::Key_Down);
+        QCOMPARE(listing->currentRow(), target);
+        QVERIFY(listing->rows()[target].sourceLine != other);
+        QTRY_COMPARE(editorLine(panel.editor()), listing->rows()[target].sourceLine);
+        QVERIFY(listing->hasFocus()); // the editor followed without taking the keys away
     }
 
     void ptxPaneFollowsTheCursor()
@@ -159,14 +282,39 @@ private slots:
         m_selection->select(2);
         panel.show(); // Scintilla reports cursor moves when it updates its view
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        CodeListingView* listing = panel.listing();
+        // The whole kernel's PTX: every instruction row of the stored PTX, whatever the cursor.
+        const auto stored = m_store->iteration(m_session, 2);
+        QVERIFY(stored && stored->result);
+        const auto ptx = lines::parsePtx(store::codeListingsOf(stored->result->compile).ptx);
+        int instructions = 0;
+        for (const auto& l : ptx.lines)
+            instructions += l.sourceLine > 0;
+        int rows = 0;
+        for (const auto& r : listing->rows())
+            rows += r.sourceLine > 0;
+        QCOMPARE(rows, instructions);
+        QVERIFY(listing->toPlainText().contains(QStringLiteral("ld.global"))
+            && listing->toPlainText().contains(QStringLiteral("st.global")));
+
         panel.editor()->setCursorPosition(10, 0); // line 11
-        QTRY_VERIFY(panel.listing()->toPlainText().contains(QStringLiteral("ld.global")));
-        const QString ptx = panel.listing()->toPlainText();
+        QTRY_COMPARE(highlightedLines(listing), QSet<int>({ 11 }));
+        QCOMPARE(listing->highlightedRows().size(), qsizetype(ptx.ptxLinesFor(11).size()));
+        QVERIFY2(highlightedText(listing).contains(QStringLiteral("ld.global")), qPrintable(highlightedText(listing)));
+        QVERIFY2(panel.listingTitle().startsWith(QStringLiteral("PTX of line 11: ")), qPrintable(panel.listingTitle()));
         panel.editor()->setCursorPosition(11, 0); // line 12: the store of the result
-        QTRY_VERIFY(panel.listing()->toPlainText() != ptx);
-        const QString other = panel.listing()->toPlainText();
+        QTRY_COMPARE(highlightedLines(listing), QSet<int>({ 12 }));
+        const QString other = highlightedText(listing);
         QVERIFY2(other.contains(QStringLiteral("st.global")) && !other.contains(QStringLiteral("ld.global")),
             qPrintable(other));
+
+        // PTX -> source (PtxListing::sourceLineOf): a click on a load of the loop moves the editor to line 11.
+        const int row = visibleRowNotOf(listing, 12, QStringLiteral("ld.global"));
+        QVERIFY2(row >= 0, "no load of the loop in view");
+        QCOMPARE(listing->rows()[row].sourceLine, 11);
+        QTest::mouseClick(listing->viewport(), Qt::LeftButton, {}, listing->rowRect(row).center());
+        QTRY_COMPARE(editorLine(panel.editor()), 11);
+        QTRY_COMPARE(highlightedLines(listing), QSet<int>({ 11 }));
     }
 
     void unsampledIterationSaysSo()
@@ -177,6 +325,7 @@ private slots:
             QStringLiteral("No PC sampling for this iteration; run with --metrics lines (or deep)."));
         QCOMPARE(panel.hotLines()->topLevelItemCount(), 0);
         QCOMPARE(panel.heatText(11), QString());
+        QVERIFY(panel.listing()->rows().isEmpty());
         QCOMPARE(panel.listing()->toPlainText(),
             QStringLiteral("No SASS or PTX: no PTX or SASS stored for this iteration (measured before KernelLoop kept "
                            "them, or it did not compile)."));
