@@ -159,8 +159,12 @@ def lines_evaluate_rows():
                  f"{mean([v.get('runs') for v in sampled]):.0f} runs, runner {mean([v.get('ms') for v in sampled]):.1f} ms")
     elif stored:
         note += f" ({stored[0].get('status')} {stored[0].get('reason', '')})"
-    label = f"evaluate --metrics lines ({len(outcomes)} cand.)"
-    return [(label, mean([o.get("pc_sampling") for o in outcomes]), mean([o.get("profile") for o in outcomes]),
+    label = f"evaluate --metrics lines ({max(len(outcomes), len(stored))} cand.)"
+    # The loop's phase (request to reply) where the runner reported it, else the runner's own wall time.
+    sampling = mean([o.get("pc_sampling") for o in outcomes])
+    if sampling is None:
+        sampling = mean([v.get("ms") for v in sampled])
+    return [(label, sampling, mean([o.get("profile") for o in outcomes]),
              mean([o.get("time") for o in outcomes]), mean([o.get("total") for o in outcomes]), note)]
 
 

@@ -1,11 +1,14 @@
 // `kernelloop-cli show N --lines` as a user runs it, on a real store: the stored PC samples of the
 // planted pointer_chase kernel summed per line with the line's source text and its warp states; a
 // clear line for an iteration that was not sampled; a damaged stored value is a categorised error.
+// The header says what the sampling phase cost. `tune --metrics lines` stores samples for every
+// iteration, and the GPU check's table gives the phase's ms per candidate.
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 #include "store_fixtures.h"
 #include "tests/test_files.h"
 
+#include <QDir>
 #include <QFile>
 #include <QMap>
 #include <QProcess>
@@ -95,16 +98,19 @@ private slots:
             QStringLiteral("--db"), m_store });
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
         QVERIFY2(run.out.startsWith(QStringLiteral("session 1, iteration 1 (done)\n")), qPrintable(run.out));
-        QVERIFY2(run.out.contains(
-                     QStringLiteral("18032 samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped")),
-            qPrintable(run.out));
-        // The planted loop is first, long_scoreboard dominant, with its own source text under it.
+        // The header: the samples in the candidate, then the sampling phase's cost and CUPTI's counts.
         const auto lines = run.out.split(QLatin1Char('\n'));
-        QVERIFY2(lines.size() > 3, qPrintable(run.out));
-        QVERIFY2(lines[2].startsWith(QStringLiteral("     11  ")), qPrintable(run.out));
-        QVERIFY2(lines[2].contains(QStringLiteral("long_scoreboard")), qPrintable(lines[2]));
-        QVERIFY2(lines[3].contains(QStringLiteral("for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n;")),
-            qPrintable(lines[3]));
+        QVERIFY2(lines.size() > 4, qPrintable(run.out));
+        QCOMPARE(
+            lines[1], QStringLiteral("18032 samples in the candidate at 64Mx256k, one per 2^12 cycles, 0 dropped"));
+        QCOMPARE(lines[2],
+            QStringLiteral(
+                "sampling phase: 976.9 ms, 1 run; CUPTI counted 18032 samples (0 in other kernels, 0 dropped)"));
+        // The planted loop is first, long_scoreboard dominant, with its own source text under it.
+        QVERIFY2(lines[3].startsWith(QStringLiteral("     11  ")), qPrintable(run.out));
+        QVERIFY2(lines[3].contains(QStringLiteral("long_scoreboard")), qPrintable(lines[3]));
+        QVERIFY2(lines[4].contains(QStringLiteral("for (int k = 0; k < 64; ++k) j = (unsigned)next[j] % (unsigned)n;")),
+            qPrintable(lines[4]));
         // Only the lines: no findings, no source listing.
         QVERIFY(!run.out.contains(QStringLiteral("finding [")));
         QVERIFY(!run.out.contains(QStringLiteral("extern \"C\"")));
@@ -115,10 +121,14 @@ private slots:
         const auto run = cli({ QStringLiteral("show"), QStringLiteral("3"), QStringLiteral("--lines"),
             QStringLiteral("--db"), m_store });
         QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
-        QVERIFY2(run.out.contains(QStringLiteral("33206 samples in the candidate at 2048x8192")), qPrintable(run.out));
         const auto lines = run.out.split(QLatin1Char('\n'));
         QVERIFY2(lines.size() > 3, qPrintable(run.out));
-        QVERIFY2(lines[2].startsWith(QStringLiteral("     19   97.4%  short_scoreboard 98%")), qPrintable(run.out));
+        QVERIFY2(
+            lines[1].startsWith(QStringLiteral("33206 samples in the candidate at 2048x8192")), qPrintable(run.out));
+        QCOMPARE(lines[2],
+            QStringLiteral(
+                "sampling phase: 434.4 ms, 1 run; CUPTI counted 33206 samples (0 in other kernels, 0 dropped)"));
+        QVERIFY2(lines[3].startsWith(QStringLiteral("     19   97.4%  short_scoreboard 98%")), qPrintable(run.out));
     }
 
     void anUnsampledIterationSaysHowToSample()
@@ -179,6 +189,108 @@ private slots:
             if (nvdisasm == QStringLiteral("off"))
                 QVERIFY2(run.out.contains(QStringLiteral(", no SASS: nvdisasm not found")), qPrintable(run.out));
         }
+    }
+
+    // `tune --metrics lines` through the real loop (real NVRTC, the built-in tuner over the bundled
+    // example's tunables, the runner double answering each sampled job with the H200 recording of that
+    // example): every stored iteration carries its line samples, and `show N --lines` prints them.
+    void tuneSamplesEveryIteration()
+    {
+        const QString db = m_dir.filePath(QStringLiteral("tuned.db"));
+        const QString example = QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu");
+        const auto tuned
+            = cli({ QStringLiteral("tune"), example + QStringLiteral("/problem.json"), QStringLiteral("--db"), db,
+                      QStringLiteral("--runner"), QStringLiteral(KL_MODEL_RUNNER), QStringLiteral("--metrics"),
+                      QStringLiteral("lines"), QStringLiteral("--budget"), QStringLiteral("1"), QStringLiteral("-k"),
+                      QStringLiteral("2"), QStringLiteral("--no-cache") },
+                { { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
+                    QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/layernorm_gelu-deep-h200.json") } });
+        QVERIFY2(tuned.exitCode == 0, qPrintable(tuned.out + tuned.err));
+        int last = 0;
+        {
+            const auto store = Store::open(db.toStdString(), { .readOnly = true });
+            const auto sessions = store.listSessions();
+            QCOMPARE(sessions.size(), std::size_t(1));
+            const auto id = sessions.front().session.id;
+            const auto rows = store.listIterations(id);
+            QVERIFY2(rows.size() >= 3, qPrintable(tuned.out)); // the baseline and two candidates
+            for (const auto& row : rows) {
+                const auto detail = store.iteration(id, row.index);
+                QVERIFY(detail && detail->result);
+                const auto& sampling = detail->result->pcSampling;
+                QVERIFY2(sampling.is_object() && sampling.value("status", "") == "ok",
+                    qPrintable(QString::number(row.index)));
+                QCOMPARE(sampling.at("total_samples").get<int>(), 21987);
+                QCOMPARE(sampling.at("pcs").size(), std::size_t(460));
+                last = row.index;
+            }
+        }
+        const auto run = cli(
+            { QStringLiteral("show"), QString::number(last), QStringLiteral("--lines"), QStringLiteral("--db"), db });
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        const auto lines = run.out.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 6, qPrintable(run.out));
+        QCOMPARE(
+            lines[1], QStringLiteral("21987 samples in the candidate at 8192x4096, one per 2^12 cycles, 0 dropped"));
+        QCOMPARE(lines[2],
+            QStringLiteral(
+                "sampling phase: 441.7 ms, 5 runs; CUPTI counted 21987 samples (0 in other kernels, 0 dropped)"));
+        QCOMPARE(lines[3], QStringLiteral("    101   16.2%  long_scoreboard 46%, not_selected 40%, dispatch_stall 6%"));
+        QCOMPARE(lines[4], QStringLiteral("         sum += __half2float(t.h[e]);"));
+        QVERIFY2(lines[5].startsWith(QStringLiteral("     47   13.1%  wait 31%")), qPrintable(run.out));
+    }
+
+    // The GPU check's table (bench/gpu/summarize.py, as scripts/gpu-check.sh runs it) on a work folder
+    // laid out as the check leaves it: its `evaluate --metrics lines --json` step (here through the
+    // runner double answering with the H200 samples) and test_gpu_lines' log recorded on the H200.
+    void gpuCheckTableHasThePcSamplingPhase()
+    {
+        QTemporaryDir work;
+        QVERIFY(QDir(work.path()).mkpath(QStringLiteral("multisize")));
+        const QString problem = QStringLiteral(KL_SOURCE_DIR "/tests/gpu/lines/pointer_chase");
+        const auto evaluated
+            = cli({ QStringLiteral("evaluate"), problem + QStringLiteral("/problem.json"),
+                      problem + QStringLiteral("/baseline.cu"), QStringLiteral("--db"),
+                      work.filePath(QStringLiteral("multisize/lines.db")), QStringLiteral("--runner"),
+                      QStringLiteral(KL_MODEL_RUNNER), QStringLiteral("--metrics"), QStringLiteral("lines"),
+                      QStringLiteral("--json"), QStringLiteral("--no-cache") },
+                { { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
+                    QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/pointer_chase-lines-h200.json") } });
+        QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.out + evaluated.err));
+        QFile jsonl(work.filePath(QStringLiteral("multisize/lines-evaluate.jsonl")));
+        QVERIFY(jsonl.open(QIODevice::WriteOnly));
+        jsonl.write(evaluated.out.toUtf8());
+        jsonl.close();
+        QVERIFY(QFile::copy(QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/test_gpu_lines-h200.log"),
+            work.filePath(QStringLiteral("test_gpu_lines.log"))));
+
+        QProcess python;
+        python.start(QStringLiteral("python3"),
+            { QStringLiteral(KL_SOURCE_DIR "/bench/gpu/summarize.py"), work.path(), QStringLiteral("2026-12-01T00:00Z"),
+                QStringLiteral("abc1234") });
+        if (!python.waitForStarted())
+            QSKIP("no python3 here");
+        QVERIFY(python.waitForFinished(30000));
+        const QString table = QString::fromUtf8(python.readAllStandardOutput());
+        QVERIFY2(python.exitCode() == 0, qPrintable(table + QString::fromUtf8(python.readAllStandardError())));
+        const auto at = table.indexOf(QStringLiteral("\nPC-sampling phase (ms per candidate"));
+        QVERIFY2(at >= 0, qPrintable(table));
+        const QStringList section = table.mid(at + 1).split(QLatin1Char('\n'));
+        QVERIFY2(section.size() > 5, qPrintable(table));
+        // The evaluate step: both iterations (the baseline and the candidate) sampled; the double
+        // reports no phase times of its own, so the row gives the runner's stored 976.9 ms.
+        QVERIFY2(section[2].startsWith(
+                     QStringLiteral("  evaluate --metrics lines (2 cand.)       976.9         -         - ")),
+            qPrintable(section[2]));
+        QVERIFY2(section[2].endsWith(QStringLiteral("  2/2 sampled, 18032 samples, 1 runs, runner 976.9 ms")),
+            qPrintable(section[2]));
+        QVERIFY2(section[2].mid(69, 9).trimmed().toDouble() > 0, qPrintable(section[2])); // the loop's total
+        QCOMPARE(section[3],
+            QStringLiteral("  test_gpu_lines pointer_chase             978.4         -         -         -  18032 "
+                           "samples, 1 runs, 0 dropped, runner 976.9 ms"));
+        QVERIFY2(section[5].startsWith(
+                     QStringLiteral("  test_gpu_lines layernorm_gelu deep       444.7     577.3     186.4         -")),
+            qPrintable(section[5]));
     }
 
     void jsonCarriesTheSamples()
