@@ -143,6 +143,30 @@ private Q_SLOTS:
         // Without sampling the same problem's prompt has no such section.
         QVERIFY(firstPlannerPrompt("tests/gpu/lines/pointer_chase").find("hottest source lines") == std::string::npos);
     }
+
+    // The top three of more than three hot lines: the bundled example's H200 recording under `deep`
+    // (tests/fixtures/lines/layernorm_gelu-deep-h200.json) has five lines over 1% (16.2%, 13.1%, 9.8%,
+    // 7.6%, 7.5%). Exactly the three hottest go in, hottest first, each with its source text and its
+    // dominant warp state; the fourth (line 98, 7.6%) does not.
+    void plannerPromptNamesTheThreeHottestLines()
+    {
+        qputenv("KL_MODEL_RUNNER_PC_SAMPLING",
+            QByteArray(KL_SOURCE_DIR) + "/tests/fixtures/lines/layernorm_gelu-deep-h200.json");
+        const auto prompt = firstPlannerPrompt("layernorm_gelu", true);
+        qunsetenv("KL_MODEL_RUNNER_PC_SAMPLING");
+        const std::string section
+            = "- hottest source lines (PC sampling: share of the kernel's samples, dominant warp state; lines under "
+              "1% left out):\n"
+              "  - line 101: 16% of samples, long_scoreboard 46% (the warp waits for a global, local or texture "
+              "memory load it depends on) — sum += __half2float(t.h[e]);\n"
+              "  - line 47: 13% of samples, wait 31% (the warp waits a fixed latency on an earlier instruction) — "
+              "const float t = tanhf(u);\n"
+              "  - line 97: 10% of samples, not_selected 61% (the warp was ready but another warp issued) — "
+              "for (int i = threadIdx.x; i < vectors; i += THREADS) {\n\n";
+        QVERIFY2(prompt.find(section) != std::string::npos, prompt.c_str());
+        QVERIFY2(prompt.find("\n  - line 98: ") == std::string::npos, prompt.c_str());
+        QVERIFY2(prompt.find("\n  - line 167: ") == std::string::npos, prompt.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLlmPromptGolden)
