@@ -247,8 +247,17 @@ QString ReviewWorkspace::exportHistory(const QString& file, bool json) const
     const auto session = m_selection->session();
     if (!session)
         return tr("Open a session first");
-    const std::string text = json ? figures::historyJson(session->session, session->rows).dump(2) + "\n"
-                                  : figures::historyCsv(session->rows);
+    // The runner and PyTorch columns come from the figures: read them here if the background read has not.
+    std::vector<figures::IterationFigures> read;
+    if (session->figures.empty() && !session->rows.empty() && m_document) {
+        try {
+            read = figures::readFigures(m_document->store(), session->session.id);
+        } catch (const Error&) {
+        }
+    }
+    const auto& shown = session->figures.empty() ? read : session->figures;
+    const std::string text = json ? figures::historyJson(session->session, session->rows, shown).dump(2) + "\n"
+                                  : figures::historyCsv(session->rows, shown);
     return writeFile(file, QByteArray::fromStdString(text));
 }
 

@@ -81,6 +81,7 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
     m_following = false;
     if (!session)
         return;
+    showFigureColumns(*session, tableKept && treeKept);
     if (!tableKept || !treeKept) {
         m_tree->expandAll();
         for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
@@ -106,6 +107,26 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
                 + (column == 0 ? depth * m_tree->indentation() : 0);
             if (deep > m_tree->columnWidth(column))
                 m_tree->setColumnWidth(column, deep);
+        }
+    }
+}
+
+// "vs eager" and "vs torch.compile" only for a session timed against PyTorch; "GPU" only when its
+// results say who measured them. The figures arrive after the rows: a column that appears then is
+// sized once to what it holds.
+void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
+{
+    const bool contenders = figures::hasContenders(session.figures);
+    const bool measuredOn = figures::hasMeasuredOn(session.figures);
+    for (const auto& [column, shown] : { std::pair { int(IterationTableModel::VsEagerColumn), contenders },
+             std::pair { int(IterationTableModel::VsCompileColumn), contenders },
+             std::pair { int(IterationTableModel::GpuColumn), measuredOn } }) {
+        const bool appears = kept && shown && m_table->isColumnHidden(column);
+        m_table->setColumnHidden(column, !shown);
+        m_tree->setColumnHidden(column, !shown);
+        if (appears) {
+            m_table->resizeColumnToContents(column);
+            m_tree->resizeColumnToContents(column);
         }
     }
 }

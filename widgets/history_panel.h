@@ -1,6 +1,7 @@
 #pragma once
 // A session's iterations as a table (the `history` columns) and as a proposal tree by parent.
-// Both follow the selection and select what the engineer clicks.
+// Both follow the selection and select what the engineer clicks. The PyTorch columns show only for a
+// session timed against PyTorch, the GPU column only when the results say who measured them.
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
@@ -32,6 +33,7 @@ public:
 
 private:
     void chooseFrom(const QModelIndex& index);
+    void showFigureColumns(const SessionView& session, bool kept);
 
     IterationSelection* m_selection;
     IterationTableModel* m_tableModel;

@@ -4,13 +4,116 @@
 #include "widgets/string_conversion.h"
 #include "widgets/verdict_style.h"
 
+#include "core/figures/contenders.h"
+
 #include <QCoreApplication>
+#include <QStringList>
 
 namespace kl::gui {
 
-QVariant iterationCell(const store::IterationRow& row, int column, int role)
+namespace {
+
+// The PyTorch contenders of each timed size, one line each, for a cell's tooltip.
+QString contendersTip(const figures::IterationFigures& f)
+{
+    QStringList lines;
+    for (const figures::SizeFigures& size : f.sizes) {
+        figures::Contenders c;
+        c.eagerUs = size.eagerUs;
+        c.torchCompileUs = size.torchCompileUs;
+        c.speedupVsEager = size.speedupVsEager;
+        c.speedupVsCompile = size.speedupVsCompile;
+        c.torchCompileError = size.torchCompileError;
+        if (c.present())
+            lines << toQString(size.size + ": " + figures::contendersText(c));
+    }
+    if (f.sizes.size() > 1 && !lines.isEmpty())
+        //: tooltip of the history's "vs eager" cell: how several main sizes make one figure
+        lines << QCoreApplication::translate("kl::gui::IterationTableModel", "The cell: geometric mean over the sizes");
+    return lines.join(QLatin1Char('\n'));
+}
+
+QVariant figureCell(const figures::IterationFigures* f, int column, int role)
 {
     using C = IterationTableModel::Column;
+    if (role == IterationTableModel::SortRole) {
+        if (column == C::GpuColumn)
+            return f ? measuredOnText(*f) : QString();
+        const auto value = !f            ? std::nullopt
+            : column == C::VsEagerColumn ? figures::speedupVsEager(*f)
+                                         : figures::speedupVsCompile(*f);
+        return value.value_or(-1.0);
+    }
+    if (!f)
+        return {};
+    if (role == Qt::ToolTipRole) {
+        if (column != C::GpuColumn)
+            return contendersTip(*f);
+        //: tooltip of the history's GPU cell: %1 the runner endpoint, %2 the GPU model and index
+        return QCoreApplication::translate("kl::gui::IterationTableModel", "Measured by %1 on %2")
+            .arg(toQString(f->endpoint.empty() ? std::string("-") : f->endpoint),
+                toQString(f->gpuModel.empty() ? std::string("-") : f->gpuModel)
+                    + (f->gpu >= 0 ? QStringLiteral(" #%1").arg(f->gpu) : QString()));
+    }
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (column) {
+    case C::VsEagerColumn:
+        return f->sizes.empty() ? QString() : fixedText(figures::speedupVsEager(*f), 2, QStringLiteral("×"));
+    case C::VsCompileColumn:
+        return f->sizes.empty() ? QString() : fixedText(figures::speedupVsCompile(*f), 2, QStringLiteral("×"));
+    case C::GpuColumn:
+        return measuredOnText(*f);
+    default:
+        return {};
+    }
+}
+
+// Whether the figure columns read the same (compared field by field: a refresh of 10,000 rows
+// must not format them all).
+bool sameFigureCells(const figures::IterationFigures* a, const figures::IterationFigures* b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->endpoint != b->endpoint || a->gpuModel != b->gpuModel || a->gpu != b->gpu
+        || a->sizes.size() != b->sizes.size())
+        return false;
+    for (std::size_t i = 0; i < a->sizes.size(); ++i) {
+        const figures::SizeFigures& x = a->sizes[i];
+        const figures::SizeFigures& y = b->sizes[i];
+        if (x.size != y.size || x.eagerUs != y.eagerUs || x.torchCompileUs != y.torchCompileUs
+            || x.speedupVsEager != y.speedupVsEager || x.speedupVsCompile != y.speedupVsCompile
+            || x.torchCompileError != y.torchCompileError)
+            return false;
+    }
+    return true;
+}
+
+bool isFigureColumn(int column)
+{
+    using C = IterationTableModel::Column;
+    return column == C::VsEagerColumn || column == C::VsCompileColumn || column == C::GpuColumn;
+}
+
+} // namespace
+
+QString measuredOnText(const figures::IterationFigures& f)
+{
+    QString model = toQString(f.gpuModel);
+    if (f.endpoint.empty() && f.gpu >= 0) // a result from before endpoints were recorded
+        model += QStringLiteral(" #%1").arg(f.gpu);
+    if (f.endpoint.empty() || f.gpuModel.empty())
+        return f.endpoint.empty() ? model : toQString(f.endpoint);
+    return toQString(f.endpoint) + QStringLiteral(" · ") + model;
+}
+
+QVariant iterationCell(const store::IterationRow& row, const figures::IterationFigures* figures, int column, int role)
+{
+    using C = IterationTableModel::Column;
+    if (isFigureColumn(column) && role != IterationTableModel::IterationRole && role != Qt::DecorationRole
+        && role != Qt::ForegroundRole && role != Qt::BackgroundRole)
+        return role == Qt::TextAlignmentRole && column != C::GpuColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                       : figureCell(figures, column, role);
     const Verdict verdict = verdictOf(row.status, row.category);
     if (role == IterationTableModel::IterationRole)
         return row.index;
@@ -54,7 +157,7 @@ QVariant iterationCell(const store::IterationRow& row, int column, int role)
         case C::SpeedupColumn:
             return row.speedup.value_or(-1.0);
         default:
-            return iterationCell(row, column, Qt::DisplayRole);
+            return iterationCell(row, figures, column, Qt::DisplayRole);
         }
     }
     if (role != Qt::DisplayRole)
@@ -104,6 +207,15 @@ QVariant iterationHeader(int column)
         return QCoreApplication::translate("kl::gui::IterationTableModel", "% copy");
     case C::SpeedupColumn:
         return QCoreApplication::translate("kl::gui::IterationTableModel", "Speedup");
+    case C::VsEagerColumn:
+        //: history column: the candidate's speedup over the PyTorch reference run eagerly, same job
+        return QCoreApplication::translate("kl::gui::IterationTableModel", "vs eager");
+    case C::VsCompileColumn:
+        //: history column: the candidate's speedup over torch.compile of the PyTorch reference, same job
+        return QCoreApplication::translate("kl::gui::IterationTableModel", "vs torch.compile");
+    case C::GpuColumn:
+        //: history column: the runner endpoint and GPU model that measured the iteration
+        return QCoreApplication::translate("kl::gui::IterationTableModel", "GPU");
     case C::DecisionColumn:
         return QCoreApplication::translate("kl::gui::IterationTableModel", "Decision");
     case C::FindingColumn:
@@ -131,8 +243,11 @@ bool extendsRows(const SessionView* shown, const SessionView* next)
     return true;
 }
 
-bool sameCells(const store::IterationRow& a, const store::IterationRow& b)
+bool sameCells(const store::IterationRow& a, const figures::IterationFigures* aFigures, const store::IterationRow& b,
+    const figures::IterationFigures* bFigures)
 {
+    if (!sameFigureCells(aFigures, bFigures))
+        return false;
     return a.index == b.index && a.proposer == b.proposer && a.proposerDetail == b.proposerDetail
         && a.hypothesis == b.hypothesis && a.state == b.state && a.status == b.status && a.category == b.category
         && a.medianUs == b.medianUs && a.gbps == b.gbps && a.pctOfCopy == b.pctOfCopy && a.speedup == b.speedup
@@ -159,7 +274,8 @@ bool IterationTableModel::setSession(std::shared_ptr<const SessionView> session)
         endInsertRows();
     int first = -1, last = -1;
     for (int i = 0; i < kept; ++i)
-        if (!sameCells(previous->rows[std::size_t(i)], m_session->rows[std::size_t(i)])) {
+        if (!sameCells(previous->rows[std::size_t(i)], previous->figuresOf(previous->rows[std::size_t(i)].index),
+                m_session->rows[std::size_t(i)], m_session->figuresOf(m_session->rows[std::size_t(i)].index))) {
             first = first < 0 ? i : first;
             last = i;
         }
@@ -187,7 +303,8 @@ QVariant IterationTableModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    return iterationCell(m_session->rows[static_cast<std::size_t>(index.row())], index.column(), role);
+    const store::IterationRow& row = m_session->rows[static_cast<std::size_t>(index.row())];
+    return iterationCell(row, m_session->figuresOf(row.index), index.column(), role);
 }
 
 QVariant IterationTableModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -1,6 +1,10 @@
 #pragma once
 // The iterations of one session, one row each, with the columns of `kernelloop-cli history`:
-// iteration, proposer, verdict, median, GB/s, % of copy, speedup, decision, top finding.
+// iteration, proposer, verdict, median, GB/s, % of copy, speedup, the speedups over PyTorch eager and
+// torch.compile (a PyTorch reference's), the runner and GPU that measured it, decision, top finding.
+// The last three before the decision come from the session's figures (read for the whole session at
+// once, after the rows): empty until they arrive, and the history panel hides them when no iteration
+// has them.
 #include "widgets/session_view.h"
 
 #include <QAbstractTableModel>
@@ -20,6 +24,9 @@ public:
         GbpsColumn,
         PctOfCopyColumn,
         SpeedupColumn,
+        VsEagerColumn,
+        VsCompileColumn,
+        GpuColumn,
         DecisionColumn,
         FindingColumn,
         ColumnCount
@@ -46,11 +53,14 @@ private:
 // Whether `next` is a newer value of `shown` that keeps its rows (same session, same iterations in
 // the same order, maybe more of them at the end).
 bool extendsRows(const SessionView* shown, const SessionView* next);
-// Whether two rows read the same in every column and role.
-bool sameCells(const store::IterationRow& a, const store::IterationRow& b);
+// Whether two rows, with their figures (null: not read yet), read the same in every column and role.
+bool sameCells(const store::IterationRow& a, const figures::IterationFigures* aFigures, const store::IterationRow& b,
+    const figures::IterationFigures* bFigures);
 
-// One cell's text for a row, shared by the table and the proposal tree.
-QVariant iterationCell(const store::IterationRow& row, int column, int role);
+// One cell's text for a row and its figures (null: not read yet), shared by the table and the tree.
+QVariant iterationCell(const store::IterationRow& row, const figures::IterationFigures* figures, int column, int role);
+// "local:0 · NVIDIA H200": the runner endpoint and the GPU model that measured an iteration.
+QString measuredOnText(const figures::IterationFigures& figures);
 QVariant iterationHeader(int column);
 
 } // namespace kl::gui

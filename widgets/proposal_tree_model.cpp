@@ -69,7 +69,8 @@ bool ProposalTreeModel::setSession(std::shared_ptr<const SessionView> session)
     for (std::size_t i = kept; i < m_session->rows.size(); ++i)
         addNode(i, true);
     for (std::size_t i = 0; i < kept; ++i)
-        if (!sameCells(previous->rows[i], m_session->rows[i])) {
+        if (!sameCells(previous->rows[i], previous->figuresOf(previous->rows[i].index), m_session->rows[i],
+                m_session->figuresOf(m_session->rows[i].index))) {
             const QModelIndex first = indexOfNode(static_cast<int>(i));
             emit dataChanged(first, first.siblingAtColumn(IterationTableModel::ColumnCount - 1));
         }
@@ -144,7 +145,7 @@ QVariant ProposalTreeModel::data(const QModelIndex& index, int role) const
     const store::IterationRow& row = m_session->rows[node->row];
     if (role == IterationRole)
         return row.index;
-    return iterationCell(row, index.column(), role);
+    return iterationCell(row, m_session->figuresOf(row.index), index.column(), role);
 }
 
 QVariant ProposalTreeModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -1,6 +1,7 @@
 #include "core/figures/history_export.h"
 
 #include <cstdio>
+#include <map>
 
 namespace kl::figures {
 
@@ -40,35 +41,83 @@ nlohmann::json optional(const std::optional<double>& value)
     return value ? nlohmann::json(*value) : nlohmann::json();
 }
 
+std::map<int, const IterationFigures*> byIndex(const std::vector<IterationFigures>& figures)
+{
+    std::map<int, const IterationFigures*> index;
+    for (const IterationFigures& f : figures)
+        index.emplace(f.index, &f);
+    return index;
+}
+
+// The columns after top_finding: who measured the row, and PyTorch as a contender.
+std::string figureFields(const IterationFigures* f)
+{
+    if (!f)
+        return ",,,,,";
+    return "," + quoted(f->endpoint) + "," + quoted(f->gpuModel) + "," + (f->gpu >= 0 ? std::to_string(f->gpu) : "")
+        + "," + number(speedupVsEager(*f)) + "," + number(speedupVsCompile(*f));
+}
+
+nlohmann::json pytorchJson(const IterationFigures& f)
+{
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const SizeFigures& s : f.sizes)
+        if (s.eagerUs || s.torchCompileUs || !s.torchCompileError.empty())
+            sizes.push_back({ { "size", s.size }, { "eager_us", optional(s.eagerUs) },
+                { "torch_compile_us", optional(s.torchCompileUs) }, { "vs_eager", optional(s.speedupVsEager) },
+                { "vs_torch_compile", optional(s.speedupVsCompile) },
+                { "torch_compile_error",
+                    s.torchCompileError.empty() ? nlohmann::json() : nlohmann::json(s.torchCompileError) } });
+    return sizes;
+}
+
 } // namespace
 
-std::string historyCsv(const std::vector<store::IterationRow>& rows)
+std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::vector<IterationFigures>& figures)
 {
+    const auto figuresAt = byIndex(figures);
     std::string out = "iteration,round,proposer,proposer_detail,state,status,category,median_us,gbps,pct_of_copy,"
-                      "speedup,predicted_speedup,decision,top_finding_rule,top_finding\n";
+                      "speedup,predicted_speedup,decision,top_finding_rule,top_finding,runner,gpu_model,gpu,vs_eager,"
+                      "vs_torch_compile\n";
     for (const store::IterationRow& r : rows) {
+        const auto f = figuresAt.find(r.index);
         out += std::to_string(r.index) + "," + (r.round ? std::to_string(*r.round) : std::string()) + ","
             + quoted(proposerOf(r)) + "," + quoted(r.proposerDetail) + "," + quoted(r.state) + "," + quoted(r.status)
             + "," + quoted(r.category) + "," + number(r.medianUs) + "," + number(r.gbps) + "," + number(r.pctOfCopy)
             + "," + number(r.speedup) + "," + number(r.predictedSpeedup) + ","
             + (r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : std::string()) + ","
-            + quoted(r.topFindingRule) + "," + quoted(r.topFindingMessage) + "\n";
+            + quoted(r.topFindingRule) + "," + quoted(r.topFindingMessage)
+            + figureFields(f == figuresAt.end() ? nullptr : f->second) + "\n";
     }
     return out;
 }
 
-nlohmann::json historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows)
+nlohmann::json historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows,
+    const std::vector<IterationFigures>& figures)
 {
+    const auto figuresAt = byIndex(figures);
     nlohmann::json iterations = nlohmann::json::array();
-    for (const store::IterationRow& r : rows)
-        iterations.push_back({ { "iteration", r.index },
+    for (const store::IterationRow& r : rows) {
+        nlohmann::json row = { { "iteration", r.index },
             { "round", r.round ? nlohmann::json(*r.round) : nlohmann::json() }, { "proposer", proposerOf(r) },
             { "proposer_detail", r.proposerDetail }, { "state", r.state }, { "status", r.status },
             { "category", r.category }, { "median_us", optional(r.medianUs) }, { "gbps", optional(r.gbps) },
             { "pct_of_copy", optional(r.pctOfCopy) }, { "speedup", optional(r.speedup) },
             { "predicted_speedup", optional(r.predictedSpeedup) },
             { "decision", r.lastDecision ? nlohmann::json(store::decisionName(*r.lastDecision)) : nlohmann::json() },
-            { "top_finding_rule", r.topFindingRule }, { "top_finding", r.topFindingMessage } });
+            { "top_finding_rule", r.topFindingRule }, { "top_finding", r.topFindingMessage } };
+        if (const auto at = figuresAt.find(r.index); at != figuresAt.end()) {
+            const IterationFigures& f = *at->second;
+            row["runner"] = f.endpoint.empty() ? nlohmann::json() : nlohmann::json(f.endpoint);
+            row["gpu_model"] = f.gpuModel.empty() ? nlohmann::json() : nlohmann::json(f.gpuModel);
+            row["gpu"] = f.gpu >= 0 ? nlohmann::json(f.gpu) : nlohmann::json();
+            row["vs_eager"] = optional(speedupVsEager(f));
+            row["vs_torch_compile"] = optional(speedupVsCompile(f));
+            if (auto pytorch = pytorchJson(f); !pytorch.empty())
+                row["pytorch"] = std::move(pytorch); // per main size, timed in the same job as the candidate
+        }
+        iterations.push_back(std::move(row));
+    }
     return { { "session", session.id }, { "problem", session.problemName }, { "device", session.device },
         { "proposer", session.proposer }, { "status", session.status }, { "label", session.label },
         { "iterations", iterations } };

@@ -1,6 +1,9 @@
 #pragma once
 // A session's history as a file: the `history` columns, one row per iteration, as CSV (RFC 4180)
-// or JSON, for spreadsheets and notebooks.
+// or JSON, for spreadsheets and notebooks. With the session's figures (readFigures) each row also
+// says which runner and GPU measured it and, for a PyTorch reference, its speedups over eager and
+// torch.compile; without them those columns are empty.
+#include "core/figures/iteration_figures.h"
 #include "core/store/records.h"
 
 #include <nlohmann/json.hpp>
@@ -10,7 +13,8 @@
 
 namespace kl::figures {
 
-std::string historyCsv(const std::vector<store::IterationRow>& rows);
-nlohmann::json historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows);
+std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::vector<IterationFigures>& figures = {});
+nlohmann::json historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows,
+    const std::vector<IterationFigures>& figures = {});
 
 } // namespace kl::figures

@@ -7,6 +7,7 @@
 #include "core/store/store.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kl::figures {
 
@@ -148,6 +149,11 @@ IterationFigures figuresOf(const store::IterationDetail& detail)
     if (!detail.result)
         return figures;
     const store::ResultRecord& result = *detail.result;
+    figures.endpoint = result.endpoint;
+    if (result.device.is_object()) {
+        figures.gpuModel = result.device.value("name", std::string());
+        figures.gpu = result.device.value("index", -1);
+    }
     if (result.compile.is_object() && result.compile.contains("telemetry"))
         readStatic(result.compile["telemetry"], figures);
     const nlohmann::json& timing = result.timing;
@@ -161,9 +167,11 @@ IterationFigures figuresOf(const store::IterationDetail& detail)
 
 std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_t sessionId)
 {
-    // Four queries for the whole session (rows, size rows, the profile's metrics, static telemetry),
-    // not one full iteration read each: 10,000 iterations took 1.1 s that way.
+    // A few queries for the whole session (rows, size rows, the profile's metrics, static telemetry,
+    // runners, and timings only for a PyTorch reference), not one full iteration read each: 10,000
+    // iterations took 1.1 s that way.
     const auto sizes = store.sizeResults(sessionId);
+    const auto runners = store.sessionRunners(sessionId);
     const auto metrics = store.sessionMetrics(
         sessionId, { "%/" + std::string(metric::kAchievedOccupancy), "%/" + metric::stallRatio("%") });
     const auto telemetry = store.sessionTelemetry(sessionId);
@@ -182,9 +190,54 @@ std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_
             readStatic(t->second, f);
         if (const auto c = contenders.find(row.index); c != contenders.end())
             addContenders(f.sizes, c->second);
+        if (const auto ran = runners.find(row.index); ran != runners.end()) {
+            f.endpoint = ran->second.endpoint;
+            f.gpuModel = ran->second.model;
+            f.gpu = ran->second.gpu;
+        }
         figures.push_back(std::move(f));
     }
     return figures;
+}
+
+namespace {
+std::optional<double> geometricMean(const IterationFigures& f, std::optional<double> SizeFigures::*member)
+{
+    if (f.sizes.empty())
+        return std::nullopt;
+    double logSum = 0.0;
+    for (const SizeFigures& size : f.sizes) {
+        const std::optional<double>& value = size.*member;
+        if (!value || *value <= 0.0)
+            return std::nullopt;
+        logSum += std::log(*value);
+    }
+    return f.sizes.size() == 1 ? (f.sizes.front().*member) : std::exp(logSum / double(f.sizes.size()));
+}
+} // namespace
+
+std::optional<double> speedupVsEager(const IterationFigures& figures)
+{
+    return geometricMean(figures, &SizeFigures::speedupVsEager);
+}
+
+std::optional<double> speedupVsCompile(const IterationFigures& figures)
+{
+    return geometricMean(figures, &SizeFigures::speedupVsCompile);
+}
+
+bool hasContenders(const std::vector<IterationFigures>& figures)
+{
+    return std::any_of(figures.begin(), figures.end(), [](const IterationFigures& f) {
+        return std::any_of(f.sizes.begin(), f.sizes.end(),
+            [](const SizeFigures& s) { return s.eagerUs || s.torchCompileUs || !s.torchCompileError.empty(); });
+    });
+}
+
+bool hasMeasuredOn(const std::vector<IterationFigures>& figures)
+{
+    return std::any_of(figures.begin(), figures.end(),
+        [](const IterationFigures& f) { return !f.endpoint.empty() || !f.gpuModel.empty(); });
 }
 
 std::vector<std::string> timedSizes(const std::vector<IterationFigures>& figures)

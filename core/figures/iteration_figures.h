@@ -42,6 +42,11 @@ struct IterationFigures {
     std::optional<int> registers; // per thread, of the main kernel
     std::optional<double> theoreticalOccupancy; // 0..1
     std::string occupancyLimiter;
+    // Which runner measured it and on which GPU (results.runner_endpoint and the device), for the
+    // history's GPU column: "local:0", "NVIDIA H200", 0. Empty (and -1) without a result.
+    std::string endpoint;
+    std::string gpuModel;
+    int gpu = -1;
 
     const SizeFigures* atSize(const std::string& size) const; // nullptr when not timed at it
 };
@@ -49,9 +54,19 @@ struct IterationFigures {
 IterationFigures figuresOf(const store::IterationDetail& detail);
 
 // Every committed iteration of a session, in index order, read for the whole session in a few
-// queries (the per-size rows, the profile's metrics, the static telemetry). The same figures as
+// queries (the per-size rows, the profile's metrics, the static telemetry, the runners). The same figures as
 // figuresOf() of each iteration; the baseline's median comes from the size's speedup there.
 std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_t sessionId);
+
+// The iteration's speedup over PyTorch eager (torch.compile) for the history: each size's own,
+// against the contender timed in the same job; over several sizes their geometric mean, as the
+// history's speedup is. Absent when a timed size lacks it (not a PyTorch reference, or not compiled).
+std::optional<double> speedupVsEager(const IterationFigures& figures);
+std::optional<double> speedupVsCompile(const IterationFigures& figures);
+// Whether any iteration was timed against PyTorch contenders (a problem with a PyTorch reference).
+bool hasContenders(const std::vector<IterationFigures>& figures);
+// Whether any iteration says which runner or GPU measured it.
+bool hasMeasuredOn(const std::vector<IterationFigures>& figures);
 
 // The sizes timed in any iteration, in first-seen order.
 std::vector<std::string> timedSizes(const std::vector<IterationFigures>& figures);

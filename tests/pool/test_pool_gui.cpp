@@ -1,17 +1,25 @@
 // The pool in the GUI: the run dialog's endpoints fill the recipe's runners (one a line, Slurm
 // arguments with spaces kept), runners file and remote runner, and the `kernelloop-cli tune` line
 // round-trips; the pool status panel shows a real pool's status() (runner doubles, one killed on
-// every job and quarantined). Offscreen; $KL_POOL_SCREENSHOTS=DIR saves pool-status.png and
-// run-dialog-pool.png there (docs/images).
+// every job and quarantined); the history table names the runner and GPU of each iteration. Offscreen;
+// $KL_POOL_SCREENSHOTS=DIR saves pool-status.png and run-dialog-pool.png there (docs/images).
 #include "pool_support.h"
+#include "widgets/history_panel.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/iteration_table_model.h"
 #include "widgets/pool_status_panel.h"
 #include "widgets/run_dialog.h"
 
+#include <QAbstractItemModelTester>
 #include <QDir>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTableView>
 #include <QTableWidget>
 #include <QtTest/QTest>
+
+#include <set>
 
 using namespace kl;
 using namespace kl::test;
@@ -94,6 +102,50 @@ private Q_SLOTS:
                 QVERIFY2(t->columnWidth(c) > fm.horizontalAdvance(t->item(row, c)->text()),
                     qPrintable(t->item(row, c)->text()));
         screenshot(&panel, QStringLiteral("pool-status"));
+    }
+
+    // The history table says which runner and GPU measured each iteration of a pooled session, as
+    // `history` does: the results' endpoints and devices, read with the session's figures.
+    void historyNamesTheGpuOfEachIteration()
+    {
+        // Jobs longer than a compile: the round's candidates run on both runners at once.
+        ScopedEnv env({ { "KL_MODEL_RUNNER_DELAY_MS", "2000" } });
+        pool::RunnerPool runners(endpoints({ "local:0", "local:1" }), modelPoolOptions());
+        PooledSession s;
+        s.run(runners, 1, 3);
+        QCOMPARE(s.summary.passed, 4);
+        const auto id = s.summary.sessionId;
+        auto rows = std::make_shared<gui::SessionView>();
+        rows->session = *s.store.session(id);
+        rows->rows = s.store.listIterations(id);
+        rows->indexCandidates();
+        gui::IterationTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(!model.setSession(rows));
+        QCOMPARE(model.headerData(gui::IterationTableModel::GpuColumn, Qt::Horizontal).toString(), u"GPU"_qs);
+        // Before the figures arrive the cells are empty, then they change in place.
+        QCOMPARE(model.index(0, gui::IterationTableModel::GpuColumn).data().toString(), QString());
+        auto withFigures = std::make_shared<gui::SessionView>(*rows);
+        withFigures->figures = figures::readFigures(s.store, id);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QVERIFY(model.setSession(withFigures));
+        QCOMPARE(changed.count(), 1);
+        std::set<QString> shown;
+        for (const auto& o : s.finished) {
+            const int row = model.rowOf(o.index);
+            QVERIFY(row >= 0);
+            const QString text = model.index(row, gui::IterationTableModel::GpuColumn).data().toString();
+            QCOMPARE(text, QString::fromStdString(o.endpoint) + u" · Model GPU"_qs);
+            shown.insert(text);
+        }
+        QCOMPARE(shown, (std::set<QString> { u"local:0 · Model GPU"_qs, u"local:1 · Model GPU"_qs }));
+        // The panel shows the GPU column; no PyTorch reference, so no "vs eager".
+        gui::IterationSelection selection;
+        gui::HistoryPanel panel(&selection);
+        panel.showSession(withFigures);
+        QVERIFY(!panel.table()->isColumnHidden(gui::IterationTableModel::GpuColumn));
+        QVERIFY(panel.table()->isColumnHidden(gui::IterationTableModel::VsEagerColumn));
+        QVERIFY(panel.table()->isColumnHidden(gui::IterationTableModel::VsCompileColumn));
     }
 };
 
