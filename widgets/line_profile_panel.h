@@ -8,6 +8,7 @@
 #include "core/lines/line_heat.h"
 #include "core/lines/ptx_listing.h"
 #include "core/lines/sass_listing.h"
+#include "widgets/code_listing_view.h"
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
@@ -20,7 +21,6 @@ class QTreeWidgetItem;
 
 namespace kl::gui {
 
-class CodeListingView;
 class KernelEditor;
 
 class LineProfilePanel : public QWidget, public IterationViewer {
