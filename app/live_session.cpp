@@ -23,6 +23,7 @@ struct LiveSession::Arrival {
     std::shared_ptr<const LoopEvent> event;
     std::optional<std::string> failure; // "[category] message": the session could not run
     bool ended = false; // the worker is done
+    std::int64_t tokens = 0; // a proposal's LLM tokens, counted after its text (in order with it)
 };
 
 struct LiveSession::Inbox {
@@ -66,6 +67,9 @@ bool LiveSession::start(LiveSessionSetup setup)
     m_cancel.store(false);
     m_runnerPid.store(-1);
     m_tokens.store(0);
+    m_countedTokens = 0;
+    m_streamedChars = 0;
+    m_tokensDirty = m_estimateDirty = false;
     m_sessionId = 0;
     m_budget = setup.only ? 1 : setup.recipe.budget;
     m_pendingExtension = 0;
@@ -74,27 +78,32 @@ bool LiveSession::start(LiveSessionSetup setup)
     m_status.clear();
     m_storePath = QString::fromStdString(setup.storePath);
     m_gate = std::make_shared<GuiReviewGate>();
-    std::atomic<std::int64_t>* tokens = &m_tokens;
-    m_proposer = std::make_shared<LiveProposer>([tokens](std::int64_t n) { tokens->fetch_add(n); });
+    // On the loop's thread, after the proposal's streamed text was posted: the usage follows it in order.
+    m_proposer = std::make_shared<LiveProposer>([this](std::int64_t n) {
+        m_tokens.fetch_add(n);
+        post({ nullptr, std::nullopt, false, n });
+    });
     m_running = true;
     m_worker = std::thread([this, setup = std::move(setup)]() mutable { work(std::move(setup)); });
     return true;
 }
 
+void LiveSession::post(Arrival arrival)
+{
+    bool queue = false;
+    {
+        std::lock_guard lock(m_inbox->mutex);
+        m_inbox->items.push_back(std::move(arrival));
+        queue = !m_inbox->posted;
+        m_inbox->posted = true;
+    }
+    if (queue) // the destructor joins the worker first, so `this` outlives the call
+        QMetaObject::invokeMethod(this, &LiveSession::drain, Qt::QueuedConnection);
+}
+
 void LiveSession::work(LiveSessionSetup setup)
 {
-    const auto inbox = m_inbox;
-    auto post = [this, inbox](Arrival arrival) {
-        bool queue = false;
-        {
-            std::lock_guard lock(inbox->mutex);
-            inbox->items.push_back(std::move(arrival));
-            queue = !inbox->posted;
-            inbox->posted = true;
-        }
-        if (queue) // the destructor joins this thread first, so `this` outlives the call
-            QMetaObject::invokeMethod(this, &LiveSession::drain, Qt::QueuedConnection);
-    };
+    const auto post = [this](Arrival arrival) { this->post(std::move(arrival)); };
     const auto gate = m_gate;
     const auto proposer = m_proposer;
     try {
@@ -195,6 +204,12 @@ void LiveSession::drain()
             emit sessionEnded(m_status, m_lastError);
             continue;
         }
+        if (a.tokens > 0) { // the proposal's usage replaces the estimate of its text
+            m_countedTokens += a.tokens;
+            m_streamedChars = 0;
+            m_tokensDirty = m_estimateDirty = true;
+            scheduleFlush();
+        }
         if (!a.event)
             continue;
         const LoopEvent& event = *a.event;
@@ -210,14 +225,16 @@ void LiveSession::drain()
                 m_pendingText.back().text += t->text;
             else
                 m_pendingText.push_back(*t);
+            m_streamedChars += std::int64_t(t->text.size());
+            m_estimateDirty = true;
             scheduleFlush();
         } else if (const auto* r = std::get_if<ReviewRequested>(&event)) {
             flushCoalesced(); // the review phase shows before the panel asks
             emit reviewRequested(*r);
         } else if (const auto* f = std::get_if<IterationFinished>(&event)) {
             m_iterations.push_back(f->outcome);
+            emitTokens(); // its proposal's count, before whoever follows the iteration reads the strip
             emit iterationFinished(f->outcome);
-            emit tokensChanged(m_tokens.load());
         } else if (const auto* c = std::get_if<IncumbentChanged>(&event)) {
             emit incumbentChanged(*c);
         } else if (const auto* done = std::get_if<SessionFinished>(&event)) {
@@ -238,19 +255,31 @@ void LiveSession::scheduleFlush()
 void LiveSession::flushCoalesced()
 {
     m_flushTimer->stop();
-    if (!m_pendingPhase && m_pendingText.empty())
+    if (!m_pendingPhase && m_pendingText.empty() && !m_tokensDirty && !m_estimateDirty)
         return;
     m_sinceFlush.restart();
     ++m_textUpdates;
     const auto texts = std::move(m_pendingText);
     m_pendingText.clear();
-    for (const auto& t : texts)
-        emit textArrived(QString::fromStdString(t.role), t.alternative, QString::fromStdString(t.text));
+    // The strip first, so that whoever sees the text sees the phase and tokens it came with. The usage
+    // of a reply arrives with its end; until then the strip shows an estimate from its text.
     if (m_pendingPhase) {
         const PhaseChanged p = *m_pendingPhase;
         m_pendingPhase.reset();
         emit phaseChanged(p.round, p.phase, QString::fromStdString(p.detail));
     }
+    emitTokens();
+    for (const auto& t : texts)
+        emit textArrived(QString::fromStdString(t.role), t.alternative, QString::fromStdString(t.text));
+}
+
+void LiveSession::emitTokens()
+{
+    if (m_tokensDirty)
+        emit tokensChanged(m_countedTokens);
+    if (m_estimateDirty)
+        emit streamingTokensEstimated(streamingTokenEstimate());
+    m_tokensDirty = m_estimateDirty = false;
 }
 
 void LiveSession::setPaused(bool paused)

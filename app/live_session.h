@@ -74,7 +74,10 @@ public:
 
     // What has arrived so far (GUI thread).
     const std::vector<IterationOutcome>& iterations() const { return m_iterations; }
-    std::int64_t tokens() const { return m_tokens.load(); }
+    std::int64_t tokens() const { return m_tokens.load(); } // LLM tokens of finished proposals (usage)
+    // Tokens of the reply being streamed, estimated from its text (~4 characters a token) until the
+    // proposal finishes and its usage counts; 0 when nothing streams.
+    std::int64_t streamingTokenEstimate() const { return m_streamedChars / 4; }
     int textUpdates() const { return m_textUpdates; } // coalesced flushes so far, for tests
 
 signals:
@@ -85,15 +88,18 @@ signals:
     void iterationFinished(const kl::IterationOutcome& outcome);
     void incumbentChanged(const kl::IncumbentChanged& change);
     void tokensChanged(qint64 tokens);
+    void streamingTokensEstimated(qint64 estimate); // as text streams (coalesced with it); 0 once counted
     // The session ended ("finished", "cancelled", "failed"); `reason` is the stop reason or the error.
     void sessionEnded(const QString& status, const QString& reason);
 
 private:
     struct Inbox;
     struct Arrival;
+    void post(Arrival arrival); // from the worker (or the loop's threads) to the GUI thread
     void work(LiveSessionSetup setup);
     void drain();
     void flushCoalesced();
+    void emitTokens();
     void scheduleFlush();
     void joinWorker();
 
@@ -123,6 +129,10 @@ private:
     std::optional<PhaseChanged> m_pendingPhase;
     std::vector<ProposerText> m_pendingText;
     int m_textUpdates = 0;
+    std::int64_t m_streamedChars = 0; // text streamed since the tokens last counted
+    std::int64_t m_countedTokens = 0; // the counted tokens, in order with the text
+    bool m_tokensDirty = false; // not yet shown
+    bool m_estimateDirty = false;
 };
 
 } // namespace kl::gui

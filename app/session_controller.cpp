@@ -107,6 +107,7 @@ SessionController::SessionController(MainWindow* window)
     connect(m_live, &LiveSession::sessionEnded, this, &SessionController::onEnded);
     connect(m_live, &LiveSession::phaseChanged, m_phases, &PhaseStrip::setPhase);
     connect(m_live, &LiveSession::tokensChanged, m_phases, &PhaseStrip::setTokens);
+    connect(m_live, &LiveSession::streamingTokensEstimated, m_phases, &PhaseStrip::setStreamingTokens);
     connect(m_live, &LiveSession::textArrived, m_transcript, &LiveTranscriptPanel::appendText);
     connect(m_reviewPanel, &ReviewPanel::accepted, this, [this] {
         answer({ ReviewDecision::Kind::Accept, {}, {}, std::nullopt, {} });

@@ -75,6 +75,8 @@ void PhaseStrip::reset()
     m_budget = 0;
     m_detail.clear();
     m_tick->stop();
+    m_countedTokens = 0;
+    m_streamingTokens = 0;
     m_tokens->clear();
     //: phase strip: no session is running
     m_state->setText(tr("no session running"));
@@ -104,8 +106,32 @@ void PhaseStrip::setBudget(int rounds)
 
 void PhaseStrip::setTokens(qint64 tokens)
 {
-    //: phase strip: LLM tokens used in this session so far
-    m_tokens->setText(tokens > 0 ? tr("%1 tokens").arg(QLocale().toString(tokens)) : QString());
+    m_countedTokens = tokens;
+    showTokens();
+}
+
+void PhaseStrip::setStreamingTokens(qint64 estimate)
+{
+    m_streamingTokens = estimate;
+    showTokens();
+}
+
+QString PhaseStrip::tokensText() const { return m_tokens->text(); }
+
+void PhaseStrip::showTokens()
+{
+    QString text;
+    if (m_countedTokens > 0)
+        //: phase strip: LLM tokens used in this session so far (the usage the server reported)
+        text = tr("%1 tokens").arg(QLocale().toString(m_countedTokens));
+    if (m_streamingTokens > 0)
+        //: phase strip: tokens of the reply still being written, estimated from its text (~4 characters a token)
+        text += (text.isEmpty() ? QString() : QStringLiteral(" + "))
+            + tr("~%1 streaming (estimate)").arg(QLocale().toString(m_streamingTokens));
+    m_tokens->setText(text);
+    //: phase strip: tooltip of the token count
+    m_tokens->setToolTip(tr("LLM tokens: the server's count for finished replies; the reply being written is "
+                            "estimated from its length until its count arrives"));
 }
 
 void PhaseStrip::setState(const QString& state) { m_state->setText(state); }

@@ -1,7 +1,8 @@
 #pragma once
 // The live session's progress in one line: the round (of the budget), each phase of the round
 // (propose, review, compile, verify, benchmark, profile, decide) with the current one marked and
-// its elapsed time, the LLM tokens used so far and the session's state (running, paused, ...).
+// its elapsed time, the LLM tokens used so far (counted, plus an estimate for the reply still being
+// written) and the session's state (running, paused, ...).
 #include "core/loop/loop_values.h"
 
 #include <QElapsedTimer>
@@ -21,7 +22,9 @@ public:
 
     void setPhase(int round, LoopPhase phase, const QString& detail);
     void setBudget(int rounds); // 0: none
-    void setTokens(qint64 tokens);
+    void setTokens(qint64 tokens); // counted: the usage of finished replies
+    void setStreamingTokens(qint64 estimate); // the reply being written, estimated from its text; 0: none
+    QString tokensText() const; // "1,234 tokens + ~56 streaming (estimate)", empty before any
     void setState(const QString& state); // "running", "paused", "waiting for your review", "cancelled", ...
     void reset();
 
@@ -30,6 +33,7 @@ public:
 
 private:
     void refresh();
+    void showTokens();
 
     std::map<LoopPhase, QLabel*> m_labels;
     QLabel* m_round;
@@ -42,6 +46,8 @@ private:
     bool m_active = false;
     int m_roundNumber = 0;
     int m_budget = 0;
+    qint64 m_countedTokens = 0;
+    qint64 m_streamingTokens = 0;
     QString m_detail;
 };
 
