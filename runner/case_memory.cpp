@@ -151,8 +151,9 @@ ReferenceOutputs CaseMemory::saveReferenceOutputs(ReferenceMemory where) const
 {
     ReferenceOutputs saved;
     const CudaDriver& cu = m_device.driver();
-    // Every stream, not only ours: a PyTorch reference's outputs arrive by cuMemcpyHtoD on the legacy one.
-    KL_CU(cu, cuCtxSynchronize);
+    // The legacy stream as well as ours: a PyTorch reference's outputs arrive by cuMemcpyHtoD on it.
+    KL_CU(cu, cuStreamSynchronize, CU_STREAM_LEGACY);
+    m_device.synchronize();
     for (const TensorAllocation& output : m_referenceOutputs) {
         const std::size_t bytes = output.memory.bytes();
         if (where == ReferenceMemory::Device) {

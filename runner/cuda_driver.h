@@ -16,7 +16,9 @@
 namespace kl::runner {
 
 // Every driver function the runner calls. cuCtxCreate is absent on purpose (v4 in CUDA 13): the
-// runner uses the device's primary context.
+// runner uses the device's primary context. So is cuCtxSynchronize: asked for by CUDA 13.0's version,
+// cuGetProcAddress hands back cuCtxSynchronize_v2(CUcontext), while cuda.h declares the v1 (void)
+// signature, and a call without the context failed with CUDA_ERROR_CONTEXT_IS_DESTROYED on the H200.
 #define KL_CUDA_DRIVER_FUNCTIONS(X)                                                                                    \
     X(cuInit)                                                                                                          \
     X(cuDriverGetVersion)                                                                                              \
@@ -31,7 +33,6 @@ namespace kl::runner {
     X(cuDevicePrimaryCtxRetain)                                                                                        \
     X(cuDevicePrimaryCtxRelease)                                                                                       \
     X(cuCtxSetCurrent)                                                                                                 \
-    X(cuCtxSynchronize)                                                                                                \
     X(cuModuleLoadData)                                                                                                \
     X(cuModuleUnload)                                                                                                  \
     X(cuModuleGetFunction)                                                                                             \
