@@ -109,6 +109,18 @@ fx = sys.argv[2]
 hinted = ["*fp16:16"] * 4 + ["i32:16"] * 3 + ["fp32"]
 plain = ["*fp16"] * 4 + ["i32"] * 3 + ["fp32"]
 line = next(i for i, l in enumerate(base.splitlines(), 1) if "@kl launch" in l)
+DOT = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def big_dot(a, b, c, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None] * BLOCK
+    cols = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(a + rows + cols)
+    y = tl.load(b + rows + cols)
+    tl.store(c + rows + cols, tl.dot(x, y))
+"""
 variants = {
     "ok": (base, {"BLOCK_N": 1024}, 4, 1),
     "ok_wide": (base, {"BLOCK_N": 4096}, 8, 2),
@@ -119,6 +131,11 @@ variants = {
     "not_pow2": (base, {"BLOCK_N": 1000}, 4, 1),
     "missing": (base, {"BLOCK_N": 1024}, 4, 1, "ln_gelu_missing"),
     "args": (base, {"BLOCK_N": 1024, "BLOCK_M": 2}, 4, 1),
+    # Python that Triton's code generator has no rule for (a lambda): the "unsupported" category.
+    "unsupported": (base.replace("rstd = 1.0 / tl.sqrt(var + eps)", "rstd = (lambda v: 1.0 / tl.sqrt(v))(var + eps)"),
+                    {"BLOCK_N": 1024}, 4, 1),
+    # A 256x256 fp16 tile product: its operands in shared memory pass the H200's 227 KiB ("resources").
+    "resources": (DOT, {"BLOCK": 256}, 8, 3, "big_dot", ["*fp16:16", "*fp16:16", "*fp32:16"]),
 }
 only = os.environ.get("KL_FIXTURES", "").split()
 for name, v in variants.items():

@@ -103,6 +103,17 @@ def plain_failure(exception, message, line=0):
     return {"ok": False, "stage": "request", "exception": exception, "message": message, "line": line, "column": 0}
 
 
+# Shared memory one block may opt in to, by compute capability (the CUDA programming guide's table):
+# the limit Triton's JIT checks at load time, checked here at compile time since no device is asked.
+SHARED_MEMORY_OPT_IN = {70: 98304, 72: 49152, 75: 65536, 80: 166912, 86: 101376, 87: 166912, 89: 101376,
+                        90: 232448, 100: 232448, 103: 232448, 120: 101376}
+
+
+def shared_memory_limit(capability):
+    """Bytes of shared memory a block may use on this capability; 0 when unknown (not checked)."""
+    return SHARED_MEMORY_OPT_IN.get(int(capability), 0)
+
+
 def find_ptxas():
     try:
         from triton.backends.nvidia import compiler as nv
@@ -261,6 +272,15 @@ def compile_request(request, out_dir):
     if "profile_scratch_size" in metadata:
         implicit.append({"name": "profile_scratch", "size": int(metadata.get("profile_scratch_size", 0) or 0),
                          "align": int(metadata.get("profile_scratch_align", 1) or 1)})
+    shared = int(metadata.get("shared", 0) or 0)
+    limit = shared_memory_limit(target.arch)
+    if limit and shared > limit:  # what Triton's JIT raises when it loads such a kernel on the device
+        shutil.rmtree(folder, ignore_errors=True)
+        reply = plain_failure("OutOfResources", "out of resource: shared memory, Required: %d, Hardware limit: %d. "
+                              "Reducing block sizes or `num_stages` may help." % (shared, limit),
+                              def_line(source, kernel))
+        reply.update({"stage": "compile", "compile_ms": compile_ms, "metadata": metadata})
+        return reply
     ptx = compiled.asm.get("ptx", "")
     with open(os.path.join(out_dir, "kernel.cubin"), "wb") as out:
         out.write(compiled.asm["cubin"])
