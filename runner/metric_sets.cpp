@@ -18,7 +18,9 @@ std::vector<std::string> metricsFor(protocol::MetricSet set)
             "sm__warps_active.avg.pct_of_peak_sustained_active",
             "smsp__inst_executed_op_local_ld.sum",
             "smsp__inst_executed_op_local_st.sum",
-            "smsp__issue_active.avg.per_cycle_active",
+            // Per elapsed cycle: ".per_cycle_active" needs counters that pushed this set to a second pass
+            // on GH100 (a pass is ~80 ms of CUPTI's kernel replay per candidate, docs/measurements.md).
+            "smsp__issue_active.avg.per_cycle_elapsed",
             "smsp__average_warp_latency_per_inst_issued.ratio",
         };
     case protocol::MetricSet::SpeedOfLight:

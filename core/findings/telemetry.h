@@ -74,7 +74,7 @@ inline constexpr const char* kSharedStoreWavefronts = "l1tex__data_pipe_lsu_wave
 inline constexpr const char* kSharedLoads = "smsp__inst_executed_op_shared_ld.sum";
 inline constexpr const char* kSharedStores = "smsp__inst_executed_op_shared_st.sum";
 inline constexpr const char* kWarpLatency = "smsp__average_warp_latency_per_inst_issued.ratio";
-inline constexpr const char* kIssueActive = "smsp__issue_active.avg.per_cycle_active";
+inline constexpr const char* kIssueActive = "smsp__issue_active.avg.per_cycle_elapsed";
 // smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
 std::string stallRatio(const std::string& reason);
 } // namespace metric
