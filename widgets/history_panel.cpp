@@ -34,6 +34,9 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setIconSize(QSize(14, 14));
+    // Where an iteration ran reads the same on most rows ('local:0 · NVIDIA H200'): shown last, so in a
+    // narrow pane it does not push the top finding out of sight (the status bar names the GPU too).
+    m_table->horizontalHeader()->moveSection(IterationTableModel::GpuColumn, IterationTableModel::ColumnCount - 1);
 
     m_tree->setModel(m_treeModel);
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -41,6 +44,7 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     m_tree->setUniformRowHeights(true);
     m_tree->setIconSize(QSize(14, 14));
     m_tree->header()->setStretchLastSection(true);
+    m_tree->header()->moveSection(IterationTableModel::GpuColumn, IterationTableModel::ColumnCount - 1);
 
     m_tabs->setDocumentMode(true);
     //: history tab: the iterations in order

@@ -95,11 +95,13 @@ RunDialog::RunDialog(QWidget* parent)
     // The local runner is an executable or a command line that starts one (a wrapper, ssh to a GPU box):
     // either way --device N follows it.
     m_runner->setObjectName(QStringLiteral("runner"));
-    m_runner->setPlaceholderText(tr("an executable or a command line; default: kernelloop-runner beside this program"));
+    // Short enough to show whole in the field; the tooltip says the rest.
+    m_runner->setPlaceholderText(tr("a program or a command line; default: kernelloop-runner"));
     //: run dialog: tooltip of the Runner field
     m_runner->setToolTip(tr("The runner's executable (/opt/kl/kernelloop-runner) or a command line that starts it "
                             "(ssh gpuhost kernelloop-runner, env CUDA_LAUNCH_BLOCKING=1 ./kernelloop-runner). "
-                            "--device <GPU index> is appended to either."));
+                            "--device <GPU index> is appended to either. Empty: the kernelloop-runner beside this "
+                            "program."));
     // Slurm arguments hold spaces and commas: one endpoint a line, as in a runners file.
     m_endpoints->setObjectName(QStringLiteral("runnerEndpoints"));
     m_endpoints->setPlaceholderText(tr("one a line: local:0, local:all, ssh:me@gpu-box:1, slurm:-p gpu --time=60, "
