@@ -3,7 +3,8 @@
 // NVRTC for the review's offline compile and a real SQLite store. Review mode is driven through
 // the review panel's buttons; decisions are read back from the store, where the loop writes them
 // as for the CLI's review prompt, and the edited candidate is checked against the cubin the runner
-// double received. With KL_LIVE_SCREENSHOTS=DIR the states are saved as PNGs.
+// double received. The double replays the H200's recorded tuner session (KL_MODEL_RUNNER_RECORDED), so
+// the window shows what the H200 measured. With KL_LIVE_SCREENSHOTS=DIR the states are saved as PNGs.
 #include "app/api_keys.h"
 #include "app/live_session.h"
 #include "app/main_window.h"
@@ -17,7 +18,9 @@
 #include "live_window.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
+#include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
+#include "widgets/iteration_table_model.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/live_transcript_panel.h"
 #include "widgets/phase_strip.h"
@@ -52,6 +55,20 @@ namespace {
 const std::string kPlantedKey = "sk-kl-gui-planted-9876543210zyxwvu";
 
 std::string problemPath() { return std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu/problem.json"; }
+
+// A tuner session recorded on the H200: the runner double replays its results (tests/loop/recorded_results.h).
+const std::string kRecordedSession = std::string(KL_SOURCE_DIR) + "/resources/sessions/layernorm_gelu-h200.klsession";
+
+// Sets an environment variable for one test, and unsets it however the test ends.
+struct ScopedEnv {
+    const char* name;
+    ScopedEnv(const char* n, const QByteArray& value)
+        : name(n)
+    {
+        qputenv(name, value);
+    }
+    ~ScopedEnv() { qunsetenv(name); }
+};
 
 // Each request gets the recorded kernel as a distinct variant (so the cache never answers), streamed.
 class VariantModel {
@@ -162,6 +179,7 @@ void TestLiveSession::reviewModeThroughThePanel()
     qputenv("KL_TEST_LLM_KEY", QByteArray::fromStdString(kPlantedKey));
     const QString runnerLog = dir.filePath(QStringLiteral("runner.log")); // what the runner double received
     qputenv("KL_MODEL_RUNNER_LOG", runnerLog.toUtf8());
+    const ScopedEnv replay("KL_MODEL_RUNNER_RECORDED", QByteArray::fromStdString(kRecordedSession));
 
     MainWindow window;
     QVERIFY(test::openWithRunner(
@@ -267,6 +285,25 @@ void TestLiveSession::reviewModeThroughThePanel()
     QVERIFY(jobs.back() != jobs[1]);
     // The history panel followed to the end.
     QTRY_COMPARE_WITH_TIMEOUT(window.review()->selection()->session()->rows.size(), std::size_t(5), 5000);
+
+    // The window shows what the H200 measured: the baseline got the recording's iteration 1, the
+    // accepted proposal its next passed iteration (2), the edit the one after (3), on an NVIDIA H200.
+    const auto recording = store::Store::open(kRecordedSession, store::Store::Options { .readOnly = true });
+    const auto recordedId = recording.listSessions().back().session.id; // the oldest, as the double replays
+    const IterationTableModel* table = window.review()->history()->tableModel();
+    const auto cell = [&](int iteration, int column) {
+        return table->data(table->index(table->rowOf(iteration), column)).toString();
+    };
+    for (const auto& [shown, measured] : { std::pair { 1, 1 }, { 4, 2 }, { 5, 3 } }) {
+        const auto expected = recording.iteration(recordedId, measured)->row.medianUs;
+        QVERIFY(expected);
+        QCOMPARE(store.iteration(id, shown)->row.medianUs, expected); // the recorded figure, stored as it came
+        QTRY_COMPARE_WITH_TIMEOUT(
+            cell(shown, IterationTableModel::MedianColumn), QString::number(*expected, 'f', 2), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            cell(shown, IterationTableModel::GpuColumn).contains(QStringLiteral("NVIDIA H200")), 5000);
+    }
+    QCOMPARE(cell(4, IterationTableModel::MedianColumn), QStringLiteral("60.54")); // as the H200's iteration 2
 
     // The key reached the server, and nothing else.
     QVERIFY(server.requests().front().header("authorization").find(kPlantedKey) != std::string::npos);

@@ -1,9 +1,21 @@
 // A stand-in for kernelloop-runner at the process boundary, for testing the loop without a GPU.
-// It speaks protocol v1 through the real message code and times nothing: a candidate's "time" is
-// a deterministic function of its cubin (so different tunables give different, repeatable
-// times), with small seeded noise on the samples. The real runner is tested by the GPU suites.
+// It speaks protocol v1 through the real message code and times nothing. By default it makes its
+// numbers up: a "Model GPU", and a candidate's "time" a deterministic function of its cubin (so
+// different tunables give different, repeatable times), with small seeded noise on the samples.
+//
+// With KL_MODEL_RUNNER_RECORDED=FILE it replays what the real runner measured on an NVIDIA H200
+// instead (tests/loop/recorded_results.h): FILE is a recorded session (resources/sessions/
+// layernorm_gelu-h200.klsession, read-only) or one recorded reply (tests/fixtures/findings/*-h200.json).
+// Describe answers the recorded device (name, SMs, clocks, copy bandwidth); each evaluate answers the
+// recorded timing (candidate, baseline and copy summaries with their samples) and, for the metric set
+// asked, the recorded profile (else "unavailable", as a runner without CUPTI). The baseline's cubin
+// gets iteration 1's result and each new cubin the next passed iteration's, in order; id, case labels
+// and bytes are the request's. Every fault knob below works the same in both modes
+// (KL_MODEL_RUNNER_IMPROVING only chooses made-up times, so it has no effect while replaying).
+// The real runner is tested by the GPU suites.
 #include "core/model/hash.h"
 #include "core/protocol/messages.h"
+#include "tests/loop/recorded_results.h"
 
 #include <chrono>
 #include <cmath>
@@ -12,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -158,6 +171,16 @@ int main(int argc, char** argv)
         hello.deviceOk = false;
         hello.detail = why;
     }
+    // A recording that cannot be read is said in the hello too, so that a test fails with the reason.
+    std::optional<kl::test::RecordedResults> recorded;
+    if (const char* file = std::getenv("KL_MODEL_RUNNER_RECORDED"); file && *file) {
+        try {
+            recorded = kl::test::RecordedResults::load(file);
+        } catch (const std::exception& e) {
+            hello.deviceOk = false;
+            hello.detail = std::string("KL_MODEL_RUNNER_RECORDED: ") + e.what();
+        }
+    }
     if (std::string protocol; forDevice("KL_MODEL_RUNNER_PROTOCOL_DEVICE", deviceIndex, &protocol)) {
         auto j = nlohmann::json::parse(toLine(hello));
         j["protocol"] = std::stoi(protocol);
@@ -169,14 +192,18 @@ int main(int argc, char** argv)
     const char* delay = std::getenv("KL_MODEL_RUNNER_DELAY_MS");
     const int delayMs = delay ? std::atoi(delay) : 0;
     DeviceDescription device;
+    if (recorded) {
+        device = recorded->device();
+    } else {
+        device.name = "Model GPU";
+        device.computeCapability = "9.0";
+        device.smCount = 132;
+        device.l2Bytes = 62914560;
+        device.smClockMhz = 1980;
+        device.copyBandwidthGbps = 4000.0;
+    }
     device.index = deviceIndex;
-    device.name = "Model GPU";
     forDevice("KL_MODEL_RUNNER_NAME_DEVICE", deviceIndex, &device.name);
-    device.computeCapability = "9.0";
-    device.smCount = 132;
-    device.l2Bytes = 62914560;
-    device.smClockMhz = 1980;
-    device.copyBandwidthGbps = 4000.0;
     std::string line;
     while (std::getline(std::cin, line)) {
         const auto request = parseRequest(line);
@@ -201,6 +228,13 @@ int main(int argc, char** argv)
             if (delayMs > 0) {
                 std::cout << toLine(Progress { e->id, "time", 0, 1 }) << std::flush;
                 std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+            }
+            if (recorded) {
+                auto r = recorded->answer(*e, device);
+                if (e->options.pcSampling)
+                    r.pcSampling = recordedSampling();
+                std::cout << toLine(r) << std::flush;
+                continue;
             }
             EvaluateResult r;
             r.header.id = e->id;
