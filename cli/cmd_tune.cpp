@@ -88,6 +88,11 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
            "stop repeating a timing once the 95% interval of its median is within +-this fraction (adaptive)")
         ->check(CLI::Range(0.0005, 0.1))
         ->capture_default_str();
+    cmd->add_option("--profile-candidates", r.profileCandidates,
+           "all: CUPTI counters for every candidate; promising: only for those within 5% of the best so far "
+           "(the rest verified and timed alike; profiling is most of a job)")
+        ->check(CLI::IsMember({ "all", "promising" }))
+        ->capture_default_str();
     cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", r.seed, "seed for inputs and the tuner");

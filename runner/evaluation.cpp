@@ -1,5 +1,6 @@
 #include "runner/evaluation.h"
 
+#include "core/protocol/profile_policy.h"
 #include "core/verify/physical_floor.h"
 #include "runner/case_memory.h"
 #include "runner/copy_bandwidth.h"
@@ -7,7 +8,6 @@
 #include "runner/job_failure.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -248,7 +248,18 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         }
     }
 
-    // Profile (never during timing).
+    // Profile (never during timing), unless the loop asked only for candidates as fast as its incumbent.
+    if (request.options.profile != protocol::MetricSet::None && result.timing) {
+        if (const std::string skip = protocol::profileSkipReason(*result.timing, request.options.profileMinSpeedup);
+            !skip.empty()) {
+            protocol::Profile skipped;
+            skipped.status = protocol::ProfileStatus::Skipped;
+            skipped.reason = "slower-than-asked";
+            result.profile = skipped;
+            result.header.detail += "; " + skip; // PC sampling, part of the profile, skipped alike
+            return outcome;
+        }
+    }
     if (request.options.profile != protocol::MetricSet::None) {
         started = Clock::now();
         progress("profile", 0, 1);

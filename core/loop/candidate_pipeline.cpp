@@ -86,8 +86,13 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
     o.sourceHash = contentHash(proposal.candidate.source);
     o.tunables = proposal.tunables;
 
+    // Counters only for a candidate that may become the best: read here, on the loop's thread.
+    if (m_config.profileWithin > 0.0 && m_best && m_best->outcome.speedup && proposal.proposer != "human")
+        pending->profileMinSpeedup = *m_best->outcome.speedup / (1.0 + m_config.profileWithin);
+    // A result measured under that policy may lack counters: never an answer for a session profiling all.
     a.cacheKey = store::evaluationCacheKey({ proposal.candidate.source, proposal.tunables, m_problemHash, m_device.name,
-        m_reference->baseline.compiled.nvrtcVersion, optionsKey(m_config.evaluate) });
+        m_reference->baseline.compiled.nvrtcVersion,
+        optionsKey(m_config.evaluate) + (m_config.profileWithin > 0.0 ? ";profile=promising" : "") });
     std::optional<store::ResultRecord> cached;
     if (m_config.useCache)
         cached = m_store.cacheLookup(a.cacheKey);
@@ -173,7 +178,9 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         std::optional<protocol::EvaluateRequest> request;
         const auto planned = Clock::now();
         try {
-            request = buildEvaluateRequest(m_problem, job, m_config.evaluate, pending->tag);
+            protocol::EvaluateOptions asked = m_config.evaluate;
+            asked.profileMinSpeedup = pending->profileMinSpeedup;
+            request = buildEvaluateRequest(m_problem, job, asked, pending->tag);
         } catch (const Error& error) {
             o.status = "failed";
             o.category = error.category();

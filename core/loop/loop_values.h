@@ -22,6 +22,10 @@ struct LoopConfig {
     LoopMode mode = LoopMode::Auto;
     int candidatesPerIteration = 1; // k proposals evaluated per iteration
     protocol::EvaluateOptions evaluate; // trials, repetitions, metric set
+    // 0: profile every candidate. f > 0: only candidates within f of the incumbent's speedup over the
+    // baseline (the runner times first and skips CUPTI for the rest): only a new best's counters steer
+    // the tuner, and the profile is most of a job. The baseline and the engineer's candidates always.
+    double profileWithin = 0.0;
     std::chrono::milliseconds jobTimeout { 120'000 };
     double noiseGain = 0.01; // a new best must be faster by this beyond the noise interval
     bool useCache = true;

@@ -30,6 +30,7 @@ struct TuningSession::Pending {
     std::string tag; // "r<round>.<n>": the request's id and the trace's name for it (KL_LOOP_TRACE)
     pool::TurnOrder* order = nullptr; // compiled side by side: queued in this order
     int turn = 0;
+    double profileMinSpeedup = 0.0; // the request's, fixed when it begins (LoopConfig::profileWithin)
 };
 
 } // namespace kl

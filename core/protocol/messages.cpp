@@ -396,6 +396,8 @@ void to_json(nlohmann::json& j, const EvaluateRequest& m)
         { "time", o.time },
         { "repetitions", o.repetitions == EvaluateOptions::Repetitions::Fixed ? "fixed" : "adaptive" },
         { "interval_half_width", o.intervalHalfWidth }, { "adaptive_min_reps", o.adaptiveMinReps } };
+    if (o.profileMinSpeedup > 0.0)
+        j["options"]["profile_min_speedup"] = o.profileMinSpeedup;
     nlohmann::json modules { { "candidate", toJson(m.modules.candidate) } };
     if (!m.pythonReference)
         modules["reference"] = toJson(m.modules.reference);
@@ -441,6 +443,9 @@ void from_json(const nlohmann::json& j, EvaluateRequest& m)
         opt.graphBelowUs = o->numberOr("graph_below_us", opt.graphBelowUs);
         if (o->has("profile"))
             opt.profile = readEnum(*o, "profile", kMetricSets);
+        opt.profileMinSpeedup = o->numberOr("profile_min_speedup", opt.profileMinSpeedup);
+        if (!(opt.profileMinSpeedup >= 0.0))
+            o->fail("profile_min_speedup", "must not be negative");
         opt.pcSampling = o->booleanOr("pc_sampling", opt.pcSampling);
         opt.time = o->booleanOr("time", opt.time);
         if (o->has("repetitions")) {

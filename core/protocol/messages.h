@@ -78,6 +78,10 @@ struct EvaluateOptions {
     double intervalHalfWidth = 0.005;
     int adaptiveMinReps = 20;
     MetricSet profile = MetricSet::Default;
+    // Profile only a candidate at least this fast against its own job's baseline (geometric mean of the
+    // timed cases' speedups); 0: every candidate. The loop sets it just under its incumbent's: CUPTI's
+    // replay is most of a job (~185 of ~270 ms on the H200), and only a new best's counters steer the tuner.
+    double profileMinSpeedup = 0.0;
     bool pcSampling = false;
     bool time = true; // false: verify only
 };

@@ -48,6 +48,11 @@ LoopConfig loopConfig(const SessionRecipe& r)
         throw Error("session.bad-recipe", {}, "timing-interval",
             "the timing interval must be a fraction in (0, 0.1], e.g. 0.005 for +-0.5%");
     c.evaluate.intervalHalfWidth = r.timingInterval;
+    if (r.profileCandidates == "promising")
+        c.profileWithin = 0.05; // far above the ~0.5-1% job-to-job spread of a median
+    else if (r.profileCandidates != "all")
+        throw Error("session.bad-recipe", {}, "profile-candidates",
+            "profile candidates \"" + r.profileCandidates + "\": all or promising");
     c.evaluate.seed = r.seed;
     c.jobTimeout = std::chrono::seconds(r.jobTimeoutSeconds);
     c.useCache = !r.noCache;

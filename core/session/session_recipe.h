@@ -70,6 +70,9 @@ struct SessionRecipe {
     // Adaptive timing stops once the 95% interval of the median is within +-this fraction of it: the
     // decision's resolution (0.005: near-equal candidates closer than ~0.5-1% may rank either way).
     double timingInterval = 0.005;
+    // "all" (every candidate) or "promising": CUPTI counters only for candidates within 5% of the
+    // incumbent's speedup (LoopConfig::profileWithin); the others are verified and timed alike.
+    std::string profileCandidates = "all";
     int jobTimeoutSeconds = 120;
     std::uint64_t seed = 1234;
     bool noCache = false;

@@ -302,6 +302,18 @@ private slots:
         QVERIFY(j["cases"][0]["programs"]["reference"]["launches"][0]["args"][2]["i32"].is_number_integer());
     }
 
+    // --profile-candidates promising: the incumbent's speedup, lowered by the margin, rides in the options.
+    void profileThresholdTravels()
+    {
+        auto request = fullRequest();
+        QVERIFY(!nlohmann::json::parse(toLine(request))["options"].contains("profile_min_speedup")); // unset: as before
+        request.options.profileMinSpeedup = 1.37;
+        QCOMPARE(parseMessage<EvaluateRequest>(toLine(request)).options.profileMinSpeedup, 1.37);
+        auto negative = nlohmann::json::parse(toLine(request));
+        negative["options"]["profile_min_speedup"] = -1.0;
+        QVERIFY_THROWS_EXCEPTION(std::exception, parseMessage<EvaluateRequest>(negative.dump()));
+    }
+
     void evaluateRequestDefaults()
     {
         // Options may be left out; the doc's defaults apply.

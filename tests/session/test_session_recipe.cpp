@@ -48,6 +48,7 @@ SessionRecipe everything()
     r.slurmGres = "none";
     r.seed = 99;
     r.timingInterval = 0.002;
+    r.profileCandidates = "promising";
     r.noCache = true;
     r.llm.provider = "anthropic";
     r.llm.baseUrl = "http://127.0.0.1:8080/v1";
@@ -158,6 +159,18 @@ private Q_SLOTS:
         QVERIFY(c.evaluate.profile == protocol::MetricSet::Stalls);
         QVERIFY(!c.useCache);
         QCOMPARE(c.evaluate.intervalHalfWidth, 0.002); // --timing-interval reaches the runner's request
+        QCOMPARE(c.profileWithin, 0.05); // --profile-candidates promising
+        QCOMPARE(loopConfig(SessionRecipe {}).profileWithin, 0.0); // the default profiles every candidate
+        {
+            auto wrong = r;
+            wrong.profileCandidates = "some";
+            try {
+                loopConfig(wrong);
+                QFAIL("no error");
+            } catch (const Error& e) {
+                QCOMPARE(QString::fromStdString(e.category()), u"session.bad-recipe"_qs);
+            }
+        }
         QCOMPARE(QString::fromStdString(c.proposerDetail), u"llm+tuner:anthropic/claude"_qs);
         for (const double bad : { 0.0, -0.01, 0.5 }) {
             auto wrong = r;
