@@ -10,6 +10,7 @@
 #              them and against the recorded run (keeps at 1, 4, 6; best CACHE=2 TANH=1 THREADS=256 VEC=8);
 #   suites     test_gpu_examples (with the reference cache's GPU check) and test_gpu_hostile;
 #   protocols  kl_runner_bench and the tuner under KERNELLOOP_TIMING=fixed and =adaptive (the 00:56Z section);
+#   promising  the tuner as in tune-ab with --profile-candidates promising (fresh, then warm compile cache);
 #   pool       a pool of two local runners on GPU 0 (KL_POOL_SHARE_GPUS=1) against one, candidates/min.
 # Uses the bundle of scripts/gpu-check.sh --bundle (.gpu/, or the pack in $KL_PACK, default
 # .gpu-pack/gpu.tar.xz). Writes $OUT/throughput.txt (the tables) and $OUT/throughput-details.tgz.
@@ -40,6 +41,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.g
 problem=resources/examples/layernorm_gelu/problem.json
 
 BEFORE=(KL_RUNNER_REFERENCE_CACHE_MB=0 KL_PROFILE_LEAN=0)
+TUNE_ARGS=() # more kernelloop-cli tune flags, for one step
 bench() { # NAME ENV...: kl_runner_bench, adaptive timing, its own empty compile cache
     local name=$1; shift
     env "$@" KERNELLOOP_COMPILE_CACHE="$(mktemp -d)" timeout "${KL_BENCH_TIMEOUT:-90}" "$BIN/kl_runner_bench" --runner "$BIN/kernelloop-runner" \
@@ -52,6 +54,7 @@ tune() { # NAME CACHE_DIR ENV...: the tuner loop, budget ${KL_TUNE_ROUNDS:-6} ro
     start=$(date +%s%N)
     env "$@" KL_LOOP_TRACE=1 KERNELLOOP_COMPILE_CACHE="$cache" timeout "${KL_TUNE_TIMEOUT:-60}" "$BIN/kernelloop-cli" tune "$problem" --db "$db" \
         --runner "$BIN/kernelloop-runner" --budget "${KL_TUNE_ROUNDS:-6}" -k 4 --patience 0 --metrics default --json \
+        "${TUNE_ARGS[@]}" \
         >"$WORK/tune-$name.jsonl" 2>"$WORK/tune-$name.stderr"
     rc=$?
     echo $(( ($(date +%s%N) - start) / 1000000 )) >"$WORK/tune-$name.wall"
@@ -72,6 +75,15 @@ for step in "${STEPS[@]}"; do
         tune after "$warm"
         tune after-warm "$warm"
         tune after-user-replay "$(mktemp -d)" KL_PROFILE_REPLAY=user
+        ;;
+    promising)
+        # Counters only for candidates within 5% of the incumbent (--profile-candidates promising): fresh
+        # and warm compile caches; its decisions are compared with the "before"/"after" runs' above.
+        TUNE_ARGS=(--profile-candidates promising)
+        warm=$(mktemp -d)
+        tune promising "$warm"
+        tune promising-warm "$warm"
+        TUNE_ARGS=()
         ;;
     suites)
         for suite in test_gpu_examples test_gpu_hostile; do

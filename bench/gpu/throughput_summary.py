@@ -26,7 +26,8 @@ def names(prefix, suffix):
     for f in sorted(os.listdir(W)):
         if f.startswith(prefix) and f.endswith(suffix):
             out.append(f[len(prefix):-len(suffix)])
-    order = {"before": 0, "fixed": 1, "adaptive": 2, "after": 3, "after-warm": 4, "after-user-replay": 5, "after-pageable": 6}
+    order = {"before": 0, "fixed": 1, "adaptive": 2, "after": 3, "after-warm": 4, "after-user-replay": 5, "after-pageable": 6,
+             "promising": 7, "promising-warm": 8}
     return sorted(out, key=lambda n: (order.get(n, 9), n))
 
 
@@ -175,6 +176,8 @@ if tunes:
             b = s["best"]
             print(f"    best: iteration {b.get('iteration')} {tunables(b)} {b.get('median_us') or 0:.2f} us, "
                   f"{b.get('speedup') or 0:.2f}x; {s.get('stop_reason', '')}")
+        profiled = sum(1 for j in its if (j.get("phases_ms") or {}).get("profile", 0) > 0)
+        print(f"    profiled {profiled} of {len(its)} iterations")
         keeps = [j["iteration"] for j in its if j.get("kept")]
         ok = keeps == RECORDED_KEEPS and lists[name][1] == RECORDED_BEST
         print(f"    keeps {keeps}; as recorded (keeps {RECORDED_KEEPS}, best {RECORDED_BEST}): {'yes' if ok else 'no'}")
