@@ -2,8 +2,9 @@
 // of the editor's kernel goes into the open session (also when no loop runs), "Continue from here"
 // makes the chosen iteration the stored parent of the next round, and the session browser counts a
 // running session's iterations as they arrive; Pause after the candidate and Resume, Extend Budget,
-// closing the window while a review waits, Stop Now after several iterations. The runner double at
-// the process boundary (tests/loop/model_runner.cpp), a real SQLite store, real NVRTC.
+// closing the window while a review waits, Stop Now after several iterations (with the runner double
+// replaying the H200's recorded session). The runner double at the process boundary
+// (tests/loop/model_runner.cpp), a real SQLite store, real NVRTC.
 #include "app/live_session.h"
 #include "app/main_window.h"
 #include "app/review_workspace.h"
@@ -28,6 +29,7 @@
 #include <QTest>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <csignal>
 #include <memory>
 
@@ -66,6 +68,9 @@ int runnerJobs(const QString& log)
     QFile f(log);
     return f.open(QIODevice::ReadOnly) ? int(f.readAll().count('\n')) : 0;
 }
+
+// A tuner session recorded on the H200, which the runner double replays (tests/loop/recorded_results.h).
+const QString kRecordedSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession");
 
 store::Store readStore(const QString& db)
 {
@@ -235,6 +240,8 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("stop.db"));
     qputenv("KL_MODEL_RUNNER_DELAY_MS", "700");
+    qputenv("KL_MODEL_RUNNER_RECORDED", kRecordedSession.toUtf8());
+    const std::shared_ptr<void> unsetRecorded(nullptr, [](void*) { qunsetenv("KL_MODEL_RUNNER_RECORDED"); });
     Bench bench;
     QVERIFY(bench.ready());
     SessionController* controller = bench.controller;
@@ -266,6 +273,24 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
         QCOMPARE(QString::fromStdString(stored->row.category), QString::fromStdString(outcome.category));
     }
     QVERIFY(store.listIterations(live->sessionId()).size() >= seen.size());
+
+    // What was kept is what the H200 measured: its device, the baseline as its iteration 1, every
+    // other candidate one of its passed iterations.
+    QVERIFY(QString::fromStdString(store.session(live->sessionId())->device).startsWith(QStringLiteral("NVIDIA H200")));
+    const auto recording = readStore(kRecordedSession);
+    const auto recordedRows = recording.listIterations(recording.listSessions().back().session.id);
+    std::vector<double> recordedMedians;
+    for (const auto& row : recordedRows)
+        if (row.category == "passed" && row.medianUs)
+            recordedMedians.push_back(*row.medianUs);
+    const auto rows = store.listIterations(live->sessionId());
+    QCOMPARE(rows.front().medianUs, recordedRows.front().medianUs);
+    for (const auto& row : rows)
+        if (row.category == "passed")
+            QVERIFY2(row.medianUs
+                    && std::find(recordedMedians.begin(), recordedMedians.end(), *row.medianUs)
+                        != recordedMedians.end(),
+                qPrintable(QString::number(row.index)));
 }
 
 // The live screenshots showed a row of "…" x labels and axes under "appears after the first analysis".
