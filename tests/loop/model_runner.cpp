@@ -15,6 +15,7 @@
 // The real runner is tested by the GPU suites.
 #include "core/model/hash.h"
 #include "core/protocol/messages.h"
+#include "core/protocol/profile_policy.h"
 #include "tests/loop/recorded_results.h"
 
 #include <chrono>
@@ -260,8 +261,14 @@ int main(int argc, char** argv)
                 timing.cases.push_back(ct);
             }
             r.timing = timing;
-            // The stalls metric set gets fixed ratios, so that findings and prompts name a primary stall.
-            if (e->options.profile == MetricSet::Stalls) {
+            // As the real runner does (runner/evaluation.cpp): only candidates as fast as the loop asked.
+            if (const std::string skip = profileSkipReason(timing, e->options.profileMinSpeedup); !skip.empty()) {
+                Profile skipped;
+                skipped.reason = "slower-than-asked";
+                r.profile = skipped;
+                r.header.detail = skip;
+            } else if (e->options.profile == MetricSet::Stalls) {
+                // The stalls metric set gets fixed ratios, so that findings and prompts name a primary stall.
                 Profile profile;
                 profile.status = ProfileStatus::Ok;
                 profile.metricSet = MetricSet::Stalls;
