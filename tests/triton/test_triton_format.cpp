@@ -312,6 +312,12 @@ private slots:
         // message quotes the source and stops): a type error of line 20, tl.zeros([BLOCK_N]).
         QTest::newRow("arange not a power of two") << "not_pow2"
                                                    << "type-mismatch" << 20;
+        // Recorded 2026-12-03 07:01Z: a lambda in the kernel (Triton's "unsupported AST node type"), and a
+        // 256x256 fp16 tile product whose 256 KiB of shared memory the helper refuses as the JIT would.
+        QTest::newRow("unsupported construct") << "unsupported"
+                                               << "unsupported-arch" << 29;
+        QTest::newRow("shared memory over the limit") << "resources"
+                                                      << "too-many-resources" << 6;
     }
     void recordedReplies()
     {
