@@ -25,6 +25,11 @@ public:
 
     std::string kind() const override;
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
+    void warmUp(const Problem& problem, const Candidate& start) override
+    {
+        if (m_inner)
+            m_inner->warmUp(problem, start);
+    }
 
     void setPaused(bool paused);
     bool paused() const;

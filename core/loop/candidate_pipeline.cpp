@@ -278,6 +278,8 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     o.phasesMs["record"] = msSince(recording);
     pool::trace(pending.tag + " recorded as iteration " + std::to_string(o.index));
     e.timings = a.timings;
+    if (m_best && o.category == "passed" && !e.timings.empty())
+        e.vsIncumbent = compareTimings(e.timings, m_best->timings, m_config.noiseGain);
     if (a.statics) {
         const auto& t = *a.statics;
         e.statics.registers = t.registers;

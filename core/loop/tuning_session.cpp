@@ -180,7 +180,7 @@ double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
         auto& o = e.outcome;
         if (o.category != "passed" || e.timings.empty())
             continue;
-        const auto c = compareTimings(e.timings, m_best->timings, m_config.noiseGain);
+        const auto c = e.vsIncumbent ? *e.vsIncumbent : compareTimings(e.timings, m_best->timings, m_config.noiseGain);
         o.comparison = c.summary();
         o.losesOnSomeSize = c.losesOnSomeSize;
         o.speedupOverBest = c.speedup;
@@ -345,7 +345,15 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
 
     Proposal base { m_problem.baseline, m_problem.baseline.defaults(), "baseline", "the problem's baseline", {}, {}, {},
         {} };
+    // The proposer's own set-up overlaps the baseline's job; a failure there comes back from propose().
+    auto warmUp = std::async(std::launch::async, [&proposer, this] {
+        try {
+            proposer.warmUp(m_problem, m_problem.baseline);
+        } catch (...) {
+        }
+    });
     auto first = evaluate(base, 0, std::nullopt, cancel);
+    warmUp.get();
     if (first.outcome.category == "cancelled") {
         summary.stopReason = "cancelled";
         return finish(summary, "cancelled", start);
@@ -454,7 +462,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 tally.lastFailure = refused.category;
                 collect();
                 recordRefusal(refused, p, nullptr);
-                remember({ p, refused, {}, {} });
+                remember({ p, refused, {}, {}, {} });
                 m_history.push_back(historyEntry(refused));
                 m_events->publish(IterationFinished { refused });
                 continue;
@@ -475,7 +483,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                     refused.detail = d.kind == ReviewDecision::Kind::Reject ? d.reason : d.steering;
                     collect();
                     recordRefusal(refused, p, &record);
-                    remember({ p, refused, {}, {} });
+                    remember({ p, refused, {}, {}, {} });
                     m_history.push_back(historyEntry(refused, d.reason));
                     m_events->publish(IterationFinished { refused });
                     continue;

@@ -43,6 +43,9 @@ struct EvaluatedCandidate {
     IterationOutcome outcome;
     std::vector<SizeTiming> timings;
     StaticSummary statics;
+    // Against the incumbent of its round, worked out as its result arrives (while the GPU runs the next
+    // job) rather than when the round is decided: the incumbent does not change within a round.
+    std::optional<Comparison> vsIncumbent;
 };
 
 struct ReviewDecision {

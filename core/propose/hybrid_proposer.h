@@ -16,6 +16,7 @@ public:
 
     std::string kind() const override { return m_writer->kind() + "+" + m_tuner->kind(); }
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
+    void warmUp(const Problem& problem, const Candidate& start) override { m_tuner->warmUp(problem, start); }
 
 private:
     std::unique_ptr<Proposer> m_writer;

@@ -107,6 +107,14 @@ public:
     // Up to `count` proposals for the next iteration. Empty: nothing left to propose.
     virtual std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel)
         = 0;
+    // Work that needs only the problem and the candidate the first round starts from (the tuner
+    // enumerates its search space, ~0.3-0.5 s): the loop runs it on a thread of its own while the
+    // baseline is measured, never beside propose().
+    virtual void warmUp(const Problem& problem, const Candidate& start)
+    {
+        (void)problem;
+        (void)start;
+    }
 };
 
 } // namespace kl

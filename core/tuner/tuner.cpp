@@ -142,6 +142,16 @@ const SearchSpace& Tuner::space(const ProposalContext& ctx) const
     return slot->space;
 }
 
+void Tuner::warmUp(const Problem& problem, const Candidate& start)
+{
+    if (start.tunables.empty())
+        return;
+    ProposalContext ctx;
+    ctx.problem = &problem;
+    ctx.best = start;
+    space(ctx); // kept under the same key propose() looks up
+}
+
 Tuner::Tuner(TunerOptions options)
     : m_options(options)
     , m_rng(options.seed)

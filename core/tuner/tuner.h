@@ -31,6 +31,7 @@ public:
     explicit Tuner(TunerOptions options = {});
     std::string kind() const override { return "tuner"; }
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
+    void warmUp(const Problem& problem, const Candidate& start) override;
 
     // The strategy `Auto` resolves to for this context (exposed for tests and the CLI summary).
     TunerStrategy effectiveStrategy(const ProposalContext& context, int count) const;
