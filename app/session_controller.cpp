@@ -398,9 +398,8 @@ void SessionController::onIteration(const IterationOutcome& outcome)
     QTimer::singleShot(100, this, &SessionController::refreshHistory);
 }
 
-// The running session's history and chart figures are read off the GUI thread (its own read-only
-// connection), then handed to every panel at once; at most one read is under way, and one more follows
-// when iterations arrived meanwhile. Reading them on the GUI thread stalled it ~20-40 ms a refresh.
+// History and chart figures are read off the GUI thread (own read-only connection; on it they stalled it
+// ~20-40 ms a refresh), then given to every panel at once; one read at a time, one more if rows arrived.
 void SessionController::refreshHistory()
 {
     m_refreshQueued = false;

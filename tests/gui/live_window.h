@@ -12,8 +12,8 @@ namespace kl::test {
 
 // False when the example does not open or the runner does not answer the probe within `waitMs`;
 // whether the runner has a device is the caller's to check (some tests want it, some want none).
-inline bool openWithRunner(gui::MainWindow& window, const QString& problem, const QString& runner, QSize size,
-    int waitMs = 10000)
+inline bool openWithRunner(
+    gui::MainWindow& window, const QString& problem, const QString& runner, QSize size, int waitMs = 10000)
 {
     window.resize(size);
     window.show();

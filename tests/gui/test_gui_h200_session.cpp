@@ -10,10 +10,10 @@
 //   KL_SOURCE_DIR=DIR                    the checkout (the device's copy is not where this was built)
 #include "app/live_session.h"
 #include "app/main_window.h"
-#include "live_window.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "core/store/store.h"
+#include "live_window.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 #include "widgets/charts_panel.h"
@@ -165,7 +165,8 @@ void TestGuiH200Session::scriptedReviewSession()
     qputenv("KL_H200_LLM_KEY", "sk-kl-h200-replay");
 
     MainWindow window;
-    QVERIFY(test::openWithRunner(window, QString::fromStdString(problemPath()), runnerPath(), QSize(1600, 1000), 60000));
+    QVERIFY(
+        test::openWithRunner(window, QString::fromStdString(problemPath()), runnerPath(), QSize(1600, 1000), 60000));
     SessionController* controller = window.sessionController();
     QVERIFY2(!controller->noDevice(), qPrintable(controller->banner()->text()));
 

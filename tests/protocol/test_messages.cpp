@@ -302,8 +302,7 @@ private slots:
         QVERIFY(j["cases"][0]["programs"]["reference"]["launches"][0]["args"][2]["i32"].is_number_integer());
     }
 
-    // --profile-candidates promising: the incumbent's speedup, lowered by the margin, rides in the options.
-    void profileThresholdTravels()
+    void profileThresholdTravels() // --profile-candidates promising: the incumbent's speedup, less the margin
     {
         auto request = fullRequest();
         QVERIFY(!nlohmann::json::parse(toLine(request))["options"].contains("profile_min_speedup")); // unset: as before
@@ -313,7 +312,6 @@ private slots:
         negative["options"]["profile_min_speedup"] = -1.0;
         QVERIFY_THROWS_EXCEPTION(std::exception, parseMessage<EvaluateRequest>(negative.dump()));
     }
-
     void evaluateRequestDefaults()
     {
         // Options may be left out; the doc's defaults apply.
