@@ -4,6 +4,7 @@
 
 #include "core/findings/stall_reasons.h"
 #include "core/findings/telemetry.h"
+#include "core/model/geometric_mean.h"
 #include "core/store/store.h"
 
 #include <algorithm>
@@ -203,16 +204,10 @@ std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_
 namespace {
 std::optional<double> geometricMean(const IterationFigures& f, std::optional<double> SizeFigures::*member)
 {
-    if (f.sizes.empty())
-        return std::nullopt;
-    double logSum = 0.0;
-    for (const SizeFigures& size : f.sizes) {
-        const std::optional<double>& value = size.*member;
-        if (!value || *value <= 0.0)
-            return std::nullopt;
-        logSum += std::log(*value);
-    }
-    return f.sizes.size() == 1 ? (f.sizes.front().*member) : std::exp(logSum / double(f.sizes.size()));
+    std::vector<std::optional<double>> values;
+    for (const SizeFigures& size : f.sizes)
+        values.push_back(size.*member);
+    return kl::geometricMean(values);
 }
 } // namespace
 

@@ -1,23 +1,17 @@
 #include "core/protocol/profile_policy.h"
 
-#include <cmath>
+#include "core/model/geometric_mean.h"
+
 #include <cstdio>
 
 namespace kl::protocol {
 
 std::optional<double> speedupOverBaseline(const Timing& timing)
 {
-    double logSum = 0.0;
-    int count = 0;
-    for (const CaseTiming& c : timing.cases) {
-        if (!c.speedupVsBaseline || !(*c.speedupVsBaseline > 0.0))
-            return std::nullopt;
-        logSum += std::log(*c.speedupVsBaseline);
-        ++count;
-    }
-    if (count == 0)
-        return std::nullopt;
-    return std::exp(logSum / count);
+    std::vector<std::optional<double>> speedups;
+    for (const CaseTiming& c : timing.cases)
+        speedups.push_back(c.speedupVsBaseline);
+    return geometricMean(speedups);
 }
 
 std::string profileSkipReason(const Timing& timing, double minSpeedup)

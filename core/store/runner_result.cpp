@@ -1,5 +1,6 @@
 #include "core/store/runner_result.h"
 
+#include "core/model/geometric_mean.h"
 #include "core/store/size_results.h"
 
 #include <cmath>

@@ -97,19 +97,6 @@ void nameSizes(std::vector<SizeResult>& sizes, const nlohmann::json& problem)
     }
 }
 
-std::optional<double> geometricMean(const std::vector<std::optional<double>>& values)
-{
-    if (values.empty())
-        return std::nullopt;
-    double logSum = 0.0;
-    for (const auto& value : values) {
-        if (!value || !(*value > 0.0) || !std::isfinite(*value))
-            return std::nullopt;
-        logSum += std::log(*value);
-    }
-    return std::exp(logSum / static_cast<double>(values.size()));
-}
-
 void insertSizeResults(Database& db, std::int64_t resultId, const std::vector<SizeResult>& sizes)
 {
     auto insert

@@ -26,9 +26,6 @@ std::map<std::string, std::map<std::string, std::int64_t>> mainSizeValues(const 
 // Fills the values of sizes that have none from the problem's main size of the same label.
 void nameSizes(std::vector<SizeResult>& sizes, const nlohmann::json& problem);
 
-// The geometric mean; none when empty or when any value is missing or not positive.
-std::optional<double> geometricMean(const std::vector<std::optional<double>>& values);
-
 void insertSizeResults(Database& db, std::int64_t resultId, const std::vector<SizeResult>& sizes);
 std::vector<SizeResult> readSizeResults(Database& db, std::int64_t resultId);
 // One row's columns label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup from `first` on.
