@@ -154,6 +154,78 @@ TimingSummary summary(double median, std::mt19937_64& rng)
     return t;
 }
 
+// The made-up answer: the candidate's and the baseline's times from their cubins (modelUs), and for
+// the stalls metric set fixed ratios, so that findings and prompts name a primary stall.
+EvaluateResult madeUpAnswer(const EvaluateRequest& e, const DeviceDescription& device)
+{
+    EvaluateResult r;
+    r.header.id = e.id;
+    r.header.category = Category::Passed;
+    r.device = device;
+    r.verification = Verification { true, {} };
+    std::mt19937_64 rng(e.options.seed);
+    Timing timing;
+    timing.smClockMhz = 1980;
+    for (const auto& c : e.cases) {
+        if (!c.timed)
+            continue;
+        CaseTiming ct;
+        ct.label = c.label;
+        ct.bytes = c.bytes;
+        if (e.modules.baseline) // first, so that it is the first cubin an improving model sees
+            ct.baseline = summary(modelUs(e.modules.baseline->cubin), rng);
+        ct.candidate = summary(modelUs(e.modules.candidate.cubin), rng);
+        ct.gbps = c.bytes / ct.candidate.medianUs / 1e3;
+        ct.pctOfCopy = 100.0 * ct.gbps / device.copyBandwidthGbps;
+        if (ct.baseline)
+            ct.speedupVsBaseline = ct.baseline->medianUs / ct.candidate.medianUs;
+        timing.cases.push_back(ct);
+    }
+    r.timing = timing;
+    if (e.options.profile == MetricSet::Stalls) {
+        Profile profile;
+        profile.status = ProfileStatus::Ok;
+        profile.metricSet = MetricSet::Stalls;
+        profile.passes = 1;
+        for (const auto& c : e.cases) {
+            if (!c.timed || c.programs.candidate.launches.empty())
+                continue;
+            KernelProfile k;
+            k.kernel = c.programs.candidate.launches.front().kernel;
+            k.caseLabel = c.label;
+            k.metrics
+                = { { "gpu__time_duration.sum", 50000.0 }, { "smsp__average_warp_latency_per_inst_issued.ratio", 10.0 },
+                      { "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 6.0 },
+                      { "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", 1.5 },
+                      { "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", 1.0 } };
+            profile.kernels.push_back(std::move(k));
+            break;
+        }
+        r.profile = profile;
+    }
+    return r;
+}
+
+// As the real runner does (runner/evaluation.cpp), after either answer: when a profile was asked but
+// the loop wants only candidates as fast as its incumbent and this one is slower, the profile is
+// skipped with the reason, the detail says both figures, and no PC sampling is attached (it is part
+// of the profile). True when skipped.
+bool skipProfileIfSlower(const EvaluateRequest& e, EvaluateResult& r)
+{
+    if (e.options.profile == MetricSet::None || !r.timing)
+        return false;
+    const std::string skip = profileSkipReason(*r.timing, e.options.profileMinSpeedup);
+    if (skip.empty())
+        return false;
+    Profile skipped;
+    skipped.status = ProfileStatus::Skipped;
+    skipped.reason = "slower-than-asked";
+    r.profile = skipped;
+    r.header.detail += (r.header.detail.empty() ? "" : "; ") + skip;
+    r.pcSampling = nullptr;
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -230,66 +302,8 @@ int main(int argc, char** argv)
                 std::cout << toLine(Progress { e->id, "time", 0, 1 }) << std::flush;
                 std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
             }
-            if (recorded) {
-                auto r = recorded->answer(*e, device);
-                if (e->options.pcSampling)
-                    r.pcSampling = recordedSampling();
-                std::cout << toLine(r) << std::flush;
-                continue;
-            }
-            EvaluateResult r;
-            r.header.id = e->id;
-            r.header.category = Category::Passed;
-            r.device = device;
-            r.verification = Verification { true, {} };
-            std::mt19937_64 rng(e->options.seed);
-            Timing timing;
-            timing.smClockMhz = 1980;
-            for (const auto& c : e->cases) {
-                if (!c.timed)
-                    continue;
-                CaseTiming ct;
-                ct.label = c.label;
-                ct.bytes = c.bytes;
-                if (e->modules.baseline) // first, so that it is the first cubin an improving model sees
-                    ct.baseline = summary(modelUs(e->modules.baseline->cubin), rng);
-                ct.candidate = summary(modelUs(e->modules.candidate.cubin), rng);
-                ct.gbps = c.bytes / ct.candidate.medianUs / 1e3;
-                ct.pctOfCopy = 100.0 * ct.gbps / device.copyBandwidthGbps;
-                if (ct.baseline)
-                    ct.speedupVsBaseline = ct.baseline->medianUs / ct.candidate.medianUs;
-                timing.cases.push_back(ct);
-            }
-            r.timing = timing;
-            // As the real runner does (runner/evaluation.cpp): only candidates as fast as the loop asked.
-            if (const std::string skip = profileSkipReason(timing, e->options.profileMinSpeedup); !skip.empty()) {
-                Profile skipped;
-                skipped.reason = "slower-than-asked";
-                r.profile = skipped;
-                r.header.detail = skip;
-            } else if (e->options.profile == MetricSet::Stalls) {
-                // The stalls metric set gets fixed ratios, so that findings and prompts name a primary stall.
-                Profile profile;
-                profile.status = ProfileStatus::Ok;
-                profile.metricSet = MetricSet::Stalls;
-                profile.passes = 1;
-                for (const auto& c : e->cases) {
-                    if (!c.timed || c.programs.candidate.launches.empty())
-                        continue;
-                    KernelProfile k;
-                    k.kernel = c.programs.candidate.launches.front().kernel;
-                    k.caseLabel = c.label;
-                    k.metrics = { { "gpu__time_duration.sum", 50000.0 },
-                        { "smsp__average_warp_latency_per_inst_issued.ratio", 10.0 },
-                        { "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 6.0 },
-                        { "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio", 1.5 },
-                        { "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", 1.0 } };
-                    profile.kernels.push_back(std::move(k));
-                    break;
-                }
-                r.profile = profile;
-            }
-            if (e->options.pcSampling)
+            EvaluateResult r = recorded ? recorded->answer(*e, device) : madeUpAnswer(*e, device);
+            if (!skipProfileIfSlower(*e, r) && e->options.pcSampling)
                 r.pcSampling = recordedSampling();
             std::cout << toLine(r) << std::flush;
         } else {
