@@ -4,7 +4,7 @@
 #include "widgets/string_conversion.h"
 #include "widgets/verdict_style.h"
 
-#include "core/figures/contenders.h"
+#include "core/review/size_figures.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -18,14 +18,9 @@ QString contendersTip(const figures::IterationFigures& f)
 {
     QStringList lines;
     for (const figures::SizeFigures& size : f.sizes) {
-        figures::Contenders c;
-        c.eagerUs = size.eagerUs;
-        c.torchCompileUs = size.torchCompileUs;
-        c.speedupVsEager = size.speedupVsEager;
-        c.speedupVsCompile = size.speedupVsCompile;
-        c.torchCompileError = size.torchCompileError;
-        if (c.present())
-            lines << toQString(size.size + ": " + figures::contendersText(c));
+        // An empty text means the size has no PyTorch reference: nothing to show.
+        if (const std::string text = review::contendersText(size); !text.empty())
+            lines << toQString(size.size + ": " + text);
     }
     if (f.sizes.size() > 1 && !lines.isEmpty())
         //: tooltip of the history's "vs eager" cell: how several main sizes make one figure
