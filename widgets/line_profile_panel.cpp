@@ -137,14 +137,12 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
             summary = tr("No PC sampling for this iteration; run with --metrics lines (or deep).");
         } else {
             const std::string source = detail->candidate ? detail->candidate->source : std::string();
-            // The report's header: the totals, and for a sampled iteration what the phase cost.
+            // The report's first line (the totals, or why there are no samples), and for a sampled
+            // iteration what the phase cost.
             const std::string report = lines::hotLinesReport(*m_sampling, source, 0);
-            const auto first = report.find('\n');
-            const auto second = m_sampling->status == lines::SamplingStatus::Ok && first != std::string::npos
-                ? report.find('\n', first + 1)
-                : first;
-            summary = toQString(report.substr(0, second));
+            summary = toQString(report.substr(0, report.find('\n')));
             if (m_sampling->status == lines::SamplingStatus::Ok) {
+                summary += QLatin1Char('\n') + toQString(lines::samplingCostText(*m_sampling));
                 m_heat = lines::lineHeat(*m_sampling);
                 for (const auto& hot : m_heat.lines) {
                     auto* item = new QTreeWidgetItem(m_hotLines);
