@@ -62,6 +62,9 @@ PhaseStrip::PhaseStrip(QWidget* parent)
     layout->addWidget(m_elapsed);
     layout->addStretch(1);
     layout->addWidget(m_tokens);
+    //: phase strip: tooltip of the token count
+    m_tokens->setToolTip(tr("LLM tokens: the server's count for finished replies; the reply being written is "
+                            "estimated from its length until its count arrives"));
     layout->addWidget(m_state);
     m_tick->setInterval(250);
     connect(m_tick, &QTimer::timeout, this, &PhaseStrip::refresh);
@@ -129,9 +132,6 @@ void PhaseStrip::showTokens()
         text += (text.isEmpty() ? QString() : QStringLiteral(" + "))
             + tr("~%1 streaming (estimate)").arg(QLocale().toString(m_streamingTokens));
     m_tokens->setText(text);
-    //: phase strip: tooltip of the token count
-    m_tokens->setToolTip(tr("LLM tokens: the server's count for finished replies; the reply being written is "
-                            "estimated from its length until its count arrives"));
 }
 
 void PhaseStrip::setState(const QString& state) { m_state->setText(state); }
