@@ -18,6 +18,7 @@
 #include "live_window.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
+#include "tests/scoped_env.h"
 #include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/iteration_table_model.h"
@@ -58,17 +59,6 @@ std::string problemPath() { return std::string(KL_SOURCE_DIR) + "/resources/exam
 
 // A tuner session recorded on the H200: the runner double replays its results (tests/loop/recorded_results.h).
 const std::string kRecordedSession = std::string(KL_SOURCE_DIR) + "/resources/sessions/layernorm_gelu-h200.klsession";
-
-// Sets an environment variable for one test, and unsets it however the test ends.
-struct ScopedEnv {
-    const char* name;
-    ScopedEnv(const char* n, const QByteArray& value)
-        : name(n)
-    {
-        qputenv(name, value);
-    }
-    ~ScopedEnv() { qunsetenv(name); }
-};
 
 // Each request gets the recorded kernel as a distinct variant (so the cache never answers), streamed.
 class VariantModel {
@@ -178,8 +168,8 @@ void TestLiveSession::reviewModeThroughThePanel()
     VariantModel model(server);
     qputenv("KL_TEST_LLM_KEY", QByteArray::fromStdString(kPlantedKey));
     const QString runnerLog = dir.filePath(QStringLiteral("runner.log")); // what the runner double received
-    qputenv("KL_MODEL_RUNNER_LOG", runnerLog.toUtf8());
-    const ScopedEnv replay("KL_MODEL_RUNNER_RECORDED", QByteArray::fromStdString(kRecordedSession));
+    const test::ScopedEnv env { { "KL_MODEL_RUNNER_LOG", runnerLog.toStdString() },
+        { "KL_MODEL_RUNNER_RECORDED", kRecordedSession } };
 
     MainWindow window;
     QVERIFY(test::openWithRunner(
@@ -252,7 +242,6 @@ void TestLiveSession::reviewModeThroughThePanel()
         + QStringLiteral("\n// edited-by-test\nextern \"C\" __global__ void kl_edited_by_test() {}\n"));
     panel->runEditedButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
-    qunsetenv("KL_MODEL_RUNNER_LOG");
     QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
     QVERIFY(controller->transcript()->text().contains(QStringLiteral("iteration 5 (human)")));
 
@@ -322,7 +311,7 @@ void TestLiveSession::stopMidCandidateKeepsIterations()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("stop.db"));
-    qputenv("KL_MODEL_RUNNER_DELAY_MS", "1500");
+    const test::ScopedEnv slow { { "KL_MODEL_RUNNER_DELAY_MS", "1500" } };
     MainWindow window;
     SessionController* controller = window.sessionController();
     QSignalSpy probed(controller, &SessionController::probed);
@@ -348,7 +337,6 @@ void TestLiveSession::stopMidCandidateKeepsIterations()
     QTRY_VERIFY_WITH_TIMEOUT(::kill(runner, 0) != 0, 2000); // killed and reaped
     QVERIFY(clock.elapsed() < 2000);
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 5000);
-    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
     QCOMPARE(live->finalStatus(), QStringLiteral("cancelled"));
     const auto store = store::Store::open(db.toStdString(), store::Store::Options { .readOnly = true });
     const auto session = store.session(live->sessionId());
@@ -439,13 +427,13 @@ void TestLiveSession::keysFallBackWithoutKeychain()
 
 void TestLiveSession::noGpuBannerRefusesRun()
 {
-    qputenv("KL_MODEL_RUNNER_NO_DEVICE", "cuInit failed: CUDA_ERROR_NO_DEVICE (test)");
+    // Set before the window, whose controller probes the runner as it is made.
+    const test::ScopedEnv noDevice { { "KL_MODEL_RUNNER_NO_DEVICE", "cuInit failed: CUDA_ERROR_NO_DEVICE (test)" } };
     QTemporaryDir dir;
     MainWindow window;
     QVERIFY(test::openWithRunner(
         window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1400, 900)));
     SessionController* controller = window.sessionController();
-    qunsetenv("KL_MODEL_RUNNER_NO_DEVICE");
     QVERIFY(controller->noDevice());
     QVERIFY(controller->banner()->isVisibleTo(&window));
     QVERIFY(controller->banner()->text().contains(QStringLiteral("CUDA_ERROR_NO_DEVICE (test)")));

@@ -12,6 +12,7 @@
 #include "core/model/problem.h"
 #include "core/store/store.h"
 #include "live_window.h"
+#include "tests/scoped_env.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/occupancy_chart.h"
@@ -130,8 +131,7 @@ void TestLiveSessionControls::pauseAfterTheCandidateThenResume()
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("pause.db"));
     const QString log = dir.filePath(QStringLiteral("jobs.log"));
-    qputenv("KL_MODEL_RUNNER_DELAY_MS", "200");
-    qputenv("KL_MODEL_RUNNER_LOG", log.toUtf8());
+    const test::ScopedEnv env { { "KL_MODEL_RUNNER_DELAY_MS", "200" }, { "KL_MODEL_RUNNER_LOG", log.toStdString() } };
     Bench bench;
     QVERIFY(bench.ready());
     LiveSession* live = bench.controller->live();
@@ -159,8 +159,6 @@ void TestLiveSessionControls::pauseAfterTheCandidateThenResume()
     QVERIFY(!live->paused());
     QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() > paused, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
-    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
-    qunsetenv("KL_MODEL_RUNNER_LOG");
     QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
     QCOMPARE(live->iterations().size(), std::size_t(6)); // the baseline and the 5 rounds, none lost
     QCOMPARE(readStore(db).listIterations(live->sessionId()).size(), std::size_t(6));
@@ -172,7 +170,7 @@ void TestLiveSessionControls::extendBudgetRunsPastIt()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("extend.db"));
-    qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
+    const test::ScopedEnv slow { { "KL_MODEL_RUNNER_DELAY_MS", "150" } };
     Bench bench;
     QVERIFY(bench.ready());
     LiveSession* live = bench.controller->live();
@@ -186,7 +184,6 @@ void TestLiveSessionControls::extendBudgetRunsPastIt()
     QVERIFY2(bench.controller->phaseStrip()->text().contains(QStringLiteral("of 7")),
         qPrintable(bench.controller->phaseStrip()->text()));
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
-    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
     QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
     QCOMPARE(live->iterations().size(), std::size_t(8)); // the baseline, 2 rounds and 5 more
     const auto store = readStore(db);
@@ -239,9 +236,8 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("stop.db"));
-    qputenv("KL_MODEL_RUNNER_DELAY_MS", "700");
-    qputenv("KL_MODEL_RUNNER_RECORDED", kRecordedSession.toUtf8());
-    const std::shared_ptr<void> unsetRecorded(nullptr, [](void*) { qunsetenv("KL_MODEL_RUNNER_RECORDED"); });
+    const test::ScopedEnv env { { "KL_MODEL_RUNNER_DELAY_MS", "700" },
+        { "KL_MODEL_RUNNER_RECORDED", kRecordedSession.toStdString() } };
     Bench bench;
     QVERIFY(bench.ready());
     SessionController* controller = bench.controller;
@@ -263,7 +259,6 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
     QTRY_VERIFY_WITH_TIMEOUT(::kill(runner, 0) != 0, 2000); // killed and reaped
     QVERIFY(clock.elapsed() < 2000);
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 5000);
-    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
     QCOMPARE(live->finalStatus(), QStringLiteral("cancelled"));
     const auto store = readStore(db);
     QCOMPARE(QString::fromStdString(store.session(live->sessionId())->status), QStringLiteral("cancelled"));
@@ -358,7 +353,7 @@ void TestLiveSessionControls::evaluateWhileRunningIsQueuedIntoIt()
 {
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("running.db"));
-    qputenv("KL_MODEL_RUNNER_DELAY_MS", "150");
+    const test::ScopedEnv slow { { "KL_MODEL_RUNNER_DELAY_MS", "150" } };
     Bench bench;
     QVERIFY(bench.ready());
     SessionController* controller = bench.controller;
@@ -380,7 +375,6 @@ void TestLiveSessionControls::evaluateWhileRunningIsQueuedIntoIt()
     QVERIFY(live->running());
     QTRY_VERIFY_WITH_TIMEOUT(countShown() >= 3, 5000);
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
-    qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
     QTRY_COMPARE_WITH_TIMEOUT(countShown(), int(live->iterations().size()), 5000);
 
     const auto store = readStore(db);

@@ -6,36 +6,16 @@
 #include "core/store/store.h"
 #include "core/tuner/tuner.h"
 #include "tests/loop/loop_support.h"
+#include "tests/scoped_env.h"
 
 #include <QTemporaryDir>
 
-#include <cstdlib>
-#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
 namespace kl::test {
-
-// Sets variables for the lifetime of the object (runners started meanwhile inherit them).
-struct ScopedEnv {
-    std::vector<std::string> names;
-    ScopedEnv(std::initializer_list<std::pair<std::string, std::string>> values)
-    {
-        for (const auto& [k, v] : values) {
-            ::setenv(k.c_str(), v.c_str(), 1);
-            names.push_back(k);
-        }
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-    ~ScopedEnv()
-    {
-        for (const auto& k : names)
-            ::unsetenv(k.c_str());
-    }
-};
 
 inline pool::PoolOptions modelPoolOptions()
 {
