@@ -3,10 +3,15 @@
 // example open, and the runner probed, as the engineer's first minute in the window does.
 #include "app/main_window.h"
 #include "app/session_controller.h"
+#include "tests/test_files.h"
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QSize>
 #include <QString>
+#include <QStringList>
+
+#include <string>
 
 namespace kl::test {
 
@@ -23,6 +28,19 @@ inline bool openWithRunner(
     QSignalSpy probed(controller, &gui::SessionController::probed);
     controller->probeRunner(runner);
     return probed.wait(waitMs);
+}
+
+// A tuner session recorded on the H200, which the runner double replays with KL_MODEL_RUNNER_RECORDED
+// (tests/loop/recorded_results.h).
+inline std::string recordedSession() { return sourceDir() + "/resources/sessions/layernorm_gelu-h200.klsession"; }
+
+// The lines the runner double logged with KL_MODEL_RUNNER_LOG=path, one per job it received, in order
+// ("evaluate id=ID device=N candidate=HASH baseline=HASH|-"); none while there is no log.
+inline QStringList runnerLogLines(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).split(u'\n', Qt::SkipEmptyParts)
+                                       : QStringList();
 }
 
 } // namespace kl::test

@@ -45,7 +45,6 @@
 #include <csignal>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <sys/stat.h>
 
 using namespace kl;
@@ -56,9 +55,6 @@ namespace {
 const std::string kPlantedKey = "sk-kl-gui-planted-9876543210zyxwvu";
 
 std::string problemPath() { return std::string(KL_SOURCE_DIR) + "/resources/examples/layernorm_gelu/problem.json"; }
-
-// A tuner session recorded on the H200: the runner double replays its results (tests/loop/recorded_results.h).
-const std::string kRecordedSession = std::string(KL_SOURCE_DIR) + "/resources/sessions/layernorm_gelu-h200.klsession";
 
 // Each request gets the recorded kernel as a distinct variant (so the cache never answers), streamed.
 class VariantModel {
@@ -106,10 +102,11 @@ void screenshot(QWidget* widget, const QString& name)
 std::vector<std::string> runnerJobs(const QString& log)
 {
     std::vector<std::string> hashes;
-    std::istringstream in(fileText(log));
-    for (std::string line; std::getline(in, line);)
+    for (const QString& logged : test::runnerLogLines(log)) {
+        const std::string line = logged.toStdString();
         if (const auto at = line.find(" candidate="); at != std::string::npos)
             hashes.push_back(line.substr(at + 11, line.find(' ', at + 11) - at - 11));
+    }
     return hashes;
 }
 
@@ -169,7 +166,7 @@ void TestLiveSession::reviewModeThroughThePanel()
     qputenv("KL_TEST_LLM_KEY", QByteArray::fromStdString(kPlantedKey));
     const QString runnerLog = dir.filePath(QStringLiteral("runner.log")); // what the runner double received
     const test::ScopedEnv env { { "KL_MODEL_RUNNER_LOG", runnerLog.toStdString() },
-        { "KL_MODEL_RUNNER_RECORDED", kRecordedSession } };
+        { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
 
     MainWindow window;
     QVERIFY(test::openWithRunner(
@@ -277,7 +274,7 @@ void TestLiveSession::reviewModeThroughThePanel()
 
     // The window shows what the H200 measured: the baseline got the recording's iteration 1, the
     // accepted proposal its next passed iteration (2), the edit the one after (3), on an NVIDIA H200.
-    const auto recording = store::Store::open(kRecordedSession, store::Store::Options { .readOnly = true });
+    const auto recording = store::Store::open(test::recordedSession(), store::Store::Options { .readOnly = true });
     const auto recordedId = recording.listSessions().back().session.id; // the oldest, as the double replays
     const IterationTableModel* table = window.review()->history()->tableModel();
     const auto cell = [&](int iteration, int column) {

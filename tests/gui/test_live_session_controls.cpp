@@ -23,7 +23,6 @@
 #include <QAction>
 #include <QChart>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -64,14 +63,7 @@ QAction* sessionAction(MainWindow& window, const QString& startsWith)
 }
 
 // The jobs the runner double received so far (KL_MODEL_RUNNER_LOG, one line each).
-int runnerJobs(const QString& log)
-{
-    QFile f(log);
-    return f.open(QIODevice::ReadOnly) ? int(f.readAll().count('\n')) : 0;
-}
-
-// A tuner session recorded on the H200, which the runner double replays (tests/loop/recorded_results.h).
-const QString kRecordedSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession");
+int runnerJobs(const QString& log) { return int(test::runnerLogLines(log).size()); }
 
 store::Store readStore(const QString& db)
 {
@@ -237,7 +229,7 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("stop.db"));
     const test::ScopedEnv env { { "KL_MODEL_RUNNER_DELAY_MS", "700" },
-        { "KL_MODEL_RUNNER_RECORDED", kRecordedSession.toStdString() } };
+        { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
     Bench bench;
     QVERIFY(bench.ready());
     SessionController* controller = bench.controller;
@@ -272,7 +264,7 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
     // What was kept is what the H200 measured: its device, the baseline as its iteration 1, every
     // other candidate one of its passed iterations.
     QVERIFY(QString::fromStdString(store.session(live->sessionId())->device).startsWith(QStringLiteral("NVIDIA H200")));
-    const auto recording = readStore(kRecordedSession);
+    const auto recording = readStore(QString::fromStdString(test::recordedSession()));
     const auto recordedRows = recording.listIterations(recording.listSessions().back().session.id);
     std::vector<double> recordedMedians;
     for (const auto& row : recordedRows)

@@ -14,7 +14,6 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
-#include <QFile>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -175,11 +174,6 @@ private slots:
             window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1500, 950)));
         SessionController* controller = window.sessionController();
         LiveSession* live = controller->live();
-        const auto jobLines = [](const QString& log) {
-            QFile f(log);
-            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).split(u'\n', Qt::SkipEmptyParts)
-                                               : QStringList();
-        };
 
         for (const bool endpoint : { false, true }) {
             const QString log = dir.filePath(endpoint ? QStringLiteral("cmd.log") : QStringLiteral("runner.log"));
@@ -223,7 +217,7 @@ private slots:
             QCOMPARE(rows.size(), live->iterations().size());
             for (const auto& row : rows)
                 QVERIFY2(row.category == "passed", row.category.c_str());
-            const QStringList jobs = jobLines(log);
+            const QStringList jobs = test::runnerLogLines(log);
             QCOMPARE(jobs.size(), 3); // every job went through the command
             for (const QString& job : jobs)
                 QVERIFY2(job.contains(QStringLiteral(" device=2 ")), qPrintable(job)); // --device follows it
