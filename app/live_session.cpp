@@ -66,7 +66,6 @@ bool LiveSession::start(LiveSessionSetup setup)
     joinWorker();
     m_cancel.store(false);
     m_runnerPid.store(-1);
-    m_tokens.store(0);
     m_countedTokens = 0;
     m_streamedChars = 0;
     m_tokensDirty = m_estimateDirty = false;
@@ -79,10 +78,7 @@ bool LiveSession::start(LiveSessionSetup setup)
     m_storePath = QString::fromStdString(setup.storePath);
     m_gate = std::make_shared<GuiReviewGate>();
     // On the loop's thread, after the proposal's streamed text was posted: the usage follows it in order.
-    m_proposer = std::make_shared<LiveProposer>([this](std::int64_t n) {
-        m_tokens.fetch_add(n);
-        post({ nullptr, std::nullopt, false, n });
-    });
+    m_proposer = std::make_shared<LiveProposer>([this](std::int64_t n) { post({ nullptr, std::nullopt, false, n }); });
     m_running = true;
     m_worker = std::thread([this, setup = std::move(setup)]() mutable { work(std::move(setup)); });
     return true;

@@ -74,7 +74,8 @@ public:
 
     // What has arrived so far (GUI thread).
     const std::vector<IterationOutcome>& iterations() const { return m_iterations; }
-    std::int64_t tokens() const { return m_tokens.load(); } // LLM tokens of finished proposals (usage)
+    // LLM tokens of finished proposals (usage), counted in order with their text: what the strip shows.
+    std::int64_t tokens() const { return m_countedTokens; }
     // Tokens of the reply being streamed, estimated from its text (~4 characters a token) until the
     // proposal finishes and its usage counts; 0 when nothing streams.
     std::int64_t streamingTokenEstimate() const { return m_streamedChars / 4; }
@@ -107,7 +108,6 @@ private:
     std::thread m_worker;
     std::atomic<bool> m_cancel { false };
     std::atomic<pid_t> m_runnerPid { -1 };
-    std::atomic<std::int64_t> m_tokens { 0 };
     std::shared_ptr<GuiReviewGate> m_gate;
     std::shared_ptr<LiveProposer> m_proposer; // set by the worker before the loop starts
     mutable std::mutex m_sessionMutex;
