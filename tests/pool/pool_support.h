@@ -82,7 +82,6 @@ inline std::string committedMismatch(PooledSession& s)
             + " reported finished";
     if (int(rows.size()) < s.summary.evaluated)
         return "fewer iterations committed than the " + std::to_string(s.summary.evaluated) + " evaluated";
-    const auto same = [](const std::optional<double>& a, const std::optional<double>& b) { return a == b; };
     for (const auto& o : s.finished) {
         const auto at = "iteration " + std::to_string(o.index) + ": ";
         const auto it = reader.iteration(s.summary.sessionId, o.index);
@@ -99,7 +98,7 @@ inline std::string committedMismatch(PooledSession& s)
             return at + "stored detail \"" + r.detail + "\", reported \"" + o.detail + "\"";
         if (r.endpoint != o.endpoint)
             return at + "stored endpoint " + r.endpoint + ", reported " + o.endpoint;
-        if (!same(r.medianUs, o.medianUs) || !same(r.speedup, o.speedup) || !same(r.gbps, o.gbps))
+        if (r.medianUs != o.medianUs || r.speedup != o.speedup || r.gbps != o.gbps)
             return at + "stored figures differ from the reported ones";
         if (it->row.candidateId != o.candidateId)
             return at + "another candidate stored";
