@@ -49,6 +49,9 @@ Run cli(const QStringList& arguments, const QMap<QString, QString>& variables = 
     return run;
 }
 
+// A file of the source tree: under kl::test::sourceDir(), the checkout the suite runs in.
+QString sourcePath(const QString& relative) { return QString::fromStdString(kl::test::sourceDir()) + u'/' + relative; }
+
 } // namespace
 
 class TestShowLinesCli : public QObject {
@@ -162,15 +165,15 @@ private slots:
             nvdisasm = m_dir.filePath(QStringLiteral("nvdisasm"));
             QFile tool(nvdisasm);
             QVERIFY(tool.open(QIODevice::WriteOnly));
-            tool.write("#!/bin/sh\n[ \"$1\" = -g ] && [ -s \"$2\" ] || exit 3\ncat '" KL_SOURCE_DIR
-                       "/tests/fixtures/lines/pointer_chase.nvdisasm.txt'\n");
+            tool.write("#!/bin/sh\n[ \"$1\" = -g ] && [ -s \"$2\" ] || exit 3\ncat '"
+                + sourcePath(QStringLiteral("tests/fixtures/lines/pointer_chase.nvdisasm.txt")).toUtf8() + "'\n");
             tool.close();
             tool.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         }
         const QString db
             = m_dir.filePath(QStringLiteral("evaluated-%1.db")
                                  .arg(QString::fromLatin1(QTest::currentDataTag()).remove(QLatin1Char(' '))));
-        const QString problem = QStringLiteral(KL_SOURCE_DIR "/tests/gpu/lines/pointer_chase");
+        const QString problem = sourcePath(QStringLiteral("tests/gpu/lines/pointer_chase"));
         const auto evaluated
             = cli({ QStringLiteral("evaluate"), problem + QStringLiteral("/problem.json"),
                       problem + QStringLiteral("/baseline.cu"), QStringLiteral("--db"), db, QStringLiteral("--runner"),
@@ -178,7 +181,7 @@ private slots:
                       QStringLiteral("--no-cache") },
                 { { QStringLiteral("KL_NVDISASM"), nvdisasm },
                     { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
-                        QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/pointer_chase-lines-h200.json") } });
+                        sourcePath(QStringLiteral("tests/fixtures/lines/pointer_chase-lines-h200.json")) } });
         QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.out + evaluated.err));
         for (const auto& index : { QStringLiteral("1"), QStringLiteral("2") }) { // the baseline, the candidate
             const auto run
@@ -197,14 +200,14 @@ private slots:
     void tuneSamplesEveryIteration()
     {
         const QString db = m_dir.filePath(QStringLiteral("tuned.db"));
-        const QString example = QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu");
+        const QString example = sourcePath(QStringLiteral("resources/examples/layernorm_gelu"));
         const auto tuned
             = cli({ QStringLiteral("tune"), example + QStringLiteral("/problem.json"), QStringLiteral("--db"), db,
                       QStringLiteral("--runner"), QStringLiteral(KL_MODEL_RUNNER), QStringLiteral("--metrics"),
                       QStringLiteral("lines"), QStringLiteral("--budget"), QStringLiteral("1"), QStringLiteral("-k"),
                       QStringLiteral("2"), QStringLiteral("--no-cache") },
                 { { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
-                    QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/layernorm_gelu-deep-h200.json") } });
+                    sourcePath(QStringLiteral("tests/fixtures/lines/layernorm_gelu-deep-h200.json")) } });
         QVERIFY2(tuned.exitCode == 0, qPrintable(tuned.out + tuned.err));
         int last = 0;
         {
@@ -247,7 +250,7 @@ private slots:
     {
         QTemporaryDir work;
         QVERIFY(QDir(work.path()).mkpath(QStringLiteral("multisize")));
-        const QString problem = QStringLiteral(KL_SOURCE_DIR "/tests/gpu/lines/pointer_chase");
+        const QString problem = sourcePath(QStringLiteral("tests/gpu/lines/pointer_chase"));
         const auto evaluated
             = cli({ QStringLiteral("evaluate"), problem + QStringLiteral("/problem.json"),
                       problem + QStringLiteral("/baseline.cu"), QStringLiteral("--db"),
@@ -255,18 +258,18 @@ private slots:
                       QStringLiteral(KL_MODEL_RUNNER), QStringLiteral("--metrics"), QStringLiteral("lines"),
                       QStringLiteral("--json"), QStringLiteral("--no-cache") },
                 { { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
-                    QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/pointer_chase-lines-h200.json") } });
+                    sourcePath(QStringLiteral("tests/fixtures/lines/pointer_chase-lines-h200.json")) } });
         QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.out + evaluated.err));
         QFile jsonl(work.filePath(QStringLiteral("multisize/lines-evaluate.jsonl")));
         QVERIFY(jsonl.open(QIODevice::WriteOnly));
         jsonl.write(evaluated.out.toUtf8());
         jsonl.close();
-        QVERIFY(QFile::copy(QStringLiteral(KL_SOURCE_DIR "/tests/fixtures/lines/test_gpu_lines-h200.log"),
+        QVERIFY(QFile::copy(sourcePath(QStringLiteral("tests/fixtures/lines/test_gpu_lines-h200.log")),
             work.filePath(QStringLiteral("test_gpu_lines.log"))));
 
         QProcess python;
         python.start(QStringLiteral("python3"),
-            { QStringLiteral(KL_SOURCE_DIR "/bench/gpu/summarize.py"), work.path(), QStringLiteral("2026-12-01T00:00Z"),
+            { sourcePath(QStringLiteral("bench/gpu/summarize.py")), work.path(), QStringLiteral("2026-12-01T00:00Z"),
                 QStringLiteral("abc1234") });
         if (!python.waitForStarted())
             QSKIP("no python3 here");
