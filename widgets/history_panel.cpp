@@ -10,7 +10,18 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <climits>
+
 namespace kl::gui {
+
+namespace {
+
+// The top finding reads whole up to ~60 characters; a longer one is cut there rather than pushing
+// the columns after it out of reach (its tooltip holds it whole).
+int findingWidth(const QAbstractItemView* view) { return 60 * view->fontMetrics().averageCharWidth(); }
+
+} // namespace
 
 HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     : QWidget(parent)
@@ -32,7 +43,6 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setIconSize(QSize(14, 14));
     // Where an iteration ran reads the same on most rows ('local:0 · NVIDIA H200'): shown last, so in a
     // narrow pane it does not push the top finding out of sight (the status bar names the GPU too).
@@ -43,7 +53,9 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->setUniformRowHeights(true);
     m_tree->setIconSize(QSize(14, 14));
-    m_tree->header()->setStretchLastSection(true);
+    // Every column sized to what it holds, the top finding included: stretching the last section
+    // would now widen GPU and leave the finding at the default width, cut after a word.
+    m_tree->header()->setStretchLastSection(false);
     m_tree->header()->moveSection(IterationTableModel::GpuColumn, IterationTableModel::ColumnCount - 1);
 
     m_tabs->setDocumentMode(true);
@@ -88,10 +100,15 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
     showFigureColumns(*session, tableKept && treeKept);
     if (!tableKept || !treeKept) {
         m_tree->expandAll();
-        for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
+        for (int column = 0; column < IterationTableModel::ColumnCount; ++column) {
             m_table->resizeColumnToContents(column);
             m_tree->resizeColumnToContents(column);
         }
+        const int finding = findingWidth(m_table);
+        m_table->setColumnWidth(IterationTableModel::FindingColumn,
+            std::min(finding, m_table->columnWidth(IterationTableModel::FindingColumn)));
+        m_tree->setColumnWidth(IterationTableModel::FindingColumn,
+            std::min(finding, m_tree->columnWidth(IterationTableModel::FindingColumn)));
         return;
     }
     // A live refresh: the columns only widen, to what the new rows need (measuring every row of
@@ -102,13 +119,15 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
         int depth = m_tree->rootIsDecorated() ? 1 : 0;
         for (QModelIndex up = node.parent(); up.isValid(); up = up.parent())
             ++depth;
-        for (int column = 0; column < IterationTableModel::FindingColumn; ++column) {
+        for (int column = 0; column < IterationTableModel::ColumnCount; ++column) {
+            const int most = column == IterationTableModel::FindingColumn ? findingWidth(m_table) : INT_MAX;
             const QModelIndex cell = m_sorted->mapFromSource(m_tableModel->index(static_cast<int>(row), column));
-            const int wide = m_table->sizeHintForIndex(cell).width() + (m_table->showGrid() ? 1 : 0);
+            const int wide = std::min(most, m_table->sizeHintForIndex(cell).width() + (m_table->showGrid() ? 1 : 0));
             if (wide > m_table->columnWidth(column))
                 m_table->setColumnWidth(column, wide);
-            const int deep = m_tree->sizeHintForIndex(node.siblingAtColumn(column)).width()
-                + (column == 0 ? depth * m_tree->indentation() : 0);
+            const int deep = std::min(most,
+                m_tree->sizeHintForIndex(node.siblingAtColumn(column)).width()
+                    + (column == 0 ? depth * m_tree->indentation() : 0));
             if (deep > m_tree->columnWidth(column))
                 m_tree->setColumnWidth(column, deep);
         }

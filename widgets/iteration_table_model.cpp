@@ -304,6 +304,10 @@ QVariant IterationTableModel::data(const QModelIndex& index, int role) const
 
 QVariant IterationTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    // Over its text, which starts at the left: centred over a wide column, the title of the top
+    // finding sat right of a narrow pane's edge.
+    if (orientation == Qt::Horizontal && role == Qt::TextAlignmentRole && section == FindingColumn)
+        return int(Qt::AlignLeft | Qt::AlignVCenter);
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     return iterationHeader(section);
