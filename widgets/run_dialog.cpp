@@ -18,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStyle>
 #include <QVBoxLayout>
 
 namespace kl::gui {
@@ -39,6 +40,14 @@ QSpinBox* spin(QWidget* parent, int low, int high, int value, const QString& zer
     if (!zero.isEmpty())
         s->setSpecialValueText(zero);
     return s;
+}
+
+// A placeholder cannot wrap: the field is at least as wide as its hint, so the dialog's default
+// size shows every hint whole instead of squeezing them to a few letters.
+void fitPlaceholder(QLineEdit* edit)
+{
+    const int frame = edit->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, nullptr, edit);
+    edit->setMinimumWidth(edit->fontMetrics().horizontalAdvance(edit->placeholderText()) + 2 * frame + 12);
 }
 
 } // namespace
@@ -91,7 +100,10 @@ RunDialog::RunDialog(QWidget* parent)
     m_temperature->setSingleStep(0.1);
     m_temperature->setValue(-1.0);
     m_temperature->setSpecialValueText(tr("the server's"));
-    m_db->setPlaceholderText(tr("default: $KERNELLOOP_DB or ~/.local/share/kernelloop/kernelloop.db"));
+    // A placeholder cannot wrap and the default path is longer than the field: the field says little,
+    // the line under it says where an empty field leads, wrapped to the form's width.
+    //: run dialog: placeholder of the Store field when it is empty
+    m_db->setPlaceholderText(tr("the default store"));
     // The local runner is an executable or a command line that starts one (a wrapper, ssh to a GPU box):
     // either way --device N follows it.
     m_runner->setObjectName(QStringLiteral("runner"));
@@ -115,12 +127,19 @@ RunDialog::RunDialog(QWidget* parent)
     m_keyEnv->setPlaceholderText(QStringLiteral("OPENAI_API_KEY"));
     m_keyFile->setPlaceholderText(tr("a file of mode 0600"));
     m_apiKey->setEchoMode(QLineEdit::Password);
-    m_apiKey->setPlaceholderText(tr("stored in the keychain only, never in the recipe"));
+    // Short enough to show whole beside the checkbox; the tooltip says the rest.
+    m_apiKey->setPlaceholderText(tr("kept in the keychain only"));
+    //: run dialog: tooltip of the API key field
+    m_apiKey->setToolTip(tr("Saved in the keychain when \"Keep in the keychain\" is ticked; the recipe and the "
+                            "command line never hold the key, only where it comes from."));
     m_command->setReadOnly(true);
     m_paste->setPlaceholderText(tr("kernelloop-cli tune problem.json --budget 10 …"));
     m_pasteError->setWordWrap(true);
     m_pasteError->setStyleSheet(QStringLiteral("color: #b00020;"));
     m_pasteError->hide();
+
+    for (QLineEdit* e : { m_db, m_runner, m_runnersFile, m_baseUrl, m_keyEnv, m_keyFile, m_apiKey })
+        fitPlaceholder(e);
 
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
@@ -147,7 +166,19 @@ RunDialog::RunDialog(QWidget* parent)
     form->addRow(tr("Metric set"), m_metrics);
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("Label"), m_label);
-    form->addRow(tr("Store"), m_db);
+    //: run dialog: under the Store field, where an empty field leads
+    auto* storeHint
+        = new QLabel(tr("Empty: $KERNELLOOP_DB when set, else ~/.local/share/kernelloop/kernelloop.db"), this);
+    storeHint->setObjectName(QStringLiteral("storeHint"));
+    storeHint->setWordWrap(true);
+    storeHint->setForegroundRole(QPalette::PlaceholderText);
+    // Wrapping labels report a narrow size hint; Preferred lets the form give it the field's width.
+    storeHint->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    auto* storeColumn = new QVBoxLayout;
+    storeColumn->setSpacing(2);
+    storeColumn->addWidget(m_db);
+    storeColumn->addWidget(storeHint);
+    form->addRow(tr("Store"), storeColumn);
     form->addRow(tr("Runner"), m_runner);
     form->addRow(tr("GPU index"), m_device);
     //: run dialog: the runner pool's endpoints (GPUs here, over ssh, or Slurm jobs)

@@ -37,6 +37,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStyle>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -345,6 +346,24 @@ void TestLiveSession::stopMidCandidateKeepsIterations()
 
 void TestLiveSession::runDialogCommandLineRoundTrips()
 {
+    {
+        // At its default size every hint reads whole: the Store hint wraps within its height and no
+        // placeholder runs past its field's edge.
+        RunDialog fresh;
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        auto* hint = fresh.findChild<QLabel*>(QStringLiteral("storeHint"));
+        QVERIFY(hint && hint->isVisible() && hint->wordWrap());
+        QVERIFY2(hint->height() >= hint->heightForWidth(hint->width()),
+            qPrintable(QStringLiteral("%1 px for %2").arg(hint->height()).arg(hint->heightForWidth(hint->width()))));
+        for (const QLineEdit* edit : fresh.findChildren<QLineEdit*>()) {
+            if (edit->placeholderText().isEmpty() || !edit->isVisible())
+                continue;
+            const int room = edit->width() - 2 * edit->style()->pixelMetric(QStyle::PM_DefaultFrameWidth) - 4;
+            QVERIFY2(edit->fontMetrics().horizontalAdvance(edit->placeholderText()) <= room,
+                qPrintable(edit->placeholderText() + QStringLiteral(": %1 px").arg(room)));
+        }
+    }
     RunDialog dialog;
     session::SessionRecipe r;
     r.problem = problemPath();
