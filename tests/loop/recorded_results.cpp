@@ -1,11 +1,11 @@
 #include "tests/loop/recorded_results.h"
 
+#include "core/loop/evaluation.h"
 #include "core/model/hash.h"
-
-#include <sqlite3.h>
+#include "core/store/store.h"
 
 #include <fstream>
-#include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace kl::test {
@@ -19,7 +19,7 @@ bool endsWith(const std::string& text, const std::string& tail)
     return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// A stored or dumped result becomes a result line again, so that the protocol's own reader decodes it.
+// A recorded reply becomes a result line again, so that the protocol's own reader decodes it.
 EvaluateResult decode(const nlohmann::json& status, const nlohmann::json& category, const nlohmann::json& device,
     const nlohmann::json& timing, const nlohmann::json& profile)
 {
@@ -31,35 +31,32 @@ EvaluateResult decode(const nlohmann::json& status, const nlohmann::json& catego
     return line.get<EvaluateResult>();
 }
 
-nlohmann::json parsed(const unsigned char* text)
-{
-    return text ? nlohmann::json::parse(reinterpret_cast<const char*>(text), nullptr, false) : nlohmann::json(nullptr);
-}
-
-// The first session of a .klsession file: its device and its results in iteration order. Read-only,
-// with the sqlite3 C API (a recorded file is never migrated or written).
+// The first session of a .klsession file: its device and its results in iteration order, read
+// through the store opened read-only (never written; an older schema is migrated in memory only).
+// A result recorded without a device has the session's.
 void readSession(const std::string& path, DeviceDescription& device, std::vector<EvaluateResult>& results)
 {
-    sqlite3* raw = nullptr;
-    const int opened = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-    std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
-    if (opened != SQLITE_OK)
-        throw std::runtime_error(path + ": " + sqlite3_errmsg(raw));
-    const char* sql
-        = "SELECT r.status, r.category, COALESCE(r.device_json, s.device_json), r.timing_json, r.profile_json"
-          " FROM sessions s JOIN iterations i ON i.session_id = s.id JOIN results r ON r.iteration_id = i.id"
-          " WHERE s.id = (SELECT MIN(id) FROM sessions) ORDER BY i.idx";
-    sqlite3_stmt* rawStatement = nullptr;
-    if (sqlite3_prepare_v2(db.get(), sql, -1, &rawStatement, nullptr) != SQLITE_OK)
-        throw std::runtime_error(path + ": " + sqlite3_errmsg(db.get()));
-    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> statement(rawStatement, sqlite3_finalize);
-    while (sqlite3_step(statement.get()) == SQLITE_ROW) {
-        const auto column = [&](int i) { return sqlite3_column_text(statement.get(), i); };
-        const auto text = [&](int i) { return column(i) ? std::string(reinterpret_cast<const char*>(column(i))) : ""; };
-        auto result = decode(text(0), text(1), parsed(column(2)), parsed(column(3)), parsed(column(4)));
-        if (results.empty() && result.device)
-            device = *result.device;
-        results.push_back(std::move(result));
+    const auto store = store::Store::open(path, { .readOnly = true });
+    std::optional<std::int64_t> first;
+    for (const auto& row : store.listSessions())
+        if (!first || row.session.id < *first)
+            first = row.session.id;
+    if (!first)
+        return;
+    const auto session = store.session(*first);
+    for (const auto& row : store.listIterations(*first)) {
+        auto stored = store.iteration(*first, row.index);
+        if (!stored || !stored->result)
+            continue;
+        if (stored->result->device.is_null() && session)
+            stored->result->device = session->deviceInfo;
+        auto result = storedReply(*stored->result);
+        if (!result)
+            throw std::runtime_error(
+                path + ": iteration " + std::to_string(row.index) + "'s result is not a protocol reply");
+        if (results.empty() && result->device)
+            device = *result->device;
+        results.push_back(std::move(*result));
     }
 }
 

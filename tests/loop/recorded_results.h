@@ -2,8 +2,8 @@
 // Results the real runner recorded on a GPU, replayed by the runner double (KL_MODEL_RUNNER_RECORDED):
 // the device it described and what each job measured, so that a test without a GPU sees the figures
 // an H200 gave instead of made-up ones. Read from a recorded reply (tests/fixtures/findings/*-h200.json)
-// or from a recorded session (resources/sessions/*.klsession, opened read-only, its first session's
-// results in iteration order).
+// or from a recorded session (resources/sessions/*.klsession, opened read-only through store::Store,
+// its first session's results in iteration order).
 #include "core/protocol/messages.h"
 
 #include <map>
