@@ -4,6 +4,7 @@
 
 #ifdef KL_WITH_CUPTI
 #include "runner/cupti_failure.h"
+#include "runner/cupti_host_config.h"
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -102,12 +103,8 @@ struct Profiler::State {
     ~State()
     {
         for (auto& [set, configuration] : configurations) {
-            if (configuration.host) {
-                auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
-                    CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-                p.pHostObject = configuration.host;
-                cuptiProfilerHostDeinitialize(&p);
-            }
+            if (configuration.host)
+                stopHost(configuration.host);
         }
     }
 
@@ -149,13 +146,7 @@ struct Profiler::State {
         for (const std::string& name : c.names)
             c.pointers.push_back(name.c_str());
 
-        auto hostInit
-            = cuptiParams<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-        hostInit.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-        hostInit.pChipName = chip.c_str();
-        hostInit.pCounterAvailabilityImage = availability.data();
-        KL_CUPTI(cuptiProfilerHostInitialize(&hostInit));
-        c.host = hostInit.pHostObject;
+        c.host = startHost(chip, availability.data());
 
         MetricConfiguration& stored = configurations.emplace(set, std::move(c)).first->second;
         // The names' storage moved with the vector: point again.
@@ -163,44 +154,13 @@ struct Profiler::State {
         for (const std::string& name : stored.names)
             stored.pointers.push_back(name.c_str());
         try {
-            buildImage(stored);
+            stored.passes = buildConfigImage(stored.host, stored.pointers, stored.image);
         } catch (...) {
-            auto p = cuptiParams<CUpti_Profiler_Host_Deinitialize_Params>(
-                CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-            p.pHostObject = stored.host;
-            cuptiProfilerHostDeinitialize(&p);
+            stopHost(stored.host);
             configurations.erase(set);
             throw;
         }
         return stored;
-    }
-
-    static void buildImage(MetricConfiguration& stored)
-    {
-
-        auto add = cuptiParams<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-        add.pHostObject = stored.host;
-        add.ppMetricNames = stored.pointers.data();
-        add.numMetrics = stored.pointers.size();
-        KL_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
-        auto size = cuptiParams<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-            CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-        size.pHostObject = stored.host;
-        KL_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
-        stored.image.assign(size.configImageSize, 0);
-        auto image = cuptiParams<CUpti_Profiler_Host_GetConfigImage_Params>(
-            CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-        image.pHostObject = stored.host;
-        image.configImageSize = stored.image.size();
-        image.pConfigImage = stored.image.data();
-        KL_CUPTI(cuptiProfilerHostGetConfigImage(&image));
-        auto passes = cuptiParams<CUpti_Profiler_Host_GetNumOfPasses_Params>(
-            CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-        passes.configImageSize = stored.image.size();
-        passes.pConfigImage = stored.image.data();
-        KL_CUPTI(cuptiProfilerHostGetNumOfPasses(&passes));
-        stored.passes = passes.numOfPasses;
     }
 };
 
