@@ -1,16 +1,20 @@
 #pragma once
 // How every live-session test starts: the window at a size its panels are read at, the bundled
 // example open, and the runner probed, as the engineer's first minute in the window does.
+#include "app/live_session.h"
 #include "app/main_window.h"
 #include "app/session_controller.h"
 #include "tests/test_files.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <QTest>
 
+#include <csignal>
 #include <string>
 
 namespace kl::test {
@@ -41,6 +45,29 @@ inline QStringList runnerLogLines(const QString& path)
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()).split(u'\n', Qt::SkipEmptyParts)
                                        : QStringList();
+}
+
+// Stop Now while the session's runner is in a job, as the engineer presses it: the runner process is
+// killed and reaped within 2 s of the press (Stop itself included) and the session ends "cancelled".
+// Returns what went wrong; empty when all of it held.
+inline QString stopNow(gui::SessionController* controller)
+{
+    gui::LiveSession* live = controller->live();
+    const pid_t runner = live->runnerPid();
+    if (runner <= 0 || ::kill(runner, 0) != 0)
+        return QStringLiteral("no runner process in a job (pid %1)").arg(runner);
+    QElapsedTimer clock;
+    clock.start();
+    controller->stop();
+    if (!QTest::qWaitFor([&] { return ::kill(runner, 0) != 0; }, 10000))
+        return QStringLiteral("the runner (pid %1) was still there 10 s after Stop").arg(runner);
+    if (const qint64 ms = clock.elapsed(); ms >= 2000)
+        return QStringLiteral("the runner took %1 ms to go after Stop (2 s allowed)").arg(ms);
+    if (!QTest::qWaitFor([&] { return !live->running(); }, 5000))
+        return QStringLiteral("the session still ran 5 s after Stop");
+    if (live->finalStatus() != QStringLiteral("cancelled"))
+        return QStringLiteral("the session ended %1, not cancelled: %2").arg(live->finalStatus(), live->lastError());
+    return {};
 }
 
 } // namespace kl::test

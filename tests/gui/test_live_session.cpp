@@ -29,7 +29,6 @@
 #include "widgets/run_dialog.h"
 
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -43,7 +42,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <csignal>
 #include <fstream>
 #include <mutex>
 #include <sys/stat.h>
@@ -326,16 +324,8 @@ void TestLiveSession::stopMidCandidateKeepsIterations()
             || controller->phaseStrip()->phase() == LoopPhase::Benchmark,
         20000);
     QTest::qWait(300);
-    const pid_t runner = live->runnerPid();
-    QVERIFY(runner > 0);
-    QCOMPARE(::kill(runner, 0), 0);
-    controller->stop();
-    QElapsedTimer clock;
-    clock.start();
-    QTRY_VERIFY_WITH_TIMEOUT(::kill(runner, 0) != 0, 2000); // killed and reaped
-    QVERIFY(clock.elapsed() < 2000);
-    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 5000);
-    QCOMPARE(live->finalStatus(), QStringLiteral("cancelled"));
+    const QString stopped = test::stopNow(controller);
+    QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
     const auto store = store::Store::open(db.toStdString(), store::Store::Options { .readOnly = true });
     const auto session = store.session(live->sessionId());
     QVERIFY(session);

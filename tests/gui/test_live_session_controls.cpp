@@ -30,7 +30,6 @@
 #include <QValueAxis>
 
 #include <algorithm>
-#include <csignal>
 #include <memory>
 
 using namespace kl;
@@ -240,18 +239,10 @@ void TestLiveSessionControls::stopAfterSeveralIterationsKeepsThemAll()
     QTRY_VERIFY_WITH_TIMEOUT(controller->phaseStrip()->phase() == LoopPhase::Verify
             || controller->phaseStrip()->phase() == LoopPhase::Benchmark,
         10000);
-    const pid_t runner = live->runnerPid();
-    QVERIFY(runner > 0);
-    QCOMPARE(::kill(runner, 0), 0);
     const auto seen = live->iterations(); // what the window had when the engineer pressed Stop
     QVERIFY(seen.size() >= 3 && seen.size() < 7);
-    controller->stop();
-    QElapsedTimer clock;
-    clock.start();
-    QTRY_VERIFY_WITH_TIMEOUT(::kill(runner, 0) != 0, 2000); // killed and reaped
-    QVERIFY(clock.elapsed() < 2000);
-    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 5000);
-    QCOMPARE(live->finalStatus(), QStringLiteral("cancelled"));
+    const QString stopped = test::stopNow(controller);
+    QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
     const auto store = readStore(db);
     QCOMPARE(QString::fromStdString(store.session(live->sessionId())->status), QStringLiteral("cancelled"));
     for (const auto& outcome : seen) {
