@@ -93,6 +93,11 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
            "(the rest verified and timed alike; profiling is most of a job)")
         ->check(CLI::IsMember({ "all", "promising" }))
         ->capture_default_str();
+    cmd->add_option("--compile-ahead", r.compileAhead,
+           "threads compiling the next round's likely candidates while this round's jobs run (0: none; -1: half "
+           "the CPU's threads, at most 8); decisions are the same either way")
+        ->check(CLI::Range(-1, 64))
+        ->capture_default_str();
     cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", r.seed, "seed for inputs and the tuner");

@@ -157,6 +157,9 @@ void TuneOutput::summary(const LoopSummary& s)
         m_out << "  k=" << s.candidatesPerRound << " per round: pass@k " << fixed(s.passAtK, 2) << ", speedup@k "
               << fixed(s.speedupAtK, 2) << "x over " << s.rounds << " rounds"
               << (s.tokens > 0 ? ", " + std::to_string(s.tokens) + " LLM tokens" : std::string()) << "\n";
+    if (s.compiledAhead > 0)
+        m_out << "  compiled ahead while the GPU measured: " << s.compiledAhead << " guesses, " << s.usedAhead
+              << " of them proposed\n";
 }
 
 } // namespace kl::cli

@@ -6,6 +6,7 @@
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/lines/line_heat.h"
+#include "core/loop/compile_ahead.h"
 #include "core/loop/evaluation.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/stored_forms.h"
@@ -145,22 +146,35 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
     EvaluationArtifacts& a = pending->a;
     IterationOutcome& o = pending->e.outcome;
     phase(round, LoopPhase::Compile, o.fileName);
-    CompileOptions options;
-    options.arch = m_problem.arch;
-    options.includeDir = m_problem.dir;
-    try {
-        a.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, options, m_limits);
-    } catch (const Error& error) {
-        o.status = "failed";
-        o.category = error.category();
-        o.detail = error.what();
+    // Compiled while the round before ran, when the proposer's guess was right (or compiling now: wait).
+    std::optional<CompiledAhead> ahead = m_ahead ? m_ahead->take(compiledAheadKey(proposal)) : std::nullopt;
+    if (ahead) {
+        a.report = std::move(ahead->report);
+        if (!a.report) {
+            o.status = "failed";
+            o.category = ahead->errorCategory;
+            o.detail = ahead->errorDetail;
+        }
+    } else {
+        try {
+            a.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, compileOptions(), m_limits);
+        } catch (const Error& error) {
+            o.status = "failed";
+            o.category = error.category();
+            o.detail = error.what();
+        }
     }
-    o.phasesMs["compile"] = msSince(start);
-    pool::trace(pending->tag + " compiled");
+    o.phasesMs["compile"] = msSince(start); // on the round's path: for one compiled ahead, the wait
+    pool::trace(pending->tag + (ahead ? " compiled ahead" : " compiled"));
     if (a.report) {
         a.staticJson = staticReportJson(*a.report);
         a.statics = staticTelemetry(*a.report);
         a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
+        if (ahead) {
+            a.staticJson["compiled_ahead_ms"] = ahead->millis;
+            for (const auto& [key, value] : ahead->listings.items())
+                a.staticJson[key] = value;
+        }
         if (!a.report->compile.ok) {
             o.status = "failed";
             o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
@@ -207,7 +221,7 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
             pool::trace(pending->tag + " submitted");
         }
     }
-    if (a.report) {
+    if (a.report && !ahead) {
         // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is
         // one, ~0.5 s a candidate on the H200 host): on a thread of their own once the job is queued, so
         // that neither the runner nor the next compile waits for the disassembler; complete() joins it.

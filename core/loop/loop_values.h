@@ -28,6 +28,9 @@ struct LoopConfig {
     double profileWithin = 0.0;
     std::chrono::milliseconds jobTimeout { 120'000 };
     double noiseGain = 0.01; // a new best must be faster by this beyond the noise interval
+    // Threads that compile the next round's likely candidates while this round's jobs run
+    // (core/loop/compile_ahead.h); -1: CompileAhead::widthForThisHost(), 0: none.
+    int compileAhead = -1;
     bool useCache = true;
     std::string label; // the session's name in listings
     std::string proposerDetail; // "tuner:auto", "llm:openai/gpt-4o"
@@ -82,6 +85,8 @@ struct LoopSummary {
     std::optional<double> passAtK;
     std::optional<double> speedupAtK;
     std::int64_t tokens = 0; // LLM tokens over every exchange of the session
+    int compiledAhead = 0; // candidates compiled while the round before ran (core/loop/compile_ahead.h)
+    int usedAhead = 0; // of those, proposed (the rest were wrong guesses: CPU time only)
 };
 nlohmann::json toJson(const LoopSummary& summary); // what the store keeps as the session's summary
 

@@ -33,4 +33,10 @@ struct TuningSession::Pending {
     double profileMinSpeedup = 0.0; // the request's, fixed when it begins (LoopConfig::profileWithin)
 };
 
+// The key a proposal is compiled ahead under (core/loop/compile_ahead.h): what its compile reads.
+std::string compiledAheadKey(const Proposal& proposal);
+
+// What the proposer is told of an iteration (ProposalContext::history).
+EvaluatedProposal historyEntry(const IterationOutcome& outcome, std::string rejection = {});
+
 } // namespace kl

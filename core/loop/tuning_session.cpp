@@ -2,6 +2,7 @@
 
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
+#include "core/loop/compile_ahead.h"
 #include "core/loop/evaluation.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/scaling.h"
@@ -216,20 +217,27 @@ double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
 
 ProposalContext TuningSession::context(int round, int remaining) const
 {
+    auto ctx = contextOf(*m_best, round, remaining);
+    ctx.history = m_history;
+    return ctx;
+}
+
+ProposalContext TuningSession::contextOf(const Incumbent& best, int round, int remaining) const
+{
     ProposalContext ctx;
     ctx.problem = &m_problem;
     ctx.iteration = round;
-    ctx.best = m_best->proposal.candidate;
-    ctx.bestTunables = m_best->proposal.tunables;
-    ctx.bestSourceHash = m_best->outcome.sourceHash;
-    ctx.bestMedianUs = m_best->outcome.medianUs;
-    ctx.bestSpeedup = m_best->outcome.speedup;
+    ctx.best = best.proposal.candidate;
+    ctx.bestTunables = best.proposal.tunables;
+    ctx.bestSourceHash = best.outcome.sourceHash;
+    ctx.bestMedianUs = best.outcome.medianUs;
+    ctx.bestSpeedup = best.outcome.speedup;
     if (m_baseline)
         ctx.baselineMedianUs = m_baseline->medianUs;
-    ctx.bestStatic = m_best->statics;
-    ctx.bestFindings = m_best->outcome.findings;
-    ctx.bestGbps = m_best->outcome.gbps;
-    ctx.bestPctOfCopy = m_best->outcome.pctOfCopy;
+    ctx.bestStatic = best.statics;
+    ctx.bestFindings = best.outcome.findings;
+    ctx.bestGbps = best.outcome.gbps;
+    ctx.bestPctOfCopy = best.outcome.pctOfCopy;
     ctx.hardware.name = m_device.name;
     ctx.hardware.arch = m_problem.arch;
     ctx.hardware.smCount = m_device.smCount;
@@ -241,15 +249,13 @@ ProposalContext TuningSession::context(int round, int remaining) const
     ctx.hardware.smClockMhz = m_device.smClockMhz;
     ctx.hardware.copyGbps = m_device.copyBandwidthGbps;
     ctx.hardware.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
-    ctx.history = m_history;
     ctx.steering = m_steering;
     ctx.remainingBudget = remaining;
     ctx.examples = m_examples;
     return ctx;
 }
 
-namespace {
-EvaluatedProposal historyEntry(const IterationOutcome& o, std::string rejection = {})
+EvaluatedProposal historyEntry(const IterationOutcome& o, std::string rejection)
 {
     EvaluatedProposal h;
     h.iteration = o.index;
@@ -266,13 +272,13 @@ EvaluatedProposal historyEntry(const IterationOutcome& o, std::string rejection 
     h.rejection = std::move(rejection);
     return h;
 }
-} // namespace
 
 nlohmann::json toJson(const LoopSummary& s)
 {
     nlohmann::json j = { { "stop_reason", s.stopReason }, { "rounds", s.rounds }, { "evaluated", s.evaluated },
         { "passed", s.passed }, { "wall_seconds", s.wallSeconds }, { "candidates_per_minute", s.candidatesPerMinute },
-        { "candidates_per_round", s.candidatesPerRound }, { "tokens", s.tokens }, { "cancelled", s.cancelled } };
+        { "candidates_per_round", s.candidatesPerRound }, { "tokens", s.tokens }, { "cancelled", s.cancelled },
+        { "compile_ahead", { { "compiled", s.compiledAhead }, { "used", s.usedAhead } } } };
     if (s.passAtK)
         j["pass_at_k"] = *s.passAtK;
     if (s.speedupAtK)
@@ -303,6 +309,13 @@ LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status
     if (m_best)
         summary.best = m_best->outcome;
     summary.cancelled = status == "cancelled";
+    if (m_ahead) {
+        m_ahead->dropWaiting();
+        const auto tally = m_ahead->tally();
+        summary.compiledAhead = tally.compiled;
+        summary.usedAhead = tally.taken;
+        m_ahead.reset(); // joins a compile under way (< 0.5 s)
+    }
     m_store.recordSessionSummary(m_sessionId, toJson(summary));
     m_store.finishSession(m_sessionId, status);
     phase(summary.rounds, LoopPhase::Finished, summary.stopReason);
@@ -352,8 +365,14 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         } catch (...) {
         }
     });
-    auto first = evaluate(base, 0, std::nullopt, cancel);
+    const int aheadWidth = m_config.compileAhead < 0 ? CompileAhead::widthForThisHost() : m_config.compileAhead;
+    if (aheadWidth > 0)
+        m_ahead = std::make_unique<CompileAhead>(aheadWidth);
+    std::vector<std::unique_ptr<Pending>> baseline;
+    baseline.push_back(begin(base, 0, cancel));
     warmUp.get();
+    lookAhead(proposer, 1, {}, baseline, 0); // while the baseline's job runs
+    auto first = complete(*baseline.front(), std::nullopt);
     if (first.outcome.category == "cancelled") {
         summary.stopReason = "cancelled";
         return finish(summary, "cancelled", start);
@@ -392,6 +411,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         pool::trace("round " + std::to_string(round) + " proposing");
         auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);
         pool::trace("round " + std::to_string(round) + ": " + std::to_string(proposals.size()) + " proposals");
+        if (m_ahead)
+            m_ahead->dropWaiting(); // guesses not started: the CPU is the real round's now
         if (cancel && cancel->load()) { // e.g. while an LLM was still writing
             summary.stopReason = "cancelled";
             return finish(summary, "cancelled", start);
@@ -407,8 +428,9 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         // Candidates queued on the pool, recorded in the order proposed (a refusal waits for those before it).
         std::vector<std::unique_ptr<Pending>> pending;
         const auto collect = [&] {
-            for (auto& queued : pending) {
-                auto e = complete(*queued, m_best->outcome.candidateId);
+            for (std::size_t next = 0; next < pending.size(); ++next) {
+                lookAhead(proposer, round + 1, batch, pending, next); // while pending[next] runs
+                auto e = complete(*pending[next], m_best->outcome.candidateId);
                 if (e.outcome.category == "cancelled")
                     continue;
                 ++summary.evaluated;

@@ -27,6 +27,8 @@
 namespace kl {
 
 class RunnerClient;
+class CompileAhead;
+struct CompiledAhead;
 namespace pool {
 class RunnerPool;
 struct PooledResult;
@@ -123,6 +125,16 @@ private:
     void compileAndQueue(Pending& pending, const std::atomic<bool>* cancel); // thread-safe: no store access
     EvaluatedCandidate complete(Pending& pending, std::optional<std::int64_t> parentId);
     ProposalContext context(int round, int remaining) const;
+    ProposalContext contextOf(const Incumbent& best, int round, int remaining) const; // history left empty
+    // Compiling ahead (look_ahead.cpp): before the loop waits for pending[next], the proposer's guesses
+    // for round `nextRound` from what has arrived (`arrived`) compile on m_ahead's threads.
+    void lookAhead(const Proposer& proposer, int nextRound, const std::vector<EvaluatedCandidate>& arrived,
+        const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next);
+    ProposalContext anticipatedContext(int nextRound, int remaining, const std::vector<EvaluatedCandidate>& arrived,
+        const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next) const;
+    CompiledAhead compileAhead(const Proposal& proposal) const; // what compileAndQueue's compile gives
+    CompileOptions compileOptions() const;
+    int remainingAfter(int rounds) const; // rounds left in the budget after `rounds` (1000: no limit)
     void phase(int round, LoopPhase phase, const std::string& detail = {});
     double decide(std::vector<EvaluatedCandidate>& batch); // the round's gain over the previous best
     void recordRefusal(IterationOutcome& outcome, const Proposal& proposal, const store::DecisionRecord* decision);
@@ -159,6 +171,8 @@ private:
     };
     std::unique_ptr<Reference> m_reference; // compiled reference and baseline, reused by every job
     std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
+    // Last: its threads use the members above and are joined first (one session's run() at a time).
+    std::unique_ptr<CompileAhead> m_ahead;
 };
 
 } // namespace kl

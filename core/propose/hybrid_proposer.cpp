@@ -21,6 +21,17 @@ HybridProposer::HybridProposer(std::unique_ptr<Proposer> writer, std::unique_ptr
 {
 }
 
+bool HybridProposer::tunersTurn(const ProposalContext& context) const
+{
+    const auto bestHash = context.bestSourceHash.empty() ? contentHash(context.best.source) : context.bestSourceHash;
+    return (bestHash != m_sweptHash && hasSpace(context.best)) || m_tunerLeft > 0 || m_writerDry;
+}
+
+std::vector<Proposal> HybridProposer::anticipate(const ProposalContext& context, int count, int guesses) const
+{
+    return tunersTurn(context) ? m_tuner->anticipate(context, count, guesses) : std::vector<Proposal> {};
+}
+
 std::vector<Proposal> HybridProposer::propose(
     const ProposalContext& context, int count, const std::atomic<bool>* cancel)
 {

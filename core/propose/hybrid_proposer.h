@@ -17,8 +17,11 @@ public:
     std::string kind() const override { return m_writer->kind() + "+" + m_tuner->kind(); }
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
     void warmUp(const Problem& problem, const Candidate& start) override { m_tuner->warmUp(problem, start); }
+    // The tuner's guesses when the next round is the tuner's; none before the writer's turn.
+    std::vector<Proposal> anticipate(const ProposalContext& context, int count, int guesses) const override;
 
 private:
+    bool tunersTurn(const ProposalContext& context) const;
     std::unique_ptr<Proposer> m_writer;
     std::unique_ptr<Proposer> m_tuner;
     int m_tunerRounds;

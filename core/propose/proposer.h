@@ -22,7 +22,9 @@ struct EvaluatedProposal {
     std::string sourceHash; // contentHash of the candidate source
     TunableValues tunables;
     std::string hypothesis;
-    std::string category; // "passed", a runner category, "compile.<kind>", "proposer.<kind>", "rejected"
+    // "passed", a runner category, "compile.<kind>", "proposer.<kind>", "rejected"; "pending" only in
+    // the contexts Proposer::anticipate sees (queued, not measured yet)
+    std::string category;
     std::string detail; // compiler summary or compact verification report
     std::optional<double> medianUs; // at the first main size
     std::optional<double> speedup; // vs the baseline, geometric mean over the main sizes
@@ -114,6 +116,19 @@ public:
     {
         (void)problem;
         (void)start;
+    }
+    // Up to `guesses` candidates this proposer would likely return from propose(context, count) (the
+    // next round's context as it looks before every result is in; an entry of category "pending" has
+    // not been measured yet), the most likely first. The loop compiles them while the GPU is busy and
+    // takes them when propose() names them (core/loop/compile_ahead.h); nothing here is ever
+    // measured, and this must change nothing propose() does. Cheap guesses only: an LLM is never
+    // asked (empty).
+    virtual std::vector<Proposal> anticipate(const ProposalContext& context, int count, int guesses) const
+    {
+        (void)context;
+        (void)count;
+        (void)guesses;
+        return {};
     }
 };
 

@@ -128,6 +128,7 @@ const std::vector<Option>& options()
         KL_NUMBER("--trials", trials, int),
         KL_NUMBER("--timing-interval", timingInterval, double),
         KL_TEXT("--profile-candidates", profileCandidates),
+        KL_NUMBER("--compile-ahead", compileAhead, int),
         KL_NUMBER("--job-timeout", jobTimeoutSeconds, int),
         KL_NUMBER("--seed", seed, std::uint64_t),
         Option { "--no-cache", [](const SessionRecipe& r) { return std::string(r.noCache ? "1" : ""); },

@@ -53,6 +53,10 @@ LoopConfig loopConfig(const SessionRecipe& r)
     else if (r.profileCandidates != "all")
         throw Error("session.bad-recipe", {}, "profile-candidates",
             "profile candidates \"" + r.profileCandidates + "\": all or promising");
+    if (r.compileAhead < -1)
+        throw Error("session.bad-recipe", {}, "compile-ahead",
+            "compile ahead: a number of threads, 0 for none or -1 for the host's choice");
+    c.compileAhead = r.compileAhead;
     c.evaluate.seed = r.seed;
     c.jobTimeout = std::chrono::seconds(r.jobTimeoutSeconds);
     c.useCache = !r.noCache;

@@ -73,6 +73,9 @@ struct SessionRecipe {
     // "all" (every candidate) or "promising": CUPTI counters only for candidates within 5% of the
     // incumbent's speedup (LoopConfig::profileWithin); the others are verified and timed alike.
     std::string profileCandidates = "all";
+    // Threads compiling the next round's likely candidates while this round's jobs run (LoopConfig::
+    // compileAhead): -1 picks for the host (half its threads, at most 8), 0: none.
+    int compileAhead = -1;
     int jobTimeoutSeconds = 120;
     std::uint64_t seed = 1234;
     bool noCache = false;

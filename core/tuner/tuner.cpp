@@ -90,8 +90,9 @@ double hintCredibility(const ProposalContext& ctx, const std::string& hint)
     int losses = 0;
     const Guidance only { { hint }, {}, roles };
     for (const auto& h : ctx.history) {
-        if (h.sourceHash != bestHash || h.category == "rejected" || SearchSpace::key(h.tunables) == bestKey)
-            continue; // an engineer's rejection is not a measurement
+        if (h.sourceHash != bestHash || h.category == "rejected" || h.category == "pending"
+            || SearchSpace::key(h.tunables) == bestKey)
+            continue; // an engineer's rejection is not a measurement, nor is a job still queued
         const bool lost = h.category == "passed" ? (h.speedup && reference > 0.0 && *h.speedup <= reference) : true;
         if (lost && moveScore(ctx.bestTunables, h.tunables, only) > 0)
             ++losses;
@@ -171,6 +172,21 @@ TunerStrategy Tuner::effectiveStrategy(const ProposalContext& context, int count
 
 std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, const std::atomic<bool>* cancel)
 {
+    return ranked(ctx, count, count, cancel, m_rng);
+}
+
+// The same ranking on a copy of the generator: in the very context propose() will get, its first
+// `count` are propose()'s proposals exactly; the guesses past them cover what changes once the
+// pending entries are measured (ties broken the other way, a hint that loses its backing).
+std::vector<Proposal> Tuner::anticipate(const ProposalContext& ctx, int count, int guesses) const
+{
+    std::mt19937_64 rng = m_rng;
+    return ranked(ctx, count, guesses, nullptr, rng);
+}
+
+std::vector<Proposal> Tuner::ranked(
+    const ProposalContext& ctx, int count, int keep, const std::atomic<bool>* cancel, std::mt19937_64& rng) const
+{
     if (!ctx.problem || ctx.best.tunables.empty() || count <= 0)
         return {};
     const auto& space = this->space(ctx);
@@ -223,7 +239,7 @@ std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, cons
             consider(v, -0.01 * distance(ctx.bestTunables, v));
     } else if (strategy == TunerStrategy::Random) {
         for (int i = 0; i < 50 * count && int(pool.size()) < count; ++i)
-            if (auto v = space.random(m_rng))
+            if (auto v = space.random(rng))
                 consider(*v, 0.0);
     } else {
         // Guided neighbours of the best: one step, then two.
@@ -241,7 +257,7 @@ std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, cons
             for (std::size_t b = a + 1; b < parents; ++b) {
                 TunableValues child;
                 for (const auto& t : ctx.best.tunables)
-                    child[t.name] = (m_rng() & 1) ? correct[a].second.at(t.name) : correct[b].second.at(t.name);
+                    child[t.name] = (rng() & 1) ? correct[a].second.at(t.name) : correct[b].second.at(t.name);
                 if (space.valid(child))
                     consider(child, 0.25);
             }
@@ -250,17 +266,17 @@ std::vector<Proposal> Tuner::propose(const ProposalContext& ctx, int count, cons
         const int stuck = stagnation(ctx);
         const double temperature = 1.0 - std::exp(-0.5 * stuck);
         for (int i = 0; i < count * 4; ++i)
-            if (auto v = space.random(m_rng))
-                consider(*v, -1.0 + 1.5 * temperature * std::uniform_real_distribution<double>(0.0, 1.0)(m_rng));
+            if (auto v = space.random(rng))
+                consider(*v, -1.0 + 1.5 * temperature * std::uniform_real_distribution<double>(0.0, 1.0)(rng));
     }
 
     // Stable order for equal scores: shuffle first, then a stable sort by score.
-    std::shuffle(pool.begin(), pool.end(), m_rng);
+    std::shuffle(pool.begin(), pool.end(), rng);
     std::stable_sort(pool.begin(), pool.end(), [](const Scored& a, const Scored& b) { return a.score > b.score; });
 
     std::vector<Proposal> out;
     for (const auto& s : pool) {
-        if (int(out.size()) >= count || (cancel && cancel->load()))
+        if (int(out.size()) >= keep || (cancel && cancel->load()))
             break;
         Proposal p;
         p.candidate = ctx.best;

@@ -32,6 +32,7 @@ public:
     std::string kind() const override { return "tuner"; }
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
     void warmUp(const Problem& problem, const Candidate& start) override;
+    std::vector<Proposal> anticipate(const ProposalContext& context, int count, int guesses) const override;
 
     // The strategy `Auto` resolves to for this context (exposed for tests and the CLI summary).
     TunerStrategy effectiveStrategy(const ProposalContext& context, int count) const;
@@ -39,6 +40,10 @@ public:
 private:
     // Enumerating a space evaluates every constraint at every size: once per source is enough.
     const class SearchSpace& space(const ProposalContext& context) const;
+    // propose()'s ranking for `count` proposals, drawing from `rng` (anticipate passes a copy: its
+    // guesses leave no trace); the first `keep` of it.
+    std::vector<Proposal> ranked(const ProposalContext& context, int count, int keep, const std::atomic<bool>* cancel,
+        std::mt19937_64& rng) const;
     TunerOptions m_options;
     std::mt19937_64 m_rng;
     struct CachedSpace;
