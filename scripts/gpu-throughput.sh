@@ -11,7 +11,11 @@
 #   suites     test_gpu_examples (with the reference cache's GPU check) and test_gpu_hostile;
 #   protocols  kl_runner_bench and the tuner under KERNELLOOP_TIMING=fixed and =adaptive (the 00:56Z section);
 #   promising  the tuner as in tune-ab with --profile-candidates promising (fresh, then warm compile cache);
-#   pool       a pool of two local runners on GPU 0 (KL_POOL_SHARE_GPUS=1) against one, candidates/min.
+#   pool       a pool of two local runners on GPU 0 (KL_POOL_SHARE_GPUS=1) against one, candidates/min;
+#   ahead      the tuner with fresh compile caches, --compile-ahead 0 against the default (the next round's
+#              likely candidates compiled while this round's jobs run), profiling every candidate and
+#              --profile-candidates promising, then a 12-round promising pair for the rate past start-up;
+#              each pair's decisions compared (tune-X-noahead / tune-X-ahead).
 # Uses the bundle of scripts/gpu-check.sh --bundle (.gpu/, or the pack in $KL_PACK, default
 # .gpu-pack/gpu.tar.xz). Writes $OUT/throughput.txt (the tables) and $OUT/throughput-details.tgz.
 set -uo pipefail
@@ -83,6 +87,24 @@ for step in "${STEPS[@]}"; do
         warm=$(mktemp -d)
         tune promising "$warm"
         tune promising-warm "$warm"
+        TUNE_ARGS=()
+        ;;
+    ahead)
+        for variant in all promising; do
+            TUNE_ARGS=(--compile-ahead 0)
+            [[ $variant == promising ]] && TUNE_ARGS+=(--profile-candidates promising)
+            tune "$variant-noahead" "$(mktemp -d)"
+            TUNE_ARGS=()
+            [[ $variant == promising ]] && TUNE_ARGS+=(--profile-candidates promising)
+            tune "$variant-ahead" "$(mktemp -d)"
+        done
+        saved=${KL_TUNE_ROUNDS:-6}
+        KL_TUNE_ROUNDS=12
+        TUNE_ARGS=(--profile-candidates promising --compile-ahead 0)
+        tune "long-noahead" "$(mktemp -d)"
+        TUNE_ARGS=(--profile-candidates promising)
+        tune "long-ahead" "$(mktemp -d)"
+        KL_TUNE_ROUNDS=$saved
         TUNE_ARGS=()
         ;;
     suites)

@@ -176,16 +176,35 @@ if tunes:
             b = s["best"]
             print(f"    best: iteration {b.get('iteration')} {tunables(b)} {b.get('median_us') or 0:.2f} us, "
                   f"{b.get('speedup') or 0:.2f}x; {s.get('stop_reason', '')}")
+        first_round = next((ms for ms, w in trace if w == "round 1 proposing"), None)
+        if first_round is not None and trace and len(its) > 1:
+            span = (trace[-1][0] - first_round) / 1000.0
+            print(f"    past start-up (round 1 proposing to the end): {len(its) - 1} candidates in {span:.2f} s = "
+                  f"{60.0 * (len(its) - 1) / span:.1f}/min")
+        if s and s.get("compile_ahead"):
+            ahead = s["compile_ahead"]
+            print(f"    compiled ahead: {ahead.get('compiled', 0)} guesses, {ahead.get('used', 0)} of "
+                  f"{len(its) - 1} proposals taken from them")
         profiled = sum(1 for j in its if (j.get("phases_ms") or {}).get("profile", 0) > 0)
         print(f"    profiled {profiled} of {len(its)} iterations")
         keeps = [j["iteration"] for j in its if j.get("kept")]
-        ok = keeps == RECORDED_KEEPS and lists[name][1] == RECORDED_BEST
-        print(f"    keeps {keeps}; as recorded (keeps {RECORDED_KEEPS}, best {RECORDED_BEST}): {'yes' if ok else 'no'}")
-    ref = lists.get("before") or next(iter(lists.values()))
+        if len(its) == 25:  # the recorded session's length: 6 rounds of 4 after the baseline
+            ok = keeps == RECORDED_KEEPS and lists[name][1] == RECORDED_BEST
+            print(f"    keeps {keeps}; as recorded (keeps {RECORDED_KEEPS}, best {RECORDED_BEST}): "
+                  f"{'yes' if ok else 'no'}")
+        else:
+            print(f"    keeps {keeps}")
+    # Compiling ahead must change nothing: each X-ahead against its X-noahead, tunable by tunable.
     for name, value in lists.items():
-        if value is not ref:
-            print(f"  decisions of {name} equal to {'before' if 'before' in lists else tunes[0]}'s (every tunable, "
-                  f"verdict, keep; best): {'yes' if value == ref else 'no'}")
+        if name.endswith("-ahead") and name[:-len("-ahead")] + "-noahead" in lists:
+            twin = name[:-len("-ahead")] + "-noahead"
+            print(f"  decisions of {name} equal to {twin}'s (every tunable, verdict, keep; best): "
+                  f"{'yes' if value == lists[twin] else 'no'}")
+    ref = lists.get("before")
+    for name, value in lists.items():
+        if ref and value is not ref and len(value[0]) == len(ref[0]):
+            print(f"  decisions of {name} equal to before's (every tunable, verdict, keep; best): "
+                  f"{'yes' if value == ref else 'no'}")
 
 pools = names("pool-", ".jsonl")
 if pools:
