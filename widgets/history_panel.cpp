@@ -3,8 +3,11 @@
 #include "widgets/iteration_table_model.h"
 #include "widgets/proposal_tree_model.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QSortFilterProxyModel>
+#include <QStyle>
+#include <QStyleOptionHeader>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTreeView>
@@ -17,9 +20,40 @@ namespace kl::gui {
 
 namespace {
 
-// The top finding reads whole up to ~60 characters; a longer one is cut there rather than pushing
-// the columns after it out of reach (its tooltip holds it whole).
-int findingWidth(const QAbstractItemView* view) { return 60 * view->fontMetrics().averageCharWidth(); }
+using C = IterationTableModel::Column;
+
+// The widest a column is sized to: the top finding reads whole up to ~60 characters and where an
+// iteration ran up to ~26; a longer one is cut there rather than pushing the columns after it out
+// of reach (the tooltips hold both whole).
+int widest(const QAbstractItemView* view, int column)
+{
+    const int characters = column == C::FindingColumn ? 60 : column == C::GpuColumn ? 26 : 0;
+    return characters > 0 ? characters * view->fontMetrics().averageCharWidth() : INT_MAX;
+}
+
+// What a column's title needs: its text and margins, and room for the sort arrow in the sorted
+// section only. The header's own hint keeps that room in every section once sorting is on (~25 px
+// each), which in a narrow pane pushed the last columns out of sight.
+int titleWidth(const QHeaderView* header, int column)
+{
+    if (header->isSortIndicatorShown() && header->sortIndicatorSection() == column)
+        return header->sectionSizeHint(column);
+    // As QHeaderView measures a section, less the arrow: in bold, as a title over selected cells is drawn.
+    QStyleOptionHeader option;
+    option.initFrom(header);
+    option.section = column;
+    option.text = header->model()->headerData(column, Qt::Horizontal).toString();
+    QFont bold = header->font();
+    bold.setBold(true);
+    option.fontMetrics = QFontMetrics(bold);
+    return header->style()->sizeFromContents(QStyle::CT_HeaderSection, &option, QSize(), header).width();
+}
+
+// A column as wide as its title and the cells it shows, up to widest().
+int fittedWidth(const QAbstractItemView* view, const QHeaderView* header, int column)
+{
+    return std::min(widest(view, column), std::max(view->sizeHintForColumn(column), titleWidth(header, column)));
+}
 
 } // namespace
 
@@ -44,19 +78,29 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->setIconSize(QSize(14, 14));
-    // Where an iteration ran reads the same on most rows ('local:0 · NVIDIA H200'): shown last, so in a
-    // narrow pane it does not push the top finding out of sight (the status bar names the GPU too).
-    m_table->horizontalHeader()->moveSection(IterationTableModel::GpuColumn, IterationTableModel::ColumnCount - 1);
+    // The short columns first, the top finding (the one long text) last: where an iteration ran
+    // ('local:0 · NVIDIA H200') follows the decision, so a narrow pane still shows it and the finding
+    // takes what is left.
+    m_table->horizontalHeader()->moveSection(C::GpuColumn, C::DecisionColumn);
+    m_table->viewport()->installEventFilter(this);
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this](int column) {
+        // The sorted title now needs room for its arrow.
+        QHeaderView* header = m_table->horizontalHeader();
+        if (!m_table->isColumnHidden(column) && column != C::FindingColumn)
+            header->resizeSection(column, std::max(header->sectionSize(column), titleWidth(header, column)));
+        fillWithFinding(m_table);
+    });
 
     m_tree->setModel(m_treeModel);
     m_tree->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->setUniformRowHeights(true);
     m_tree->setIconSize(QSize(14, 14));
-    // Every column sized to what it holds, the top finding included: stretching the last section
-    // would now widen GPU and leave the finding at the default width, cut after a word.
+    // As the table: the finding last, filled by fillWithFinding() rather than a stretched last section
+    // (stretched, it shrinks to a few pixels once the other columns are wider than the pane).
     m_tree->header()->setStretchLastSection(false);
-    m_tree->header()->moveSection(IterationTableModel::GpuColumn, IterationTableModel::ColumnCount - 1);
+    m_tree->header()->moveSection(C::GpuColumn, C::DecisionColumn);
+    m_tree->viewport()->installEventFilter(this);
 
     m_tabs->setDocumentMode(true);
     //: history tab: the iterations in order
@@ -100,15 +144,8 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
     showFigureColumns(*session, tableKept && treeKept);
     if (!tableKept || !treeKept) {
         m_tree->expandAll();
-        for (int column = 0; column < IterationTableModel::ColumnCount; ++column) {
-            m_table->resizeColumnToContents(column);
-            m_tree->resizeColumnToContents(column);
-        }
-        const int finding = findingWidth(m_table);
-        m_table->setColumnWidth(IterationTableModel::FindingColumn,
-            std::min(finding, m_table->columnWidth(IterationTableModel::FindingColumn)));
-        m_tree->setColumnWidth(IterationTableModel::FindingColumn,
-            std::min(finding, m_tree->columnWidth(IterationTableModel::FindingColumn)));
+        fitColumns(m_table);
+        fitColumns(m_tree);
         return;
     }
     // A live refresh: the columns only widen, to what the new rows need (measuring every row of
@@ -119,19 +156,79 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
         int depth = m_tree->rootIsDecorated() ? 1 : 0;
         for (QModelIndex up = node.parent(); up.isValid(); up = up.parent())
             ++depth;
-        for (int column = 0; column < IterationTableModel::ColumnCount; ++column) {
-            const int most = column == IterationTableModel::FindingColumn ? findingWidth(m_table) : INT_MAX;
+        for (int column = 0; column < C::ColumnCount; ++column) {
             const QModelIndex cell = m_sorted->mapFromSource(m_tableModel->index(static_cast<int>(row), column));
-            const int wide = std::min(most, m_table->sizeHintForIndex(cell).width() + (m_table->showGrid() ? 1 : 0));
-            if (wide > m_table->columnWidth(column))
-                m_table->setColumnWidth(column, wide);
-            const int deep = std::min(most,
+            widen(m_table, column, m_table->sizeHintForIndex(cell).width() + (m_table->showGrid() ? 1 : 0));
+            widen(m_tree, column,
                 m_tree->sizeHintForIndex(node.siblingAtColumn(column)).width()
                     + (column == 0 ? depth * m_tree->indentation() : 0));
-            if (deep > m_tree->columnWidth(column))
-                m_tree->setColumnWidth(column, deep);
         }
     }
+    fillWithFinding(m_table);
+    fillWithFinding(m_tree);
+}
+
+QHeaderView* HistoryPanel::headerOf(const QAbstractItemView* view) const
+{
+    return view == m_table ? m_table->horizontalHeader() : m_tree->header();
+}
+
+void HistoryPanel::fitColumns(QAbstractItemView* view)
+{
+    QHeaderView* header = headerOf(view);
+    for (int column = 0; column < C::ColumnCount; ++column) {
+        if (header->isSectionHidden(column))
+            continue;
+        const int width = fittedWidth(view, header, column);
+        if (column == C::FindingColumn)
+            findingNeeds(view) = width;
+        else
+            header->resizeSection(column, width);
+    }
+    fillWithFinding(view);
+}
+
+void HistoryPanel::widen(QAbstractItemView* view, int column, int width)
+{
+    QHeaderView* header = headerOf(view);
+    width = std::min(widest(view, column), width);
+    if (column == C::FindingColumn)
+        findingNeeds(view) = std::max(findingNeeds(view), width);
+    else if (width > header->sectionSize(column))
+        header->resizeSection(column, width);
+}
+
+int& HistoryPanel::findingNeeds(const QAbstractItemView* view)
+{
+    return view == m_table ? m_tableFindingWidth : m_treeFindingWidth;
+}
+
+// The top finding, the last column, takes what the pane has left after the others, cut with an
+// ellipsis where it holds more (the tooltip has it whole), but never narrower than its title or ~12
+// characters: below that the pane scrolls instead. A stretched last section would shrink to nothing.
+void HistoryPanel::fillWithFinding(QAbstractItemView* view)
+{
+    QHeaderView* header = headerOf(view);
+    if (header->isSectionHidden(C::FindingColumn))
+        return;
+    const int others = header->length() - header->sectionSize(C::FindingColumn);
+    const int left = view->viewport()->width() - others;
+    const int least = std::min(findingNeeds(view),
+        std::max(titleWidth(header, C::FindingColumn), 12 * view->fontMetrics().averageCharWidth()));
+    const int width = std::max(least, left);
+    if (width != header->sectionSize(C::FindingColumn))
+        header->resizeSection(C::FindingColumn, width);
+}
+
+bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Resize) {
+        if (watched == m_table->viewport())
+            fillWithFinding(m_table);
+        else if (watched == m_tree->viewport())
+            fillWithFinding(m_tree);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 // "vs eager" and "vs torch.compile" only for a session timed against PyTorch; "GPU" only when its
@@ -141,17 +238,18 @@ void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
 {
     const bool contenders = figures::hasContenders(session.figures);
     const bool measuredOn = figures::hasMeasuredOn(session.figures);
-    for (const auto& [column, shown] : { std::pair { int(IterationTableModel::VsEagerColumn), contenders },
-             std::pair { int(IterationTableModel::VsCompileColumn), contenders },
-             std::pair { int(IterationTableModel::GpuColumn), measuredOn } }) {
+    for (const auto& [column, shown] : { std::pair { int(C::VsEagerColumn), contenders },
+             std::pair { int(C::VsCompileColumn), contenders }, std::pair { int(C::GpuColumn), measuredOn } }) {
         const bool appears = kept && shown && m_table->isColumnHidden(column);
         m_table->setColumnHidden(column, !shown);
         m_tree->setColumnHidden(column, !shown);
         if (appears) {
-            m_table->resizeColumnToContents(column);
-            m_tree->resizeColumnToContents(column);
+            headerOf(m_table)->resizeSection(column, fittedWidth(m_table, headerOf(m_table), column));
+            headerOf(m_tree)->resizeSection(column, fittedWidth(m_tree, headerOf(m_tree), column));
         }
     }
+    fillWithFinding(m_table);
+    fillWithFinding(m_tree);
 }
 
 void HistoryPanel::showIteration(const std::shared_ptr<const IterationFocus>& focus)

@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+class QAbstractItemView;
+class QHeaderView;
 class QLabel;
 class QSortFilterProxyModel;
 class QTableView;
@@ -31,9 +33,17 @@ public:
     QTreeView* tree() const { return m_tree; }
     QTabWidget* tabs() const { return m_tabs; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void chooseFrom(const QModelIndex& index);
     void showFigureColumns(const SessionView& session, bool kept);
+    QHeaderView* headerOf(const QAbstractItemView* view) const;
+    void fitColumns(QAbstractItemView* view);
+    void widen(QAbstractItemView* view, int column, int width);
+    int& findingNeeds(const QAbstractItemView* view);
+    void fillWithFinding(QAbstractItemView* view);
 
     IterationSelection* m_selection;
     IterationTableModel* m_tableModel;
@@ -45,6 +55,9 @@ private:
     bool m_following = false;
     std::int64_t m_shownSession = 0;
     std::size_t m_shownRows = 0;
+    // What the top finding holds in each view (up to its cap); fillWithFinding() may give it more.
+    int m_tableFindingWidth = 0;
+    int m_treeFindingWidth = 0;
 };
 
 } // namespace kl::gui

@@ -144,6 +144,36 @@ private slots:
                                    .arg(sessions->viewport()->width())));
         QVERIFY(!sessions->isColumnHidden(SessionListModel::StartedColumn));
         QVERIFY(!sessions->isColumnHidden(SessionListModel::LabelColumn));
+        // The history in the same pane: every column but the top finding shows whole, GPU included;
+        // the finding takes the rest of the pane, its title at least in view (its cells are cut with
+        // an ellipsis, the tooltip has them whole).
+        QTableView* history = m_review->history()->table();
+        const QAbstractItemView* measured = history;
+        QVERIFY(!history->isColumnHidden(IterationTableModel::GpuColumn));
+        for (int column = 0; column < IterationTableModel::ColumnCount; ++column) {
+            if (history->isColumnHidden(column))
+                continue;
+            const QString title = history->model()->headerData(column, Qt::Horizontal).toString();
+            const int end = history->columnViewportPosition(column)
+                + (column == IterationTableModel::FindingColumn ? history->fontMetrics().horizontalAdvance(title)
+                                                                : history->columnWidth(column));
+            QVERIFY2(end <= history->viewport()->width(),
+                qPrintable(
+                    QStringLiteral("%1 ends at %2 of %3").arg(title).arg(end).arg(history->viewport()->width())));
+            if (column != IterationTableModel::FindingColumn)
+                QVERIFY2(history->columnWidth(column) >= measured->sizeHintForColumn(column),
+                    qPrintable(QStringLiteral("%1: %2 px for cells of %3")
+                                   .arg(title)
+                                   .arg(history->columnWidth(column))
+                                   .arg(measured->sizeHintForColumn(column))));
+        }
+        QVERIFY(history->columnWidth(IterationTableModel::FindingColumn)
+            >= history->fontMetrics().horizontalAdvance(QStringLiteral("Top finding")));
+        QVERIFY(history->model()
+                    ->index(0, IterationTableModel::FindingColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(history->model()->index(0, IterationTableModel::FindingColumn).data().toString()));
 
         m_review.reset();
         QCOMPARE(digest(copy), before);
