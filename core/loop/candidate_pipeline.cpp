@@ -170,11 +170,8 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         a.staticJson = staticReportJson(*a.report);
         a.statics = staticTelemetry(*a.report);
         a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
-        if (ahead) {
+        if (ahead)
             a.staticJson["compiled_ahead_ms"] = ahead->millis;
-            for (const auto& [key, value] : ahead->listings.items())
-                a.staticJson[key] = value;
-        }
         if (!a.report->compile.ok) {
             o.status = "failed";
             o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
@@ -221,7 +218,7 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
             pool::trace(pending->tag + " submitted");
         }
     }
-    if (a.report && !ahead) {
+    if (a.report) {
         // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is
         // one, ~0.5 s a candidate on the H200 host): on a thread of their own once the job is queued, so
         // that neither the runner nor the next compile waits for the disassembler; complete() joins it.

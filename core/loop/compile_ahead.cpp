@@ -26,7 +26,7 @@ CompileAhead::~CompileAhead()
         t.join();
 }
 
-int CompileAhead::widthFor(unsigned cpuThreads) { return std::min(8, int(cpuThreads) / 2); }
+int CompileAhead::widthFor(unsigned cpuThreads) { return cpuThreads < 2 ? 0 : std::clamp(int(cpuThreads) / 4, 1, 8); }
 
 int CompileAhead::widthForThisHost() { return widthFor(std::thread::hardware_concurrency()); }
 

@@ -10,8 +10,6 @@
 // proposal, measurement or decision changes; a wrong guess costs CPU only. No Qt.
 #include "core/compile/static_report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -26,13 +24,14 @@
 
 namespace kl {
 
-// One candidate compiled ahead: what TuningSession's compile step would have produced.
+// One candidate compiled ahead: what TuningSession's compile step would have produced. Its listings
+// (nvdisasm, ~0.5 s a candidate on the H200 host) are made once it is proposed, as for any other: made
+// for every guess they doubled a guess's cost and kept the workers from the next guesses.
 struct CompiledAhead {
     std::optional<StaticReport> report; // none: the candidate was refused before compiling
     std::string errorCategory; // why, as kl::Error said (e.g. "plan.constraint")
     std::string errorDetail;
-    nlohmann::json listings = nlohmann::json::object(); // "ptx" / "sass" (store::addCodeListings), made beside it
-    double millis = 0.0; // compile and listings, on the worker
+    double millis = 0.0; // the compile, on the worker
 };
 
 class CompileAhead {
@@ -58,8 +57,10 @@ public:
     };
     Tally tally() const;
 
-    // How many threads compile ahead on a host with `cpuThreads` (0: unknown): half of them, leaving
-    // the rest to the round's own compiles, the runner and the loop; at most 8; 0 on a single thread.
+    // How many threads compile ahead on a host with `cpuThreads` (0: unknown): a quarter of them (at
+    // least one where there are two), leaving the rest to the round's own compiles and listings, the
+    // runner and the loop (on the 16-thread H200 host 8 guessing threads slowed the round's compiles
+    // more than their hits saved); at most 8; none on a single thread.
     static int widthFor(unsigned cpuThreads);
     static int widthForThisHost();
 

@@ -7,7 +7,6 @@
 #include "core/model/error.h"
 #include "core/model/hash.h"
 #include "core/pool/pool_trace.h"
-#include "core/store/code_listings.h"
 
 #include <algorithm>
 
@@ -58,8 +57,6 @@ CompiledAhead TuningSession::compileAhead(const Proposal& proposal) const
         compiled.errorCategory = error.category();
         compiled.errorDetail = error.what();
     }
-    if (compiled.report)
-        store::addCodeListings(compiled.listings, compiled.report->compile.ptx, compiled.report->compile.cubin);
     compiled.millis = msSince(start);
     return compiled;
 }

@@ -165,7 +165,8 @@ private slots:
         QVERIFY(!none.take("x"));
         QCOMPARE(CompileAhead::widthFor(1), 0);
         QCOMPARE(CompileAhead::widthFor(2), 1);
-        QCOMPARE(CompileAhead::widthFor(16), 8);
+        QCOMPARE(CompileAhead::widthFor(4), 1);
+        QCOMPARE(CompileAhead::widthFor(16), 4);
         QCOMPARE(CompileAhead::widthFor(128), 8);
     }
 
@@ -264,7 +265,7 @@ private slots:
             QCOMPARE(y.category, x.category);
             QCOMPARE(y.kept, x.kept);
             QCOMPARE(y.medianUs, x.medianUs);
-            for (const char* field : { "kernels", "telemetry", "ptx" })
+            for (const char* field : { "kernels", "telemetry", "ptx", "sass_note" })
                 QVERIFY2(a.compiles[i].value(field, nlohmann::json()) == b.compiles[i].value(field, nlohmann::json()),
                     qPrintable(QStringLiteral("iteration %1: %2").arg(x.index).arg(QString::fromLatin1(field))));
         }
