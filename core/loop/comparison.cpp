@@ -52,7 +52,7 @@ double percentile(std::vector<double> v, double p)
 } // namespace
 
 Comparison compareTimings(const std::vector<SizeTiming>& candidate, const std::vector<SizeTiming>& incumbent,
-                          double minGain, int resamples, std::uint64_t seed)
+    double minGain, int resamples, std::uint64_t seed)
 {
     Comparison c;
     const std::size_t n = std::min(candidate.size(), incumbent.size());
@@ -69,11 +69,12 @@ Comparison compareTimings(const std::vector<SizeTiming>& candidate, const std::v
             c.sizes.push_back(sc);
             continue;
         }
-        sc.speedup = normalisedMedian(b.samplesUs, b.baselineMedianUs) / normalisedMedian(a.samplesUs, a.baselineMedianUs);
+        sc.speedup
+            = normalisedMedian(b.samplesUs, b.baselineMedianUs) / normalisedMedian(a.samplesUs, a.baselineMedianUs);
         boot[s].reserve(std::size_t(resamples));
         for (int r = 0; r < resamples; ++r)
             boot[s].push_back(normalisedMedian(resample(b.samplesUs, rng), b.baselineMedianUs)
-                              / normalisedMedian(resample(a.samplesUs, rng), a.baselineMedianUs));
+                / normalisedMedian(resample(a.samplesUs, rng), a.baselineMedianUs));
         sc.low = percentile(boot[s], 0.025);
         sc.high = percentile(boot[s], 0.975);
         c.losesOnSomeSize = c.losesOnSomeSize || sc.high < 1.0;
@@ -105,7 +106,7 @@ std::string Comparison::summary() const
 {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.3fx [%.3f, %.3f]%s", speedup, low, high,
-                  faster ? " faster" : (slower ? " slower" : " within noise"));
+        faster ? " faster" : (slower ? " slower" : " within noise"));
     std::string s = buf;
     if (losesOnSomeSize && !slower)
         s += ", loses on some size";

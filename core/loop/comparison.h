@@ -18,7 +18,7 @@ struct SizeTiming {
 struct SizeComparison {
     std::string label;
     double speedup = 1.0; // incumbent median / candidate median (normalised); > 1: candidate faster
-    double low = 1.0;     // 95% bootstrap interval
+    double low = 1.0; // 95% bootstrap interval
     double high = 1.0;
 };
 
@@ -27,15 +27,15 @@ struct Comparison {
     double speedup = 1.0; // geometric mean over sizes
     double low = 1.0;
     double high = 1.0;
-    bool faster = false;         // low > 1 + minGain
-    bool slower = false;         // high < 1
+    bool faster = false; // low > 1 + minGain
+    bool slower = false; // high < 1
     bool losesOnSomeSize = false; // some size's interval lies below 1
     std::string summary() const;
 };
 
 // candidate and incumbent must list the same sizes in the same order.
 Comparison compareTimings(const std::vector<SizeTiming>& candidate, const std::vector<SizeTiming>& incumbent,
-                          double minGain = 0.01, int resamples = 2000, std::uint64_t seed = 7);
+    double minGain = 0.01, int resamples = 2000, std::uint64_t seed = 7);
 
 double median(std::vector<double> values);
 double geometricMean(const std::vector<double>& values);
