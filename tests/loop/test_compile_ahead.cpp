@@ -32,7 +32,8 @@ CompiledAhead named(const std::string& detail)
     return c;
 }
 
-ProposalContext contextFor(const Problem& p, int remaining)
+// The baseline as the measured best, with one finding whose hint steers the tuner.
+ProposalContext contextFor(const Problem& p, int remaining, const std::string& findingId, const std::string& tunerHint)
 {
     ProposalContext ctx;
     ctx.problem = &p;
@@ -47,6 +48,10 @@ ProposalContext contextFor(const Problem& p, int remaining)
     base.speedup = 1.0;
     base.kept = true;
     ctx.history = { base };
+    Finding f;
+    f.id = findingId;
+    f.tunerHints = { tunerHint };
+    ctx.bestFindings = { f };
     return ctx;
 }
 
@@ -186,11 +191,7 @@ private slots:
     void theTunersGuessesHoldItsProposalsAndLeaveNoTrace()
     {
         const Problem p = test::layernormProblem();
-        auto ctx = contextFor(p, 10);
-        Finding f;
-        f.id = "bandwidth.under-ceiling";
-        f.tunerHints = { hint::kWiderVectors };
-        ctx.bestFindings = { f };
+        auto ctx = contextFor(p, 10, "bandwidth.under-ceiling", hint::kWiderVectors);
         Tuner guessing({ TunerStrategy::Evolutionary, 4 });
         Tuner plain({ TunerStrategy::Evolutionary, 4 });
         for (int round = 0; round < 4; ++round) {
@@ -217,11 +218,7 @@ private slots:
     void aPendingEntryIsNeitherRepeatedNorALoss()
     {
         const Problem p = test::layernormProblem();
-        auto ctx = contextFor(p, 10);
-        Finding f;
-        f.id = "occupancy.registers";
-        f.tunerHints = { hint::kFewerThreads };
-        ctx.bestFindings = { f };
+        auto ctx = contextFor(p, 10, "occupancy.registers", hint::kFewerThreads);
         Tuner tuner({ TunerStrategy::Evolutionary, 11 });
         const auto first = tuner.anticipate(ctx, 1, 1);
         QCOMPARE(first.size(), std::size_t(1));
@@ -241,7 +238,7 @@ private slots:
     void theHybridGuessesOnlyOnTheTunersTurn()
     {
         const Problem p = test::layernormProblem();
-        const auto ctx = contextFor(p, 10);
+        const auto ctx = contextFor(p, 10, "bandwidth.under-ceiling", hint::kWiderVectors);
         HybridProposer hybrid(
             std::make_unique<Silent>(), std::make_unique<Tuner>(TunerOptions { TunerStrategy::Auto, 2 }), 1);
         QCOMPARE(hybrid.anticipate(ctx, 4, 12).size(), std::size_t(12)); // a source the tuner has not swept
