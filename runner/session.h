@@ -15,8 +15,7 @@ class Device;
 class Evaluator;
 
 constexpr const char* kRunnerVersion = "0.1.0";
-// The exit status after a job that lost the CUDA context (illegal address, trap, timeout).
-constexpr int kExitContextLost = 3;
+using protocol::kExitContextLost; // the exit status after a job that lost the CUDA context
 
 class Session {
 public:

@@ -22,6 +22,10 @@
 namespace kl::protocol {
 
 constexpr int kProtocolVersion = 1;
+// A runner's exit status after answering a job that lost the CUDA context (illegal address, trap, a
+// kernel past the wall-clock guard): every later driver call would fail, so it leaves; its client
+// starts a fresh one for the next job (docs/runner-protocol.md).
+constexpr int kExitContextLost = 3;
 
 // ---- runner → core, unsolicited -----------------------------------------------------------
 

@@ -195,6 +195,12 @@ RunnerClient::Failure RunnerClient::diedDuringJob(const std::string& what)
     return Failure { Category::Crash, detail + stderrSection(m_lastStderr) };
 }
 
+bool RunnerClient::leftAfterLastAnswer()
+{
+    const auto status = m_process->waitExit(Clock::now() + std::chrono::milliseconds(1000));
+    return status && WIFEXITED(*status) && WEXITSTATUS(*status) == protocol::kExitContextLost;
+}
+
 void RunnerClient::kill()
 {
     std::lock_guard lock(m_mutex);
@@ -223,83 +229,93 @@ std::variant<nlohmann::json, RunnerClient::Failure> RunnerClient::exchange(
             Category::Cancelled, "cancelled by the caller; the runner was killed and restarts for the next job");
     };
 
-    // A runner that died between jobs is only found out when the request cannot be written:
-    // then one fresh runner gets the request.
+    // A runner that died between jobs is only found out when the request cannot be written, or, when
+    // it left on purpose right after answering the last job (a lost CUDA context: it answers, then
+    // exits with protocol::kExitContextLost) and the pipe still took this request, when its output
+    // closes before any word on this job: either way one fresh runner gets the request.
     Deadline deadline = Clock::now() + timeout;
-    for (int attempt = 0;; ++attempt) {
-        if (options.cancel && options.cancel->load())
-            return Failure { Category::Cancelled, "cancelled by the caller before the job started" };
-        if (const auto why = ensureStarted())
-            return Failure { Category::RunnerLost, *why };
-        if (attempt == 0)
-            deadline = Clock::now() + timeout; // the start is not part of the job's time
-        const auto sent = m_process->send(line, deadline, options.cancel);
-        if (sent == Outcome::Done)
-            break;
-        if (sent == Outcome::Timeout)
-            return killed(Category::Timeout, "the runner did not read the request within " + millis(timeout));
-        if (sent == Outcome::Cancelled)
-            return cancelled();
-        if (attempt > 0 || m_process->pendingBytes() > 0)
-            return diedDuringJob("before reading the whole request");
-        m_process->kill();
-        m_lastStderr = m_process->stderrTail();
-        m_process.reset();
-    }
+    for (bool resent = false;; resent = true) {
+        for (int attempt = 0;; ++attempt) {
+            if (options.cancel && options.cancel->load())
+                return Failure { Category::Cancelled, "cancelled by the caller before the job started" };
+            if (const auto why = ensureStarted())
+                return Failure { Category::RunnerLost, *why };
+            if (attempt == 0)
+                deadline = Clock::now() + timeout; // the start is not part of the job's time
+            const auto sent = m_process->send(line, deadline, options.cancel);
+            if (sent == Outcome::Done)
+                break;
+            if (sent == Outcome::Timeout)
+                return killed(Category::Timeout, "the runner did not read the request within " + millis(timeout));
+            if (sent == Outcome::Cancelled)
+                return cancelled();
+            if (attempt > 0 || m_process->pendingBytes() > 0)
+                return diedDuringJob("before reading the whole request");
+            m_process->kill();
+            m_lastStderr = m_process->stderrTail();
+            m_process.reset();
+        }
 
-    for (;;) {
-        std::string text;
-        switch (m_process->readLine(text, deadline, options.cancel)) {
-        case Outcome::Done:
-            break;
-        case Outcome::Closed:
-            return diedDuringJob("during the job");
-        case Outcome::Timeout:
-            return killed(Category::Timeout,
-                "no result within " + millis(timeout)
-                    + (m_lastProgress.empty() ? "" : " (last progress: " + m_lastProgress + ")")
-                    + "; the runner was killed and restarts for the next job");
-        case Outcome::Cancelled:
-            return cancelled();
-        case Outcome::TooLong:
-            return killed(Category::BadMessage,
-                "the runner wrote a line over " + std::to_string(RunnerProcess::kMaxLineBytes >> 20) + " MiB");
-        }
-        nlohmann::json message;
-        try {
-            message = protocol::parseLine(text);
-        } catch (const Error& e) {
-            return killed(
-                Category::BadMessage, std::string("the runner wrote a line that is not protocol v1: ") + e.what());
-        }
-        const auto type = message.at("type").get<std::string>();
-        const auto idIt = message.find("id");
-        const std::string lineId = idIt != message.end() && idIt->is_string() ? idIt->get<std::string>() : "";
-        if (type == protocol::Progress::kType) {
-            if (lineId != id)
-                continue;
-            try {
-                const auto progress = message.get<protocol::Progress>();
-                m_lastPhase = progress.phase;
-                m_lastProgress
-                    = progress.phase + " " + std::to_string(progress.done) + "/" + std::to_string(progress.total);
-                if (options.progress)
-                    options.progress(progress);
-            } catch (const Error& e) {
-                return killed(Category::BadMessage, std::string("malformed progress line: ") + e.what());
-            }
-            continue;
-        }
-        if (type == "result") {
-            // An empty id answers a request the runner could not even read the id of (bad-request).
-            if (!lineId.empty() && lineId != id)
+        while (m_process) { // reset when it left before reading this request: sent again
+            std::string text;
+            switch (m_process->readLine(text, deadline, options.cancel)) {
+            case Outcome::Done:
+                break;
+            case Outcome::Closed:
+                if (resent || !m_lastProgress.empty() || m_process->pendingBytes() > 0 || !leftAfterLastAnswer())
+                    return diedDuringJob("during the job");
+                m_lastStderr = m_process->stderrTail();
+                m_process.reset();
+                break;
+            case Outcome::Timeout:
+                return killed(Category::Timeout,
+                    "no result within " + millis(timeout)
+                        + (m_lastProgress.empty() ? "" : " (last progress: " + m_lastProgress + ")")
+                        + "; the runner was killed and restarts for the next job");
+            case Outcome::Cancelled:
+                return cancelled();
+            case Outcome::TooLong:
                 return killed(Category::BadMessage,
-                    "the runner answered request \"" + lineId + "\" while \"" + id + "\" was waiting");
-            return message;
+                    "the runner wrote a line over " + std::to_string(RunnerProcess::kMaxLineBytes >> 20) + " MiB");
+            }
+            if (!m_process)
+                break;
+            nlohmann::json message;
+            try {
+                message = protocol::parseLine(text);
+            } catch (const Error& e) {
+                return killed(
+                    Category::BadMessage, std::string("the runner wrote a line that is not protocol v1: ") + e.what());
+            }
+            const auto type = message.at("type").get<std::string>();
+            const auto idIt = message.find("id");
+            const std::string lineId = idIt != message.end() && idIt->is_string() ? idIt->get<std::string>() : "";
+            if (type == protocol::Progress::kType) {
+                if (lineId != id)
+                    continue;
+                try {
+                    const auto progress = message.get<protocol::Progress>();
+                    m_lastPhase = progress.phase;
+                    m_lastProgress
+                        = progress.phase + " " + std::to_string(progress.done) + "/" + std::to_string(progress.total);
+                    if (options.progress)
+                        options.progress(progress);
+                } catch (const Error& e) {
+                    return killed(Category::BadMessage, std::string("malformed progress line: ") + e.what());
+                }
+                continue;
+            }
+            if (type == "result") {
+                // An empty id answers a request the runner could not even read the id of (bad-request).
+                if (!lineId.empty() && lineId != id)
+                    return killed(Category::BadMessage,
+                        "the runner answered request \"" + lineId + "\" while \"" + id + "\" was waiting");
+                return message;
+            }
+            if (type == protocol::Hello::kType)
+                return killed(Category::BadMessage, "the runner said hello again in the middle of a job");
+            // Other types are from a later minor revision: ignored.
         }
-        if (type == protocol::Hello::kType)
-            return killed(Category::BadMessage, "the runner said hello again in the middle of a job");
-        // Other types are from a later minor revision: ignored.
     }
 }
 

@@ -119,6 +119,7 @@ private:
         const std::string& id, const std::string& line, std::chrono::milliseconds timeout, const JobOptions& options);
     std::optional<std::string> ensureStarted(); // nullopt when running, else why it cannot be started
     std::optional<std::string> startOnce();
+    bool leftAfterLastAnswer(); // the runner exited with protocol::kExitContextLost
     Failure diedDuringJob(const std::string& what);
     std::string nextId();
 

@@ -24,6 +24,7 @@
 
 #include <iostream>
 #include <string>
+#include <thread>
 
 using namespace kl;
 using namespace kl::protocol;
@@ -95,6 +96,13 @@ void evaluate(const EvaluateRequest& request, int device)
         for (int i = 0; i < 1024; ++i)
             std::cerr << chunk << '\n';
         std::cerr << "end of flood" << std::endl;
+    }
+    if (behaviour == "context-lost-then-linger") {
+        // As the real runner after a lost context: answer, then exit 3 without reading the next
+        // request; the pause makes sure the client's next request is already in the pipe.
+        send(toLine(EvaluateResult::failure(request.id, Category::Timeout, "still running after 3000 ms")));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        ::_exit(3);
     }
     if (behaviour == "context-lost") {
         send(toLine(EvaluateResult::failure(request.id, Category::IllegalAddress, "an illegal memory access")));

@@ -390,6 +390,24 @@ private slots:
         QCOMPARE(client.starts(), 2);
     }
 
+    // The real runner answers a job that lost the context, then exits 3 (protocol::kExitContextLost);
+    // the next request may already sit in the pipe of the leaving runner: it goes to a fresh one
+    // instead of coming back as that runner's crash (seen on the H200 after the wall-clock guard).
+    void aRequestTheLeavingRunnerNeverReadGoesToAFreshOne()
+    {
+        RunnerClient client(fakeConfig());
+        client.start();
+        const auto r = client.evaluate(request("context-lost-then-linger"));
+        QVERIFY(r.category() == Category::Timeout);
+        expectPasses(client); // sent while the first runner still lingered
+        QCOMPARE(client.starts(), 2);
+
+        // A runner that dies on the request itself is still that request's crash: sent once more, no more.
+        const auto partial = client.evaluate(request("partial"));
+        QVERIFY(partial.category() == Category::Crash);
+        QVERIFY2(q(partial.header.detail).contains(QStringLiteral("part of a line")), partial.header.detail.c_str());
+    }
+
     void runnerKilledBetweenJobsIsReplaced()
     {
         RunnerClient client(fakeConfig());
