@@ -9,10 +9,13 @@
 #include "core/tuner/move_ranking.h"
 #include "core/tuner/search_space.h"
 #include "core/tuner/tuner.h"
+#include "core/verify/statistics.h"
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include <random>
 #include <set>
@@ -51,6 +54,27 @@ class TestLoopDecisions : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // median() finds the middle order statistics without sorting: the very value the sorted quantile
+    // gives (bit for bit), odd and even sizes, ties included, so no comparison moves.
+    void medianIsTheSortedQuantile()
+    {
+        std::mt19937_64 rng(17);
+        for (int n = 1; n <= 64; ++n)
+            for (int trial = 0; trial < 4; ++trial) {
+                std::vector<double> v(static_cast<std::size_t>(n));
+                std::normal_distribution<double> d(50.0, 3.0);
+                for (auto& x : v)
+                    x = trial == 3 ? std::round(d(rng)) : d(rng); // the last trial: many ties
+                auto sorted = v;
+                std::sort(sorted.begin(), sorted.end());
+                const double expected = kl::verify::quantile(sorted, 0.5);
+                const double got = kl::median(v);
+                QVERIFY2(std::memcmp(&got, &expected, sizeof got) == 0,
+                    qPrintable(QStringLiteral("n=%1: %2 vs %3").arg(n).arg(got, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+            }
+        QCOMPARE(kl::median({}), 0.0);
+    }
+
     void clearlyFasterIsFaster()
     {
         const std::vector<kl::SizeTiming> a { { "s", samples(50, 0.5, 200, 1), 100 } };
