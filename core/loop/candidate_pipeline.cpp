@@ -220,13 +220,17 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
     }
     if (a.report) {
         // The iteration's PTX and SASS, for the SASS/PTX pane and `show --lines` (nvdisasm where there is
-        // one, ~0.5 s a candidate on the H200 host): on a thread of their own once the job is queued, so
-        // that neither the runner nor the next compile waits for the disassembler; complete() joins it.
-        pending->listings = std::async(std::launch::async, [&a, &o] {
-            const auto listed = Clock::now();
-            store::addCodeListings(a.staticJson, a.report->compile.ptx, a.report->compile.cubin);
-            o.phasesMs["listings"] = msSince(listed);
-        });
+        // one, ~0.5-0.7 s a candidate on the H200 host): on a thread of their own once the job is queued,
+        // so that neither the runner nor the next compile waits for the disassembler, and stored when
+        // made: waiting for them held each round's last result by up to ~0.7 s with fast jobs.
+        pending->listings
+            = std::async(std::launch::async, [ptx = a.report->compile.ptx, cubin = a.report->compile.cubin] {
+                  const auto listed = Clock::now();
+                  auto fields = nlohmann::json::object();
+                  store::addCodeListings(fields, ptx, cubin);
+                  fields["listings_ms"] = msSince(listed);
+                  return fields;
+              });
     }
 }
 
@@ -239,8 +243,7 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     const auto& proposal = e.proposal;
     const int round = pending.round;
     const auto start = pending.start;
-    if (pending.listings.valid())
-        pending.listings.get(); // before anything here touches the outcome or the compile report
+    storeListings(false);
     if (pending.job) {
         auto pooled = pending.job->get();
         pool::trace(pending.tag + " answered");
@@ -286,6 +289,8 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
         if (auto detail = m_store.iteration(m_sessionId, o.index); detail && detail->result)
             m_store.cacheStore(a.cacheKey, detail->result->id);
     }
+    if (pending.listings.valid() && o.index > 0)
+        m_listings.emplace_back(o.index, std::move(pending.listings));
     o.phasesMs["record"] = msSince(recording);
     pool::trace(pending.tag + " recorded as iteration " + std::to_string(o.index));
     e.timings = a.timings;
@@ -313,6 +318,22 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
         }
     }
     return e;
+}
+
+void TuningSession::storeListings(bool all)
+{
+    for (auto it = m_listings.begin(); it != m_listings.end();) {
+        if (!all && it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            ++it;
+            continue;
+        }
+        try {
+            m_store.addToResultCompile({ m_sessionId, it->first }, it->second.get());
+        } catch (const std::bad_alloc&) {
+            // Listings past memory: the iteration keeps its result without them.
+        }
+        it = m_listings.erase(it);
+    }
 }
 
 void TuningSession::record(

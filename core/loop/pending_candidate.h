@@ -23,7 +23,9 @@ struct TuningSession::Pending {
     EvaluatedCandidate e;
     EvaluationArtifacts a;
     std::optional<std::future<pool::PooledResult>> job;
-    std::future<void> listings; // the code listings, made beside the job (nvdisasm: ~0.5 s on the H200 host)
+    // The code listings' fields of the compile JSON, made beside the job (nvdisasm: ~0.5-0.7 s on the H200
+    // host); written to the store once made (TuningSession::storeListings), never waited for by the round.
+    std::future<nlohmann::json> listings;
     Clock::time_point start;
     int round = 0;
     bool awaitingCompile = false; // not cached: compileAndQueue comes next

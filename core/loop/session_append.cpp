@@ -101,6 +101,7 @@ LoopSummary TuningSession::evaluateInto(
         summary.passed = 1;
         summary.best = e.outcome;
     }
+    storeListings(true); // the engineer's candidate is shown whole: its listings are in the store first
     m_events->publish(IterationFinished { e.outcome });
     m_store.recordSessionSummary(sessionId, countedSummary(stored->summary, e.outcome, best));
     summary.stopReason

@@ -309,6 +309,7 @@ LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status
     if (m_best)
         summary.best = m_best->outcome;
     summary.cancelled = status == "cancelled";
+    storeListings(true);
     if (m_ahead) {
         m_ahead->dropWaiting();
         const auto tally = m_ahead->tally();

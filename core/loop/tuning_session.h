@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -141,6 +142,8 @@ private:
     LoopSummary finish(LoopSummary summary, const std::string& status, Clock::time_point start);
     void record(IterationOutcome& outcome, const Proposal& proposal, std::optional<std::int64_t> parentId,
         const struct EvaluationArtifacts& artifacts);
+    // Listings made since: into their iterations' stored compile JSON; `all`: waits for every one.
+    void storeListings(bool all);
 
     const Problem& m_problem;
     store::Store& m_store;
@@ -171,6 +174,8 @@ private:
     };
     std::unique_ptr<Reference> m_reference; // compiled reference and baseline, reused by every job
     std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
+    // Code listings still being made, by iteration index (core/store/code_listings.h).
+    std::vector<std::pair<int, std::future<nlohmann::json>>> m_listings;
     // Last: its threads use the members above and are joined first (one session's run() at a time).
     std::unique_ptr<CompileAhead> m_ahead;
 };

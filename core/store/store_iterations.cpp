@@ -69,6 +69,34 @@ void Store::recordResult(const IterationRef& iteration, const ResultRecord& resu
     m_impl->pendingOf(iteration).result = result;
 }
 
+void Store::addToResultCompile(const IterationRef& iteration, const nlohmann::json& fields)
+{
+    if (auto it = m_impl->pending.find({ iteration.sessionId, iteration.index }); it != m_impl->pending.end()) {
+        if (auto& result = it->second.result) {
+            if (!result->compile.is_object())
+                result->compile = nlohmann::json::object();
+            result->compile.update(fields);
+        }
+        return;
+    }
+    const auto iterationId = m_impl->committedIterationId(iteration);
+    if (!iterationId)
+        throw Error("store.no-such-iteration", m_impl->path.string(), describe(iteration), "no such iteration");
+    Transaction transaction(m_impl->db);
+    auto select = m_impl->db.cached("SELECT compile_json FROM results WHERE iteration_id = ?1");
+    select.bind(1, *iterationId);
+    if (!select.step())
+        return;
+    nlohmann::json compile = nlohmann::json::parse(select.text(0), nullptr, false);
+    if (!compile.is_object())
+        compile = nlohmann::json::object(); // none stored (or unreadable): the fields alone
+    compile.update(fields);
+    auto update = m_impl->db.cached("UPDATE results SET compile_json = ?2 WHERE iteration_id = ?1");
+    update.bind(1, *iterationId).bind(2, compile.dump());
+    update.step();
+    transaction.commit();
+}
+
 void Store::recordFindings(const IterationRef& iteration, const std::vector<FindingRecord>& findings)
 {
     auto& pending = m_impl->pendingOf(iteration);

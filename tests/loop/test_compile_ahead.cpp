@@ -262,6 +262,7 @@ private slots:
             QCOMPARE(y.category, x.category);
             QCOMPARE(y.kept, x.kept);
             QCOMPARE(y.medianUs, x.medianUs);
+            QVERIFY2(b.compiles[i].contains("ptx"), qPrintable(QString::number(x.index))); // listings stored
             for (const char* field : { "kernels", "telemetry", "ptx", "sass_note" })
                 QVERIFY2(a.compiles[i].value(field, nlohmann::json()) == b.compiles[i].value(field, nlohmann::json()),
                     qPrintable(QStringLiteral("iteration %1: %2").arg(x.index).arg(QString::fromLatin1(field))));

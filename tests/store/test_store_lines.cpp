@@ -132,6 +132,39 @@ private slots:
         QVERIFY(decoded(again->pcSampling) == decoded(reply["pc_sampling"]));
     }
 
+    // The loop's code listings arrive after their iteration was recorded: added to the stored compile
+    // JSON of a finished iteration, or to a pending one's before it is written; the rest kept.
+    void listingsJoinTheCompileJsonOfARecordedIteration()
+    {
+        QTemporaryDir dir;
+        auto store = Store::open(dir.filePath(QStringLiteral("l.db")).toStdString());
+        auto withCompile = fx::passedResult(0);
+        withCompile.compile = { { "telemetry", { { "registers", 32 } } } };
+        const auto recorded = recordSession(store, withCompile);
+        store.addToResultCompile({ recorded.session, 1 }, { { "ptx", "// ptx" }, { "listings_ms", 12.5 } });
+        const auto first = store.iteration(recorded.session, 1);
+        QVERIFY(first && first->result);
+        QCOMPARE(first->result->compile.value("ptx", ""), std::string("// ptx"));
+        QCOMPARE(first->result->compile["telemetry"]["registers"].get<int>(), 32); // kept
+        store.addToResultCompile({ recorded.session, 2 }, { { "sass_note", "nvdisasm not found" } });
+        const auto second = store.iteration(recorded.session, 2)->result->compile;
+        QCOMPARE(second.value("sass_note", ""), std::string("nvdisasm not found"));
+        QVERIFY(!second.contains("ptx")); // each iteration its own fields
+        QVERIFY(!store.iteration(recorded.session, 1)->result->compile.contains("sass_note"));
+
+        SessionRecord more;
+        more.problemHash = store.addProblem(fx::problem());
+        more.device = "NVIDIA H200 #0";
+        more.proposer = "tuner";
+        const auto session = store.createSession(more);
+        const auto ref = store.beginIteration(session, store.addCandidate(session, fx::candidate(0)));
+        store.recordResult(ref, withCompile);
+        store.addToResultCompile(ref, { { "ptx", "// pending" } }); // not written yet: joins the row to be
+        store.finishIteration(ref);
+        QCOMPARE(store.iteration(session, 1)->result->compile.value("ptx", ""), std::string("// pending"));
+        QVERIFY_THROWS_EXCEPTION(kl::Error, store.addToResultCompile({ session, 9 }, { { "ptx", "" } }));
+    }
+
     void version5FileMigratesWithItsResultsUnsampled()
     {
         const auto path = freshPath();
