@@ -535,6 +535,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 }
             m_scaling.addRound(anyPassed, best);
         }
+        storeListings(false); // those made by now are in the store before the window reads the round
         for (const auto& e : batch) {
             remember(e);
             m_history.push_back(historyEntry(e.outcome));
