@@ -49,6 +49,7 @@ SessionRecipe everything()
     r.seed = 99;
     r.timingInterval = 0.002;
     r.profileCandidates = "promising";
+    r.compileAhead = 3;
     r.noCache = true;
     r.llm.provider = "anthropic";
     r.llm.baseUrl = "http://127.0.0.1:8080/v1";
@@ -161,6 +162,13 @@ private Q_SLOTS:
         QCOMPARE(c.evaluate.intervalHalfWidth, 0.002); // --timing-interval reaches the runner's request
         QCOMPARE(c.profileWithin, 0.05); // --profile-candidates promising
         QCOMPARE(loopConfig(SessionRecipe {}).profileWithin, 0.0); // the default profiles every candidate
+        QCOMPARE(c.compileAhead, 3); // --compile-ahead 3
+        QCOMPARE(loopConfig(SessionRecipe {}).compileAhead, -1); // the host's choice
+        {
+            auto wrong = r;
+            wrong.compileAhead = -2;
+            QVERIFY_THROWS_EXCEPTION(Error, loopConfig(wrong));
+        }
         {
             auto wrong = r;
             wrong.profileCandidates = "some";
