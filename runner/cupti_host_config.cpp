@@ -6,18 +6,6 @@
 
 namespace kl::runner {
 
-namespace {
-
-// CUPTI's parameter blocks: zeroed, with their size set, as every CUPTI call requires.
-template <class Params> Params cuptiParams(std::size_t size)
-{
-    Params params {};
-    params.structSize = size;
-    return params;
-}
-
-} // namespace
-
 // KL_CUPTI quotes the call, so the parameter blocks' names (hostInit, add, size, image, passes) are part
 // of the failure messages the profiler has always reported: keep them.
 CUpti_Profiler_Host_Object* startHost(const std::string& chip, const std::uint8_t* availability)

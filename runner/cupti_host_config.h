@@ -14,6 +14,14 @@
 
 namespace kl::runner {
 
+// CUPTI's parameter blocks: zeroed, with their size set, as every CUPTI call requires.
+template <class Params> Params cuptiParams(std::size_t size)
+{
+    Params params {};
+    params.structSize = size;
+    return params;
+}
+
 // The range profiler's host object for `chip` ("GH100"). `availability` is the device's counter
 // availability image, or null when there is no device. Throws CuptiFailure.
 CUpti_Profiler_Host_Object* startHost(const std::string& chip, const std::uint8_t* availability);

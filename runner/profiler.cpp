@@ -45,14 +45,6 @@ protocol::Profile Profiler::profile(protocol::MetricSet set, const std::function
 
 namespace {
 
-// CUPTI's parameter blocks: zeroed, with their size set, as every CUPTI call requires.
-template <class Params> Params cuptiParams(std::size_t size)
-{
-    Params params {};
-    params.structSize = size;
-    return params;
-}
-
 // What the host side computes once per metric set: the configuration image and its pass count; and
 // the counter data image's storage, reused by every job (initialised again for each).
 struct MetricConfiguration {
