@@ -98,7 +98,7 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
     if (m_config.useCache)
         cached = m_store.cacheLookup(a.cacheKey);
     if (cached) {
-        a.result = storedReply(*cached); // decoded once, as a runner's reply is
+        a.result = store::storedReply(*cached); // decoded once, as a runner's reply is
         if (!a.result)
             cached.reset(); // a row this version cannot read: measure again
     }

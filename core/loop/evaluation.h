@@ -45,10 +45,6 @@ std::vector<SizeTiming> timingsOf(const protocol::Timing& timing);
 // the main sizes (with each size's own in speedupBySize).
 void takeFigures(IterationOutcome& outcome, const protocol::Timing& timing);
 
-// A stored result (a cache hit) as the runner's reply it was recorded from; nullopt when the row
-// cannot be read as protocol v1.
-std::optional<protocol::EvaluateResult> storedReply(const store::ResultRecord& result);
-
 // One line for the engineer and the proposer: which case failed, where, by how much.
 std::string verificationBrief(const protocol::EvaluateResult& result);
 

@@ -122,4 +122,20 @@ ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, con
     return result;
 }
 
+std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& r)
+{
+    nlohmann::json j = { { "v", protocol::kProtocolVersion }, { "type", "result" }, { "id", "" },
+        { "status", r.status }, { "category", r.category }, { "detail", r.detail } };
+    for (const auto& [key, value] : { std::pair<const char*, const nlohmann::json*> { "device", &r.device },
+             { "verification", &r.verification }, { "timing", &r.timing }, { "profile", &r.profile },
+             { "pc_sampling", &r.pcSampling } }) // a cache hit asked for with ";lines=1" answers with its samples
+        if (!value->is_null())
+            j[key] = *value;
+    try {
+        return j.get<protocol::EvaluateResult>();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 } // namespace kl::store

@@ -5,6 +5,8 @@
 #include "core/protocol/messages.h"
 #include "core/store/records.h"
 
+#include <optional>
+
 namespace kl::store {
 
 // status, category, detail, verification, timing, device, profile, pc_sampling and the SM clock come across
@@ -19,5 +21,9 @@ ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::strin
 // timing, device and profile columns hold its protocol JSON. For any reply R,
 // resultFromEvaluateResult(R) equals resultFromRunnerReply(nlohmann::json(R)).
 ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, const std::string& toolkit = {});
+
+// The other way: a stored result (a cache hit, a recorded session) as the runner's reply it was recorded
+// from; nullopt when the row cannot be read as protocol v1.
+std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& result);
 
 } // namespace kl::store

@@ -1,7 +1,7 @@
 #include "tests/loop/recorded_results.h"
 
-#include "core/loop/evaluation.h"
 #include "core/model/hash.h"
+#include "core/store/runner_result.h"
 #include "core/store/store.h"
 
 #include <fstream>
@@ -50,7 +50,7 @@ void readSession(const std::string& path, DeviceDescription& device, std::vector
             continue;
         if (stored->result->device.is_null() && session)
             stored->result->device = session->deviceInfo;
-        auto result = storedReply(*stored->result);
+        auto result = store::storedReply(*stored->result);
         if (!result)
             throw std::runtime_error(
                 path + ": iteration " + std::to_string(row.index) + "'s result is not a protocol reply");

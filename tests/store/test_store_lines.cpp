@@ -2,7 +2,6 @@
 // JSON alike, read back as the same value, carried by export/import and by the evaluation cache, and
 // an older file migrated forward with its results left unsampled.
 #include "core/lines/pc_sampling.h"
-#include "core/loop/evaluation.h"
 #include "core/protocol/messages.h"
 #include "core/store/runner_result.h"
 #include "core/store/schema.h"
@@ -127,7 +126,7 @@ private slots:
         store.cacheStore("key;lines=1", recorded.resultId);
         const auto cached = store.cacheLookup("key;lines=1");
         QVERIFY(cached);
-        const auto again = kl::storedReply(*cached); // what the loop hands on for a cache hit
+        const auto again = storedReply(*cached); // what the loop hands on for a cache hit
         QVERIFY(again);
         QVERIFY(decoded(again->pcSampling) == decoded(reply["pc_sampling"]));
     }
