@@ -27,16 +27,6 @@ namespace kl {
 
 namespace {
 
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables)
-{
-    std::string key = sourceHash;
-    for (const auto& [k, v] : tunables)
-        key += ";" + k + "=" + std::to_string(v);
-    return key;
-}
-
 // What in the options changes a result: the same candidate measured with other options is another entry.
 std::string optionsKey(const protocol::EvaluateOptions& o)
 {
@@ -57,6 +47,14 @@ bool cacheable(const std::string& category)
 }
 
 } // namespace
+
+std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables)
+{
+    std::string key = sourceHash;
+    for (const auto& [k, v] : tunables)
+        key += ";" + k + "=" + std::to_string(v);
+    return key;
+}
 
 EvaluatedCandidate TuningSession::evaluate(
     const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel)

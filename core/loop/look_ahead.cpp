@@ -18,18 +18,13 @@ namespace {
 // move once the pending results are in (layernorm_gelu's 1-step neighbourhood is ~10 candidates).
 constexpr int kGuessesPerProposal = 3;
 
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
 } // namespace
 
 std::string compiledAheadKey(const Proposal& proposal)
 {
     // Everything analyseCandidate reads of a proposal: the source, the name it compiles under (the
     // candidate's launches and tunables are parsed from the source) and the tunables asked for.
-    std::string key = contentHash(proposal.candidate.fileName + '\n' + proposal.candidate.source);
-    for (const auto& [name, value] : proposal.tunables)
-        key += ";" + name + "=" + std::to_string(value);
-    return key;
+    return candidateKey(contentHash(proposal.candidate.fileName + '\n' + proposal.candidate.source), proposal.tunables);
 }
 
 CompileOptions TuningSession::compileOptions() const

@@ -6,8 +6,10 @@
 #include "core/pool/compile_stage.h"
 #include "core/pool/runner_pool.h"
 
+#include <chrono>
 #include <future>
 #include <optional>
+#include <string>
 
 namespace kl {
 
@@ -34,6 +36,15 @@ struct TuningSession::Pending {
     int turn = 0;
     double profileMinSpeedup = 0.0; // the request's, fixed when it begins (LoopConfig::profileWithin)
 };
+
+// Milliseconds since `t`, for the phases and the trace.
+inline double msSince(Clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// The same candidate and tunables, the same key: a candidate row, or a compile (compiledAheadKey).
+std::string candidateKey(const std::string& sourceHash, const TunableValues& tunables);
 
 // The key a proposal is compiled ahead under (core/loop/compile_ahead.h): what its compile reads.
 std::string compiledAheadKey(const Proposal& proposal);

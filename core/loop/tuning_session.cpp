@@ -26,8 +26,6 @@ namespace kl {
 
 namespace {
 
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
 DeviceLimits limitsOf(const protocol::DeviceDescription& d, const std::string& arch)
 {
     auto limits = DeviceLimits::forArch(arch);
