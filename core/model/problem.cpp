@@ -331,6 +331,16 @@ double Problem::bytes(const SizeSet& sizes) const
     return evaluate(bytesExpression, sizes.symbols(), file.string(), "bytes");
 }
 
+Precision Problem::computePrecision() const
+{
+    if (compute)
+        return *compute;
+    std::vector<DType> types;
+    for (const TensorSpec& input : inputs)
+        types.push_back(input.dtype);
+    return defaultPrecision(types);
+}
+
 double Problem::flops(const SizeSet& sizes) const
 {
     return flopsExpression.empty() ? 0.0 : evaluate(flopsExpression, sizes.symbols(), file.string(), "flops");
@@ -350,7 +360,7 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     }
     Fields top(root, "", file);
     top.onlyKnown({ "name", "description", "arch", "sizes", "inputs", "outputs", "scalars", "tolerances", "reference",
-        "baseline", "bytes", "flops" });
+        "baseline", "bytes", "flops", "compute" });
 
     Problem p;
     p.file = path;
@@ -442,6 +452,13 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     if (top.has("flops")) {
         p.flopsExpression = top.expression("flops", top.required("flops"));
         checkExpression(p.flopsExpression, symbolSet, "flops", file);
+    }
+    if (top.has("compute")) {
+        const auto name = top.string("compute");
+        p.compute = parsePrecision(name);
+        if (!p.compute)
+            top.fail("compute", "problem.bad-compute",
+                "\"" + name + "\" is not a precision: fp64, fp32, tf32, fp16, bf16, fp8, int8 or fp64-tensor");
     }
 
     p.referencePath = sourcePath(top, "reference", p.dir);

@@ -5,6 +5,7 @@
 #include "core/model/candidate.h"
 #include "core/model/dtype.h"
 #include "core/model/expression.h"
+#include "core/model/precision.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -83,6 +84,9 @@ struct Problem {
 
     std::string bytesExpression;
     std::string flopsExpression;
+    // What the FLOPs run in ("compute"); absent: derived from the inputs' dtypes (computePrecision()).
+    std::optional<Precision> compute;
+    Precision computePrecision() const;
 
     std::string contentHash; // of the JSON and both sources: same problem, same hash
 
