@@ -36,6 +36,14 @@ std::vector<std::string> metricsFor(protocol::MetricSet set)
             "sm__warps_active.avg.pct_of_peak_sustained_active",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+            // The compute side (core/findings/rules_compute.cpp): tensor-pipe and FMA-pipe utilisation and
+            // tensor instructions executed. Here, not in the default set: each of them alone takes the
+            // default set from 1 pass to 2 on GH100, and this set stays at 9 with them
+            // (test_metric_passes).
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor.sum",
+            "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
         };
     case protocol::MetricSet::Stalls: {
         std::vector<std::string> metrics { "gpu__time_duration.sum",

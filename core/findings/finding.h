@@ -49,6 +49,12 @@ inline constexpr const char* kFewerBytes = "fewer-bytes";
 inline constexpr const char* kLessUnrolling = "less-unrolling";
 inline constexpr const char* kStaticIndexing = "static-indexing";
 inline constexpr const char* kFuseLaunches = "fuse-launches";
+// Compute-bound kernels: more FLOPs per byte fetched into the SM (bigger block tiles, more outputs per
+// thread), a deeper pipeline feeding the math, and the tensor cores themselves (no tunable does that:
+// the LLM's move).
+inline constexpr const char* kLargerTiles = "larger-tiles";
+inline constexpr const char* kMoreStages = "more-stages";
+inline constexpr const char* kTensorCores = "use-tensor-cores";
 } // namespace hint
 
 std::string_view severityName(Finding::Severity severity); // "info", "warning", "critical"

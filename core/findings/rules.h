@@ -43,6 +43,7 @@ void occupancyRules(Context& c); // occupancy.*, waves.tail-effect, grid.too-few
 void localMemoryRules(Context& c); // local-memory.*
 void memoryRules(Context& c); // roofline.*, bandwidth.*, compute.under-ceiling, dram.*, memory.*, cache.*,
                               // shared.bank-conflicts, throughput.latency-bound
+void computeRules(Context& c); // compute.no-tensor-instructions, compute.tensor-pipe
 void stallRules(Context& c); // stall.<reason>
 void timingRules(Context& c); // launch.*, timing.noisy
 void lineRules(Context& c); // lines.hot-line, lines.samples-dropped

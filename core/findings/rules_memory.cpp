@@ -82,15 +82,17 @@ void computeCeiling(Context& c)
     const double pct = 100.0 * *tflops / c.t.peakTflops;
     if (pct >= c.th.computeLowPct)
         return;
+    // The precision's ceiling (FP16 tensor for an fp16 GEMM), FP32 CUDA cores where it is unknown.
+    const std::string peak = c.t.precision ? std::string(precisionLabel(*c.t.precision)) + " peak" : "peak";
     auto& f = add(c, "compute.under-ceiling", S::Warning, 1.0 - pct / 100.0,
-        "compute " + num(pct) + "% of peak (" + num(*tflops, 1) + " of " + num(c.t.peakTflops, 1) + " TFLOP/s)",
+        "compute " + num(pct) + "% of " + peak + " (" + num(*tflops, 1) + " of " + num(c.t.peakTflops, 1) + " TFLOP/s)",
         "The kernel is compute-bound by its arithmetic intensity but issues math far below the peak.");
     f.evidence["pct_of_peak"] = pct;
     f.evidence["tflops"] = *tflops;
     f.evidence["peak_tflops"] = c.t.peakTflops;
     f.directions = { "more independent math per thread (ILP) and fewer address and control instructions",
         "use the wider pipes: packed half2 FMA, tensor cores" };
-    f.tunerHints = { hint::kMoreIlp, hint::kMoreWorkPerThread };
+    f.tunerHints = { hint::kMoreIlp, hint::kMoreWorkPerThread, hint::kLargerTiles };
 }
 
 void dram(Context& c)

@@ -84,6 +84,7 @@ std::vector<Finding> synthesise(const Telemetry& telemetry, const FindingThresho
     rules::occupancyRules(context);
     rules::localMemoryRules(context);
     rules::memoryRules(context);
+    rules::computeRules(context);
     rules::stallRules(context);
     rules::timingRules(context);
     rules::lineRules(context);
@@ -99,9 +100,10 @@ std::vector<std::string> findingIds()
         "occupancy.warp-limited", "occupancy.block-limited", "occupancy.low", "occupancy.achieved-below-theoretical",
         "waves.tail-effect", "grid.too-few-blocks", "local-memory.spills", "local-memory.stack-frame",
         "local-memory.traffic", "roofline.memory-bound", "roofline.balanced", "roofline.compute-bound",
-        "bandwidth.under-ceiling", "bandwidth.at-ceiling", "compute.under-ceiling", "dram.low-throughput",
-        "memory.excess-dram-traffic", "cache.l2-hit-rate-low", "shared.bank-conflicts", "throughput.latency-bound",
-        "launch.tiny-kernel", "launch.graph-faster", "timing.noisy", "lines.hot-line", "lines.samples-dropped" };
+        "bandwidth.under-ceiling", "bandwidth.at-ceiling", "compute.under-ceiling", "compute.no-tensor-instructions",
+        "compute.tensor-pipe", "dram.low-throughput", "memory.excess-dram-traffic", "cache.l2-hit-rate-low",
+        "shared.bank-conflicts", "throughput.latency-bound", "launch.tiny-kernel", "launch.graph-faster",
+        "timing.noisy", "lines.hot-line", "lines.samples-dropped" };
     for (const auto& reason : stallReasons()) {
         if (reason.isStall)
             ids.push_back("stall." + reason.name);

@@ -137,6 +137,11 @@ void readTiming(Telemetry& t, const json& timing, const std::string& sizeLabel, 
     t.gbps = number(c, "gbps");
     t.tflops = number(c, "tflops");
     t.pctOfCopy = number(c, "pct_of_copy");
+    t.pctOfSol = number(c, "pct_of_sol");
+    t.solBound = parseBound(text(c, "sol_bound"));
+    t.precision = parsePrecision(text(c, "compute"));
+    if (const auto ceiling = number(c, "ceiling_tflops"); ceiling && *ceiling > 0)
+        t.peakTflops = *ceiling; // the precision's, at the timing's clock
 
     deriveRates(t, number(c.value("copy", json::object()), "median_us"), deviceCopyGbps);
 }

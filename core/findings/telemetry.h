@@ -4,6 +4,8 @@
 // profile; tests fill it by hand or from a recorded runner reply (telemetryFromJson). Keeping it
 // flat keeps the findings free of the compile and protocol parts.
 #include "core/lines/pc_sampling.h"
+#include "core/lines/tensor_instructions.h"
+#include "core/model/precision.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -36,8 +38,18 @@ struct Telemetry {
     std::string sizeLabel;
     std::optional<double> medianUs, gbps, pctOfCopy, copyGbps, bytes, flops, tflops, cv, graphMedianUs;
 
-    // Device: peak FLOP/s of the pipe that matters (fp32 unless the problem says otherwise).
+    // Speed of light at that size, as the runner computed it (absent from older runners).
+    std::optional<double> pctOfSol;
+    std::optional<Bound> solBound;
+
+    // What the FLOPs run in (the problem's "compute", as the timing says); unknown: FP32 CUDA cores.
+    std::optional<Precision> precision;
+    // Device: peak FLOP/s of the pipe that matters: the precision's ceiling at the timing's SM clock,
+    // FP32 CUDA cores where the precision is unknown.
     double peakTflops = 0.0;
+
+    // Tensor-core instructions in the candidate's SASS (else PTX), when the code was at hand.
+    std::optional<lines::TensorInstructions> tensorInstructions;
 
     // CUPTI metrics by their Nsight Compute names.
     std::map<std::string, double> metrics;
@@ -75,6 +87,12 @@ inline constexpr const char* kSharedLoads = "smsp__inst_executed_op_shared_ld.su
 inline constexpr const char* kSharedStores = "smsp__inst_executed_op_shared_st.sum";
 inline constexpr const char* kWarpLatency = "smsp__average_warp_latency_per_inst_issued.ratio";
 inline constexpr const char* kIssueActive = "smsp__issue_active.avg.per_cycle_elapsed";
+// Tensor pipes (GH100, GPU-NOTES.md): utilisation of all tensor pipes and of the HMMA (fp16/bf16/tf32/fp8
+// mma and wgmma) pipe, and tensor instructions executed.
+inline constexpr const char* kTensorPipe = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
+inline constexpr const char* kTensorPipeHmma = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";
+inline constexpr const char* kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
+inline constexpr const char* kFmaPipe = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active";
 // smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
 std::string stallRatio(const std::string& reason);
 } // namespace metric

@@ -34,6 +34,9 @@ struct FindingThresholds {
     // bandwidthGoodPct: bandwidth.at-ceiling.
     // compute.under-ceiling: compute-bound and under this % of peak FLOP/s.
     double computeLowPct = 50.0;
+    // compute.tensor-pipe: from this % busy the pipe is fed (Info); under it, and under computeLowPct of
+    // SOL, a warning.
+    double tensorPipeBusyPct = 60.0;
 
     // dram.low-throughput: gpu__dram_throughput % under this on a memory-bound kernel.
     double dramLowPct = 60.0;

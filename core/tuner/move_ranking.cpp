@@ -36,6 +36,8 @@ const std::map<std::string, std::vector<HintEffect>>& hintEffects()
         { hint::kLessSharedMemory, { { R::Tile, -1 }, { R::Stages, -1 } } },
         { hint::kMoreBlocks, { { R::Threads, -1 }, { R::Tile, -1 }, { R::WorkPerThread, -1 } } },
         { hint::kFewerBlocks, { { R::WorkPerThread, +1 }, { R::Tile, +1 } } },
+        { hint::kLargerTiles, { { R::Tile, +1 }, { R::WorkPerThread, +1 } } },
+        { hint::kMoreStages, { { R::Stages, +1 } } },
     };
     return effects;
 }

@@ -5,6 +5,8 @@
 
 #include <QTest>
 
+#include <algorithm>
+
 using namespace kl;
 using namespace kl::runner;
 
@@ -28,6 +30,28 @@ private slots:
         qInfo("%s: %d pass(es)", QTest::currentDataTag(), passes);
         QVERIFY2(passes > 0, why.c_str());
         QVERIFY2(passes <= mostPasses, qPrintable(QStringLiteral("%1 passes").arg(passes)));
+    }
+    // The compute side's counters (GPU-NOTES.md, "Compute ceilings"): every name is accepted on GH100, but
+    // any one of them takes the default set from 1 pass to 2, so they live in the SOL set, which stays at
+    // 9 passes with them (checked with CUDA 13.0's host API, no GPU).
+    void tensorCountersAreInTheSolSet()
+    {
+        const std::vector<std::string> tensor { "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+            "sm__inst_executed_pipe_tensor.sum", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active" };
+        const auto sol = metricsFor(protocol::MetricSet::SpeedOfLight);
+        const auto defaults = metricsFor(protocol::MetricSet::Default);
+        std::string why;
+        for (const auto& name : tensor) {
+            QVERIFY2(std::find(sol.begin(), sol.end(), name) != sol.end(), name.c_str());
+            QVERIFY2(std::find(defaults.begin(), defaults.end(), name) == defaults.end(), name.c_str());
+            QVERIFY2(hostPasses("GH100", { name }, why) == 1, (name + ": " + why).c_str());
+            auto grown = defaults;
+            grown.push_back(name);
+            QCOMPARE(hostPasses("GH100", grown, why), 2);
+        }
+        QCOMPARE(hostPasses("GH100", sol, why), 9);
+        QCOMPARE(hostPasses("GH100", defaults, why), 1);
     }
     // The check above can fail: CUPTI refuses names it does not know, and counts the old default's
     // issue rate per active cycle as a second pass.
