@@ -31,6 +31,9 @@ public:
             m_inner->warmUp(problem, start);
     }
 
+    bool writesKernels() const override { return m_inner && m_inner->writesKernels(); }
+    int cycle() const override { return m_inner ? m_inner->cycle() : -1; }
+
     void setPaused(bool paused);
     bool paused() const;
     void wake(); // after the cancel flag is set: a paused loop notices it

@@ -104,7 +104,7 @@ void LiveSession::work(LiveSessionSetup setup)
     const auto proposer = m_proposer;
     try {
         const auto& recipe = setup.recipe;
-        const Problem problem = loadProblem(recipe.problem);
+        const Problem problem = session::loadRecipeProblem(recipe);
         auto store = store::Store::open(setup.storePath);
         auto config = session::loopConfig(recipe);
         if (setup.only)
@@ -139,7 +139,8 @@ void LiveSession::work(LiveSessionSetup setup)
             std::optional<EndpointConfig> endpoint;
             if (recipe.proposer != session::ProposerChoice::Tuner)
                 endpoint = endpointFor(recipe.llm, std::move(setup.apiKey));
-            proposer->setInner(session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, session.eventStream()));
+            proposer->setInner(session::withStart(recipe, problem,
+                session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, session.eventStream())));
         }
         setup.apiKey.clear();
         if (recipe.mode == LoopMode::Review)

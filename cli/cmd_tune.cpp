@@ -107,14 +107,15 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
 }
 
 // Makes the session's proposer once the session exists (an LLM proposer streams into its events).
-using ProposerFactory = std::function<std::unique_ptr<Proposer>(const std::shared_ptr<LoopEvents>& events)>;
+using ProposerFactory
+    = std::function<std::unique_ptr<Proposer>(const Problem& problem, const std::shared_ptr<LoopEvents>& events)>;
 
 // `one`: evaluate that candidate (in a session of its own, or as the next iteration of session `into`).
 int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
     const TunableValues& oneTunables, std::int64_t into = 0)
 {
     const auto& recipe = o.recipe;
-    const auto problem = loadProblem(recipe.problem);
+    const auto problem = session::loadRecipeProblem(recipe);
     const auto endpoints = session::runnerEndpoints(recipe); // bad endpoints fail before anything starts
     auto store = store::Store::open(storePath(recipe.db));
     auto poolOptions = session::poolOptions(recipe, runnerPath(recipe.runner));
@@ -126,7 +127,7 @@ int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory&
     TuneOutput output(std::cout, o.json, config.stop.maxIterations);
     TuningSession session(problem, store, runners, config);
     session.events().subscribe([&output](const std::shared_ptr<const LoopEvent>& e) { output.onEvent(*e); });
-    const auto proposer = makeProposer ? makeProposer(session.eventStream()) : nullptr;
+    const auto proposer = makeProposer ? makeProposer(problem, session.eventStream()) : nullptr;
     ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
     if (config.mode == LoopMode::Review)
         session.setReviewGate(&prompt);
@@ -168,6 +169,11 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
            "who proposes: the built-in tuner, an LLM, or both (the LLM writes, the tuner sweeps each new best)")
         ->check(CLI::IsMember({ "tuner", "llm", "llm+tuner" }))
         ->capture_default_str();
+    cmd->add_option("--start", r.start,
+        "a problem with no kernel yet starts from: inductor (torch.compile's kernel, the default for the tuner "
+        "alone) or a candidate FILE; with a model and no --start, the model writes the first kernel");
+    cmd->add_option("--language", r.language, "the first kernel's language (default: the problem's, else triton)")
+        ->check(CLI::IsMember({ "triton", "cuda" }));
     cmd->add_option("--strategy", r.strategy, "tuner search strategy")
         ->check(CLI::IsMember({ "auto", "exhaustive", "random", "evolutionary" }));
     cmd->add_option("--budget", r.budget, "rounds after the baseline")->check(CLI::PositiveNumber);
@@ -222,9 +228,16 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
             // Checked before the runner starts: a bad template folder fails at once.
             session::makeProposer(recipe, &*endpoint, nullptr);
         }
-        const ProposerFactory factory = [recipe, endpoint](const std::shared_ptr<LoopEvents>& events) {
-            return session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, events);
-        };
+        const bool json = o->json;
+        const ProposerFactory factory
+            = [recipe, endpoint, json](const Problem& problem, const std::shared_ptr<LoopEvents>& events) {
+                  std::vector<std::string> notes;
+                  auto proposer = session::withStart(
+                      recipe, problem, session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, events), &notes);
+                  for (const auto& note : notes)
+                      (json ? std::cerr : std::cout) << "note: " << note << "\n";
+                  return proposer;
+              };
         return runSession(*o, session::loopConfig(recipe), factory, nullptr, {});
     };
 });

@@ -146,10 +146,14 @@ void TuneOutput::summary(const LoopSummary& s)
     if (s.baseline)
         m_out << "  baseline   " << fixed(s.baseline->medianUs, 2) << " us, " << fixed(s.baseline->gbps, 0) << " GB/s, "
               << fixed(s.baseline->pctOfCopy, 1) << "% of the same-size copy\n";
+    else if (s.best && s.best->medianUs && s.best->speedup) // no kernel to start from: eager is the baseline
+        m_out << "  baseline   PyTorch eager, " << fixed(*s.best->medianUs * *s.best->speedup, 2)
+              << " us in the best's own job (the problem had no kernel)\n";
     if (s.best)
         m_out << "  best       iteration " << s.best->index << " (" << s.best->proposer << ") "
               << fixed(s.best->medianUs, 2) << " us, " << fixed(s.best->gbps, 0) << " GB/s, "
-              << fixed(s.best->pctOfCopy, 1) << "% of copy, " << fixed(s.best->speedup, 2) << "x vs baseline"
+              << fixed(s.best->pctOfCopy, 1) << "% of copy, " << fixed(s.best->speedup, 2)
+              << (s.baseline ? "x vs baseline" : "x vs eager")
               << (s.best->tunables.empty() ? "" : "  [" + tunablesText(s.best->tunables) + "]") << "\n";
     m_out << "  " << s.evaluated << " candidates (" << s.passed << " passed) in " << fixed(s.wallSeconds, 1) << " s, "
           << fixed(s.candidatesPerMinute, 1) << " per minute\n";

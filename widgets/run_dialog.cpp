@@ -59,6 +59,8 @@ RunDialog::RunDialog(QWidget* parent)
     , m_strategy(combo(this,
           { QStringLiteral("auto"), QStringLiteral("exhaustive"), QStringLiteral("random"),
               QStringLiteral("evolutionary") }))
+    , m_start(combo(this, { QString(), QStringLiteral("inductor") }))
+    , m_language(combo(this, { QString(), QStringLiteral("triton"), QStringLiteral("cuda") }))
     , m_budget(spin(this, 1, 10000, 20))
     //: run dialog: 0 seconds means no wall-time limit
     , m_wallSeconds(spin(this, 0, 7 * 86400, 0, tr("no limit")))
@@ -93,6 +95,20 @@ RunDialog::RunDialog(QWidget* parent)
     //: window title of the dialog that starts a tuning session
     setWindowTitle(tr("New Session"));
     m_metrics->setCurrentText(QStringLiteral("default"));
+    // A problem with no kernel yet (a PyTorch reference only) starts from torch.compile's kernel, a file,
+    // or (empty) the model's first kernel; the tuner alone then takes torch.compile's.
+    m_start->setEditable(true);
+    m_start->setObjectName(QStringLiteral("start"));
+    //: run dialog: placeholder of the Start field (a problem with no kernel yet)
+    m_start->lineEdit()->setPlaceholderText(tr("the problem's kernel; none: the model's, else inductor"));
+    fitPlaceholder(m_start->lineEdit());
+    //: run dialog: tooltip of the Start field
+    m_start->setToolTip(tr("Where a problem with no kernel yet starts: empty (a model writes the first kernel; "
+                           "the tuner alone starts from torch.compile's), inductor (torch.compile's Triton kernel, "
+                           "its block sizes and warps as tunables) or a kernel file. PyTorch eager is the baseline."));
+    m_language->setObjectName(QStringLiteral("language"));
+    //: run dialog: the first kernel's language; empty means the problem's own
+    m_language->setItemText(0, tr("the problem's"));
     m_target->setRange(0.0, 1000.0);
     m_target->setDecimals(2);
     m_target->setSpecialValueText(tr("none"));
@@ -143,8 +159,9 @@ RunDialog::RunDialog(QWidget* parent)
 
     auto* browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString file
-            = QFileDialog::getOpenFileName(this, tr("Problem"), m_problem->text(), tr("Problems (*.json)"));
+        const QString file = QFileDialog::getOpenFileName(this, tr("Problem"), m_problem->text(),
+            //: run dialog: file filter; a PyTorch/KernelBench .py file is imported when the session starts
+            tr("Problems (*.json);;PyTorch / KernelBench files (*.py)"));
         if (!file.isEmpty())
             m_problem->setText(file);
     });
@@ -156,6 +173,10 @@ RunDialog::RunDialog(QWidget* parent)
     form->addRow(tr("Problem"), problemRow);
     form->addRow(tr("Proposer"), m_proposer);
     form->addRow(tr("Strategy"), m_strategy);
+    //: run dialog: where a problem with no kernel yet starts
+    form->addRow(tr("Start"), m_start);
+    //: run dialog: the language of the first kernel
+    form->addRow(tr("Language"), m_language);
     //: run dialog: rounds after the baseline
     form->addRow(tr("Budget (rounds)"), m_budget);
     form->addRow(tr("Wall time (s)"), m_wallSeconds);
@@ -236,7 +257,7 @@ RunDialog::RunDialog(QWidget* parent)
         { m_problem, m_label, m_db, m_runner, m_runnersFile, m_remoteRunner, m_baseUrl, m_model, m_keyEnv, m_keyFile })
         connect(e, &QLineEdit::textChanged, this, &RunDialog::refreshCommandLine);
     connect(m_endpoints, &QPlainTextEdit::textChanged, this, &RunDialog::refreshCommandLine);
-    for (QComboBox* c : { m_proposer, m_strategy, m_metrics, m_mode, m_provider, m_roles })
+    for (QComboBox* c : { m_proposer, m_strategy, m_start, m_language, m_metrics, m_mode, m_provider, m_roles })
         connect(c, &QComboBox::currentTextChanged, this, &RunDialog::refreshCommandLine);
     for (QSpinBox* s : { m_budget, m_wallSeconds, m_patience, m_candidates, m_device, m_tokenBudget })
         connect(s, &QSpinBox::valueChanged, this, &RunDialog::refreshCommandLine);
@@ -252,6 +273,8 @@ session::SessionRecipe RunDialog::recipe() const
     r.proposer
         = session::parseProposerChoice(toStdString(m_proposer->currentText())).value_or(session::ProposerChoice::Tuner);
     r.strategy = toStdString(m_strategy->currentText());
+    r.start = toStdString(m_start->currentText().trimmed());
+    r.language = m_language->currentIndex() == 0 ? std::string() : toStdString(m_language->currentText());
     r.budget = m_budget->value();
     r.wallSeconds = m_wallSeconds->value();
     r.targetSpeedup = m_target->value();
@@ -289,6 +312,8 @@ void RunDialog::setRecipe(const session::SessionRecipe& r)
     m_problem->setText(toQString(r.problem));
     m_proposer->setCurrentText(QString::fromLatin1(session::proposerChoiceName(r.proposer)));
     m_strategy->setCurrentText(toQString(r.strategy));
+    m_start->setCurrentText(toQString(r.start));
+    m_language->setCurrentIndex(r.language == "triton" ? 1 : r.language == "cuda" ? 2 : 0);
     m_budget->setValue(r.budget);
     m_wallSeconds->setValue(int(r.wallSeconds));
     m_target->setValue(r.targetSpeedup);

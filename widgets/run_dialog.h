@@ -1,10 +1,10 @@
 #pragma once
 // New Session: fills the same session recipe the CLI builds from `tune` flags (problem, proposer,
-// strategy, budgets, k, metrics, mode, label, runner (an executable or a command line) and device, the
-// runner pool's endpoints (one a line, a runners file, the remote runner path), the LLM's provider, URL, model,
-// roles, temperature and token budget) and shows the equivalent `kernelloop-cli tune ...` line,
-// copyable; a pasted line fills the form. The API key field goes to the keychain only: the
-// recipe names where a key comes from, never the key.
+// strategy, where a problem with no kernel starts and in what language, budgets, k, metrics, mode, label, runner (an
+// executable or a command line) and device, the runner pool's endpoints (one a line, a runners file, the remote runner
+// path), the LLM's provider, URL, model, roles, temperature and token budget) and shows the equivalent `kernelloop-cli
+// tune ...` line, copyable; a pasted line fills the form. The API key field goes to the keychain only: the recipe names
+// where a key comes from, never the key.
 #include "core/session/session_recipe.h"
 
 #include <QDialog>
@@ -41,6 +41,8 @@ private:
     QLineEdit* m_problem;
     QComboBox* m_proposer;
     QComboBox* m_strategy;
+    QComboBox* m_start; // editable: empty, "inductor" or a kernel file
+    QComboBox* m_language; // empty (the problem's), triton, cuda
     QSpinBox* m_budget;
     QSpinBox* m_wallSeconds;
     QDoubleSpinBox* m_target;

@@ -44,7 +44,12 @@ int SessionView::baselineIteration() const
     for (const store::IterationRow& r : rows)
         if (r.proposerDetail == "baseline")
             return r.index;
-    return rows.empty() ? 0 : rows.front().index;
+    // No baseline kernel (PyTorch eager was the baseline): the first kernel that passed is what the
+    // others are compared with; none when nothing passed.
+    for (const store::IterationRow& r : rows)
+        if (r.category == "passed")
+            return r.index;
+    return 0;
 }
 
 const figures::IterationFigures* SessionView::figuresOf(int index) const

@@ -33,7 +33,8 @@ struct SessionView {
     int iterationOf(std::int64_t candidateId) const;
     // The iteration of this iteration's parent candidate (0: the baseline has none).
     int parentIteration(int index) const;
-    // The session's baseline iteration: the first one whose proposer detail is "baseline", else 1.
+    // The session's baseline iteration: the first one whose proposer detail is "baseline", else (a
+    // problem that had no kernel) the first that passed, else 0.
     int baselineIteration() const;
     const figures::IterationFigures* figuresOf(int index) const;
 };

@@ -158,6 +158,9 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
         for (const auto& p : out)
             if (p.failure.empty())
                 m_fixDepth[contentHash(p.candidate.source)] = depth + 1;
+    } else if (context.best.source.empty()) { // no kernel yet: the first one, from the specification
+        out = candidatesFrom(ask(PromptRole::FirstKernel, payload, count, cancel), PromptRole::FirstKernel, context,
+            context.best, {}, {});
     } else if (m_config.roles == LlmProposerConfig::Roles::Single) {
         out = candidatesFrom(
             ask(PromptRole::Single, payload, count, cancel), PromptRole::Single, context, context.best, {}, {});

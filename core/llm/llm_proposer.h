@@ -40,6 +40,7 @@ public:
     LlmProposer(std::shared_ptr<ChatClient> client, PromptLibrary prompts, LlmProposerConfig config = {});
 
     std::string kind() const override { return "llm"; }
+    bool writesKernels() const override { return true; }
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
 
     // Tokens used so far, over every exchange.

@@ -91,6 +91,8 @@ std::string_view promptRoleName(PromptRole role)
         return "debugger";
     case PromptRole::Single:
         return "single";
+    case PromptRole::FirstKernel:
+        return "first_kernel";
     }
     return "single";
 }
@@ -99,7 +101,7 @@ const std::vector<std::string>& PromptLibrary::placeholderNames()
 {
     static const std::vector<std::string> names { "problem_name", "problem", "best_candidate", "kernel_names",
         "iteration", "state", "findings", "hardware", "history", "steering", "rejections", "examples", "plan",
-        "failure", "language", "code_fence", "directive", "compiler", "triton" };
+        "failure", "language", "code_fence", "directive", "compiler", "triton", "specification" };
     return names;
 }
 

@@ -19,8 +19,10 @@ enum class PromptRole {
     Coder, // one candidate that carries out the plan
     Debugger, // a fix for a candidate that failed to compile or verify
     Single, // plan and candidate in one reply, for small models
+    FirstKernel, // the first kernel of a problem that has none, from its specification
 };
-std::string_view promptRoleName(PromptRole role); // "planner", "coder", "debugger", "single"
+// "planner", "coder", "debugger", "single", "first_kernel"
+std::string_view promptRoleName(PromptRole role);
 
 struct Prompt {
     std::string system;

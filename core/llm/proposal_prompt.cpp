@@ -17,6 +17,13 @@ std::string formatted(double value)
     return text;
 }
 
+std::string wholeNumber(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return text;
+}
+
 std::string tunablesText(const TunableValues& values)
 {
     std::string out;
@@ -98,6 +105,7 @@ PromptPayload payloadFor(const ProposalContext& c, const PayloadLimits& limits)
     if (c.problem)
         p.problem = describeProblem(*c.problem);
     p.best = describeCandidate(c.best, c.bestTunables);
+    p.firstKernel = c.best.source.empty();
 
     auto& s = p.state;
     s.iteration = c.iteration;
@@ -107,6 +115,8 @@ PromptPayload payloadFor(const ProposalContext& c, const PayloadLimits& limits)
     s.correctness = correctnessOf(c);
     s.gigabytesPerSecond = c.bestGbps;
     s.percentOfCeiling = c.bestPctOfCopy;
+    s.percentOfSol = c.bestPctOfSol;
+    s.solBound = c.bestSolBound;
     if (c.bestStatic.registers > 0) {
         s.registers = c.bestStatic.registers;
         s.sharedBytes = c.bestStatic.sharedBytes;
@@ -136,6 +146,17 @@ PromptPayload payloadFor(const ProposalContext& c, const PayloadLimits& limits)
         h.dramGigabytesPerSecond = c.hardware.copyGbps;
     if (c.hardware.smClockMhz > 0)
         h.smClockMhz = c.hardware.smClockMhz;
+    if (!c.hardware.precision.empty() && c.hardware.peakTflops > 0) {
+        std::string ceiling = c.hardware.precision + " ceiling (the problem's FLOPs): "
+            + wholeNumber(c.hardware.peakTflops) + " TFLOP/s at the SM clock (theoretical)";
+        if (c.hardware.measuredTensorTflops > 0)
+            ceiling += "; an mma.sync fp16 microbenchmark reached " + wholeNumber(c.hardware.measuredTensorTflops)
+                + " TFLOP/s";
+        h.computeCeilings.push_back(ceiling);
+        if (c.hardware.fp32Tflops > 0 && c.hardware.precision != "FP32 CUDA cores")
+            h.computeCeilings.push_back(
+                "FP32 CUDA-core ceiling: " + wholeNumber(c.hardware.fp32Tflops) + " TFLOP/s (without tensor cores)");
+    }
 
     const auto first = c.history.size() > limits.recentIterations ? c.history.size() - limits.recentIterations : 0;
     for (std::size_t i = first; i < c.history.size(); ++i) {

@@ -7,8 +7,20 @@ namespace kl {
 void recordRound(LoopProgress& p, const RoundTally& round)
 {
     ++p.iterations;
-    if (round.measured)
-        p.gains.push_back(round.gain);
+    if (round.measured && round.cycle != 0) {
+        if (round.cycle > 0 && round.cycle == p.lastCycle && !p.gains.empty())
+            p.gains.back() = (1.0 + p.gains.back()) * (1.0 + round.gain) - 1.0; // the same cycle: compounded
+        else
+            p.gains.push_back(round.gain);
+        p.lastCycle = round.cycle;
+    }
+    if (round.withoutKernel) {
+        ++p.roundsWithoutKernel;
+        if (!round.lastFailure.empty())
+            p.lastKernelFailure = round.lastFailure;
+    } else {
+        p.roundsWithoutKernel = 0;
+    }
     if (round.proposals > 0 && round.proposerFailures == round.proposals) {
         ++p.failedRounds;
         p.lastFailure = round.lastFailure;
@@ -37,6 +49,11 @@ std::optional<std::string> stopReason(const StopPolicy& policy, const LoopProgre
     if (policy.maxFailedRounds > 0 && p.failedRounds >= policy.maxFailedRounds) {
         std::snprintf(buf, sizeof buf, "%d consecutive rounds gave no candidate to run (the last: %s)", p.failedRounds,
             p.lastFailure.empty() ? "a proposer failure" : p.lastFailure.c_str());
+        return std::string(buf);
+    }
+    if (policy.maxRoundsWithoutKernel > 0 && p.roundsWithoutKernel >= policy.maxRoundsWithoutKernel) {
+        std::snprintf(buf, sizeof buf, "no kernel passed verification in %d rounds (the last: %s)",
+            p.roundsWithoutKernel, p.lastKernelFailure.empty() ? "no candidate" : p.lastKernelFailure.c_str());
         return std::string(buf);
     }
     if (policy.patience > 0 && int(p.gains.size()) >= policy.patience) {

@@ -18,6 +18,9 @@ struct StopPolicy {
     // fault, a reply without a usable kernel); 0: never stop for this. They are not gains or
     // losses, so they do not count toward `patience`.
     int maxFailedRounds = 3;
+    // Rounds in a row, before any kernel has passed (a problem with no kernel yet), in which nothing
+    // passed verification; 0: never stop for this.
+    int maxRoundsWithoutKernel = 6;
 };
 
 // What one round gave, as far as the stop rules care.
@@ -27,20 +30,28 @@ struct RoundTally {
     int proposals = 0; // what the proposer returned
     int proposerFailures = 0; // of them, failures of the proposer itself ("proposer.<kind>")
     std::string lastFailure; // the last such category, e.g. "proposer.http-5xx"
+    bool withoutKernel = false; // no kernel has passed yet, and none passed in this round
+    int cycle = -1; // Proposer::cycle() of the round's proposals
 };
 
 struct LoopProgress {
     int iterations = 0; // finished rounds, baseline not counted, failed rounds included
     double wallSeconds = 0.0;
     double bestSpeedup = 1.0; // vs baseline
-    std::vector<double> gains; // per measured round only: best after / best before − 1 (0 if none)
+    // per measured cycle only (a round, or a hybrid's model rewrite with its tuner rounds): best after /
+    // best before − 1 (0 if none)
+    std::vector<double> gains;
+    int lastCycle = -1; // the cycle gains.back() belongs to
     int failedRounds = 0; // consecutive rounds up to now in which the proposer gave nothing to run
     std::string lastFailure; // the category of the latest proposer failure
     bool proposerExhausted = false;
+    int roundsWithoutKernel = 0; // consecutive rounds before the first passing kernel
+    std::string lastKernelFailure; // why the last of them failed
 };
 
-// Counts a finished round: the budget always, patience only when it measured a candidate, the
-// failure limit when every proposal failed at the proposer (anything that ran resets it).
+// Counts a finished round: the budget always, patience only when it measured a candidate (its gain
+// joins its cycle's; cycle 0 is not counted), the failure limit when every proposal failed at the
+// proposer (anything that ran resets it).
 void recordRound(LoopProgress& progress, const RoundTally& round);
 
 // The reason to stop now, in words for the summary ("target 2.5x reached"), or nullopt.

@@ -8,7 +8,7 @@ store::CandidateRecord::Proposer storedProposer(const std::string& kind)
         return store::CandidateRecord::Proposer::Llm;
     if (kind == "tuner")
         return store::CandidateRecord::Proposer::Tuner;
-    return store::CandidateRecord::Proposer::Human; // human, baseline
+    return store::CandidateRecord::Proposer::Human; // human, baseline, inductor (written outside the loop)
 }
 
 std::vector<store::FindingRecord> findingRecords(const std::vector<Finding>& findings)
@@ -77,8 +77,8 @@ std::int64_t exchangeTokens(const std::vector<nlohmann::json>& exchanges)
 // ("llm+tuner:openai/gpt-4o"), else the bare kind.
 std::string proposerDetailFor(const std::string& proposer, const std::string& sessionDetail)
 {
-    if (proposer == "baseline")
-        return "baseline";
+    if (proposer == "baseline" || proposer == "inductor")
+        return proposer;
     const auto colon = sessionDetail.find(':');
     const auto kinds = sessionDetail.substr(0, colon);
     const auto rest = colon == std::string::npos ? std::string() : sessionDetail.substr(colon);

@@ -116,6 +116,9 @@ private:
     struct Incumbent;
     struct Pending; // a candidate compiled and queued on the pool (or failed, or cached), not yet recorded
     void prepare(const std::string& proposerName);
+    // Round 0: the baseline kernel's job. The session's final status when it cannot go on, else none.
+    std::optional<std::string> measureBaseline(
+        Proposer& proposer, LoopSummary& summary, const std::atomic<bool>* cancel);
     void startRunners(); // the device, its limits, the compiled reference and baseline, the problem row
     void adoptFork(); // a pending continueFrom, at a round's start
     void remember(const EvaluatedCandidate& e); // what continueFrom can return to
@@ -139,7 +142,7 @@ private:
     void phase(int round, LoopPhase phase, const std::string& detail = {});
     double decide(std::vector<EvaluatedCandidate>& batch); // the round's gain over the previous best
     void recordRefusal(IterationOutcome& outcome, const Proposal& proposal, const store::DecisionRecord* decision);
-    LoopSummary finish(LoopSummary summary, const std::string& status, Clock::time_point start);
+    LoopSummary finish(LoopSummary summary, std::string status, Clock::time_point start);
     void record(IterationOutcome& outcome, const Proposal& proposal, std::optional<std::int64_t> parentId,
         const struct EvaluationArtifacts& artifacts);
     // Listings made since: into their iterations' stored compile JSON; `all`: waits for every one.
@@ -170,14 +173,19 @@ private:
     std::map<std::string, std::int64_t> m_candidateIds; // source hash + tunables → candidate row
     struct Reference {
         CompiledCandidate reference;
-        CompiledCandidate baseline;
+        std::optional<CompiledCandidate> baseline; // none: no kernel yet, PyTorch eager is the baseline
+        std::string toolkit; // the compiler's version, part of every cache key
     };
     std::unique_ptr<Reference> m_reference; // compiled reference and baseline, reused by every job
+    // No kernel has passed yet (a problem without a baseline kernel): m_best is a placeholder with
+    // no source and no timings, and the first candidate to pass becomes the incumbent.
+    bool noIncumbentYet() const;
     std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
     // Code listings still being made, by iteration index (core/store/code_listings.h).
     std::vector<std::pair<int, std::future<nlohmann::json>>> m_listings;
     // Last: its threads use the members above and are joined first (one session's run() at a time).
     std::unique_ptr<CompileAhead> m_ahead;
+    bool m_finished = false; // finish() ran: the stored session has its status
 };
 
 } // namespace kl

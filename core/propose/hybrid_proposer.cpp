@@ -43,12 +43,16 @@ std::vector<Proposal> HybridProposer::propose(
     if (m_tunerLeft > 0 || m_writerDry) {
         --m_tunerLeft;
         auto proposals = m_tuner->propose(context, count, cancel);
-        if (!proposals.empty())
+        if (!proposals.empty()) {
+            if (m_writerDry)
+                ++m_cycle;
             return proposals;
+        }
         m_tunerLeft = 0; // this source's space is swept
         if (m_writerDry)
             return {};
     }
+    ++m_cycle;
     auto proposals = m_writer->propose(context, count, cancel);
     if (proposals.empty() && !(cancel && cancel->load())) {
         m_writerDry = true;

@@ -16,7 +16,15 @@ public:
 
     std::string kind() const override { return m_writer->kind() + "+" + m_tuner->kind(); }
     std::vector<Proposal> propose(const ProposalContext& context, int count, const std::atomic<bool>* cancel) override;
-    void warmUp(const Problem& problem, const Candidate& start) override { m_tuner->warmUp(problem, start); }
+    void warmUp(const Problem& problem, const Candidate& start) override
+    {
+        if (!start.source.empty())
+            m_tuner->warmUp(problem, start);
+    }
+    bool writesKernels() const override { return m_writer->writesKernels(); }
+    // The writer's requests so far (each opens a cycle); once the writer has run dry, every tuner
+    // round is a cycle of its own.
+    int cycle() const override { return m_cycle; }
     // The tuner's guesses when the next round is the tuner's; none before the writer's turn.
     std::vector<Proposal> anticipate(const ProposalContext& context, int count, int guesses) const override;
 
@@ -28,6 +36,7 @@ private:
     int m_tunerLeft = 0;
     std::string m_sweptHash; // the best source the tuner was last given rounds for
     bool m_writerDry = false;
+    int m_cycle = 0;
 };
 
 } // namespace kl

@@ -45,7 +45,10 @@ struct MeasuredDevice {
     int maxWarpsPerSm = 0;
     double smClockMhz = 0.0;
     double copyGbps = 0.0; // measured device-to-device copy
-    double peakTflops = 0.0; // lead value for the relevant pipe
+    double peakTflops = 0.0; // lead value for the relevant pipe: the problem's precision's ceiling
+    std::string precision; // what the problem's FLOPs run in: "FP16 tensor", "FP32 CUDA cores"
+    double fp32Tflops = 0.0; // the CUDA cores' FP32 ceiling, beside a tensor one
+    double measuredTensorTflops = 0.0; // the runner's mma.sync fp16 microbenchmark; 0: not measured
 };
 
 // A verified candidate from earlier sessions in the store: external memory for the LLM.
@@ -82,6 +85,8 @@ struct ProposalContext {
     std::vector<Finding> bestFindings;
     std::optional<double> bestGbps;
     std::optional<double> bestPctOfCopy;
+    std::optional<double> bestPctOfSol; // speed of light, and which bound ("memory" | "compute")
+    std::string bestSolBound;
     MeasuredDevice hardware;
     std::vector<EvaluatedProposal> history; // oldest first, failures included
     std::vector<std::string> steering; // the engineer's steering notes, oldest first
@@ -117,6 +122,13 @@ public:
         (void)problem;
         (void)start;
     }
+    // Whether it can write a kernel from nothing: a problem with no kernel yet needs such a proposer.
+    virtual bool writesKernels() const { return false; }
+    // Which cycle the last propose() belongs to, for patience (StopPolicy): rounds of one cycle count
+    // as one, 0 means not counted at all. A hybrid's cycle is a model rewrite plus the tuner's rounds on
+    // it, and the tuner's rounds before the model has spoken are not counted. -1: each round is its
+    // own cycle.
+    virtual int cycle() const { return -1; }
     // Up to `guesses` candidates this proposer would likely return from propose(context, count) (the
     // next round's context as it looks before every result is in; an entry of category "pending" has
     // not been measured yet), the most likely first. The loop compiles them while the GPU is busy and

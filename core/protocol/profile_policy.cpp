@@ -6,11 +6,16 @@
 
 namespace kl::protocol {
 
+std::optional<double> speedupVsJobBaseline(const CaseTiming& timing)
+{
+    return timing.baseline ? timing.speedupVsBaseline : timing.speedupVsEager;
+}
+
 std::optional<double> speedupOverBaseline(const Timing& timing)
 {
     std::vector<std::optional<double>> speedups;
     for (const CaseTiming& c : timing.cases)
-        speedups.push_back(c.speedupVsBaseline);
+        speedups.push_back(speedupVsJobBaseline(c));
     return geometricMean(speedups);
 }
 

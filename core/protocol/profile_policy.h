@@ -9,6 +9,10 @@
 
 namespace kl::protocol {
 
+// The case's speedup over its job's baseline: the baseline kernel's, else (a problem with no kernel
+// yet) PyTorch eager's, timed in the same job.
+std::optional<double> speedupVsJobBaseline(const CaseTiming& timing);
+
 // The candidate's speedup over its job's baseline: the geometric mean over the timed cases, as the
 // loop aggregates sizes. None when a case has no baseline figure.
 std::optional<double> speedupOverBaseline(const Timing& timing);

@@ -20,18 +20,23 @@ CompiledCandidate compileOne(TunedCandidate tuned, const Problem& problem, Compi
 }
 } // namespace
 
+CompiledCandidate compileReference(const Problem& problem, CompileOptions base)
+{
+    if (!problem.pythonReference)
+        return compileOne(TunedCandidate { problem.reference, problem.reference.defaults() }, problem, base);
+    // Nothing to compile: the runner's Python worker runs it (request.pythonReference).
+    CompiledCandidate reference;
+    reference.tuned = TunedCandidate { problem.reference, {} };
+    reference.compiled.ok = true;
+    reference.compiled.summary = "PyTorch reference, run by the runner's Python worker";
+    return reference;
+}
+
 EvaluateJob compileEvaluateJob(
     const Problem& problem, TunedCandidate candidate, std::optional<TunedCandidate> baseline, CompileOptions base)
 {
     EvaluateJob job;
-    if (problem.pythonReference) {
-        // Nothing to compile: the runner's Python worker runs it (request.pythonReference).
-        job.reference.tuned = TunedCandidate { problem.reference, {} };
-        job.reference.compiled.ok = true;
-        job.reference.compiled.summary = "PyTorch reference, run by the runner's Python worker";
-    } else {
-        job.reference = compileOne(TunedCandidate { problem.reference, problem.reference.defaults() }, problem, base);
-    }
+    job.reference = compileReference(problem, base);
     job.candidate = compileOne(std::move(candidate), problem, base);
     if (baseline)
         job.baseline = compileOne(std::move(*baseline), problem, base);

@@ -34,6 +34,9 @@ struct EvaluateJob {
     const CompiledCandidate* firstCompileFailure() const;
 };
 
+// The problem's reference alone (a PyTorch reference: nothing to compile, ok).
+CompiledCandidate compileReference(const Problem& problem, CompileOptions base = {});
+
 // Compiles the problem's reference (default tunables), the candidate and the baseline for
 // problem.arch with the problem's folder as the only include folder. `base` supplies extra
 // options (line info, fast maths); its arch, tunables and include folder are replaced.

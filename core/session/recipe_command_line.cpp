@@ -131,6 +131,8 @@ const std::vector<Option>& options()
         KL_NUMBER("--compile-ahead", compileAhead, int),
         KL_NUMBER("--job-timeout", jobTimeoutSeconds, int),
         KL_NUMBER("--seed", seed, std::uint64_t),
+        KL_TEXT("--start", start),
+        KL_TEXT("--language", language),
         Option { "--no-cache", [](const SessionRecipe& r) { return std::string(r.noCache ? "1" : ""); },
             [](SessionRecipe& r, const std::string&) { r.noCache = true; }, true },
         KL_TEXT("--provider", llm.provider),

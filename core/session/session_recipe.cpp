@@ -1,10 +1,15 @@
 #include "core/session/session_recipe.h"
 
+#include "core/compile/inductor_kernel.h"
 #include "core/llm/llm_proposer.h"
 #include "core/llm/token_budget.h"
 #include "core/model/error.h"
 #include "core/propose/hybrid_proposer.h"
+#include "core/propose/starting_kernel.h"
+#include "core/session/kernelbench_import.h"
 #include "core/tuner/tuner.h"
+
+#include <filesystem>
 
 namespace kl::session {
 
@@ -107,6 +112,36 @@ std::unique_ptr<Proposer> makeProposer(
     if (r.proposer == ProposerChoice::Llm)
         return writer;
     return std::make_unique<HybridProposer>(std::move(writer), std::make_unique<Tuner>(tc), r.llm.tunerRounds);
+}
+
+Problem loadRecipeProblem(const SessionRecipe& r)
+{
+    // A PyTorch (KernelBench) file stands for the problem imported from it, beside it.
+    auto problem = std::filesystem::path(r.problem).extension() == ".py" ? problemFromPyTorchFile(r.problem).problem
+                                                                         : loadProblem(r.problem);
+    if (r.language == "triton" || r.language == "cuda")
+        problem.preferredLanguage = r.language == "cuda" ? CandidateLanguage::Cuda : CandidateLanguage::Triton;
+    else if (!r.language.empty())
+        throw Error("session.bad-recipe", {}, "language", "unknown language \"" + r.language + "\": triton or cuda");
+    return problem;
+}
+
+std::unique_ptr<Proposer> withStart(
+    const SessionRecipe& r, const Problem& problem, std::unique_ptr<Proposer> proposer, std::vector<std::string>* notes)
+{
+    const bool inductor
+        = r.start == "inductor" || (r.start.empty() && !problem.hasBaselineKernel() && !proposer->writesKernels());
+    if (inductor) {
+        auto kernel = inductorKernel(problem);
+        if (notes)
+            *notes = kernel.notes;
+        return std::make_unique<StartingKernel>(std::move(proposer), std::move(kernel.candidate), "inductor",
+            "torch.compile's kernel (Inductor, dynamic shapes) as it wrote it");
+    }
+    if (r.start.empty() || r.start == "kernel")
+        return proposer;
+    return std::make_unique<StartingKernel>(std::move(proposer), loadCandidate(r.start), "human",
+        "the starting kernel " + std::filesystem::path(r.start).filename().string());
 }
 
 } // namespace kl::session

@@ -79,6 +79,12 @@ struct SessionRecipe {
     int jobTimeoutSeconds = 120;
     std::uint64_t seed = 1234;
     bool noCache = false;
+    // Where a problem with no kernel yet starts: empty (a model writes the first kernel; with the tuner
+    // alone, torch.compile's kernel), "inductor" (torch.compile's kernel, then the proposer), or a
+    // candidate file (timed first, then the proposer). A problem with a kernel starts from it, then
+    // from this in round 1 when one is named.
+    std::string start;
+    std::string language; // the first kernel's: "triton" or "cuda"; empty: the problem's (Triton by default)
     LlmSettings llm;
     bool operator==(const SessionRecipe&) const = default;
 };
@@ -94,6 +100,18 @@ LoopConfig loopConfig(const SessionRecipe& recipe);
 // kl::Error "session.no-endpoint", and the prompt library's errors for a bad --prompts folder.
 std::unique_ptr<Proposer> makeProposer(
     const SessionRecipe& recipe, const EndpointConfig* endpoint, std::shared_ptr<LoopEvents> events);
+
+// The recipe's problem file loaded, with the recipe's language (throws as loadProblem does, and
+// "session.bad-recipe" for an unknown language). A KernelBench .py file is imported first, into a
+// folder beside it (reused when there), and has no kernel yet.
+Problem loadRecipeProblem(const SessionRecipe& recipe);
+
+// `proposer` with the recipe's start before it (core/propose/starting_kernel.h): torch.compile's
+// kernel (`inductor`, or by default for the tuner alone on a problem with no kernel; the helper runs
+// here, tens of seconds) or the candidate file named; `proposer` itself when neither applies.
+// Throws "inductor.*" (what torch.compile did instead of one kernel) and the candidate's errors.
+std::unique_ptr<Proposer> withStart(const SessionRecipe& recipe, const Problem& problem,
+    std::unique_ptr<Proposer> proposer, std::vector<std::string>* notes = nullptr);
 
 // The runner endpoints the recipe names (its --runner values, then its runners file), local:<device>
 // when none; local:all expanded. Throws "runner.bad-endpoint", "runner.duplicate-endpoint", runners.*.

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -285,18 +286,25 @@ private slots:
         QVERIFY(referenceMatchesFormula(dir.toStdString(), residual) >= 5);
     }
 
-    // No --baseline: a Triton skeleton naming the launch's arguments, which loads as a problem.
-    void tritonSkeletonWithoutBaseline()
+    // No --baseline: no kernel yet. The problem has no "baseline" (PyTorch eager is the time to beat),
+    // candidates are Triton by default, `check` says what a session will do.
+    void noKernelWithoutBaseline()
     {
         QTemporaryDir tmp;
         const QString dir = tmp.path() + QStringLiteral("/gelu");
         const auto run = importKernelBench(kRoot + QStringLiteral("/resources/kernelbench/gelu.py"), dir);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
-        QVERIFY(run.out.contains(QStringLiteral("Triton skeleton")));
-        const QString skeleton = QString::fromUtf8(readText(dir + QStringLiteral("/baseline.py")));
-        QVERIFY2(skeleton.contains(QStringLiteral("args=(x, y, batch_size, dim, BLOCK=BLOCK)")), qPrintable(skeleton));
+        QVERIFY2(run.out.contains(QStringLiteral("no kernel yet")), qPrintable(run.out));
+        QVERIFY(!QFile::exists(dir + QStringLiteral("/baseline.py")));
+        const auto json = nlohmann::json::parse(readText(dir + QStringLiteral("/problem.json")).toStdString());
+        QVERIFY(!json.contains("baseline"));
         const auto problem = kl::loadProblem((dir + QStringLiteral("/problem.json")).toStdString());
+        QVERIFY(!problem.hasBaselineKernel());
         QCOMPARE(int(problem.language()), int(kl::CandidateLanguage::Triton));
+        const auto check = runCli({ QStringLiteral("check"), dir + QStringLiteral("/problem.json") });
+        QVERIFY2(check.exitCode == 0, qPrintable(check.err + check.out));
+        QVERIFY2(check.out.contains(QStringLiteral("no kernel yet")), qPrintable(check.out));
+        QVERIFY2(check.out.contains(QStringLiteral("PyTorch eager")), qPrintable(check.out));
         // The folder holds a problem now: a second import refuses unless --force.
         const auto again = importKernelBench(kRoot + QStringLiteral("/resources/kernelbench/gelu.py"), dir);
         QCOMPARE(again.exitCode, 2);
@@ -305,6 +313,29 @@ private slots:
                      kRoot + QStringLiteral("/resources/kernelbench/gelu.py"), dir, { QStringLiteral("--force") })
                      .exitCode,
             0);
+    }
+
+    // A folder: one problem folder each, and a summary naming what was refused and why; one bad file
+    // does not stop the others.
+    void folderWithSummary()
+    {
+        QTemporaryDir tmp;
+        const QString in = tmp.path() + QStringLiteral("/in");
+        QDir().mkpath(in);
+        QFile::copy(kRoot + QStringLiteral("/resources/kernelbench/gelu.py"), in + QStringLiteral("/26_GELU.py"));
+        QFile::copy(kRoot + QStringLiteral("/resources/kernelbench/swish.py"), in + QStringLiteral("/25_Swish.py"));
+        writeText(in + QStringLiteral("/99_Random.py"),
+            "import torch\nimport torch.nn as nn\n\nclass Model(nn.Module):\n    def forward(self, x):\n"
+            "        return x + torch.rand_like(x)\n\ndef get_inputs():\n    return [torch.randn(64, 128)]\n\n"
+            "def get_init_inputs():\n    return []\n");
+        const QString out = tmp.path() + QStringLiteral("/problems");
+        const auto run = runCli({ QStringLiteral("import-kernelbench"), in, QStringLiteral("-o"), out });
+        QCOMPARE(run.exitCode, 1); // one refused
+        QVERIFY2(run.out.contains(QStringLiteral("imported 2 of 3")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QStringLiteral("refused 99_Random.py: kernelbench.")), qPrintable(run.out));
+        QVERIFY(QFile::exists(out + QStringLiteral("/26_GELU/problem.json")));
+        QVERIFY(QFile::exists(out + QStringLiteral("/25_Swish/problem.json")));
+        QVERIFY(!QFile::exists(out + QStringLiteral("/99_Random/problem.json")));
     }
 };
 

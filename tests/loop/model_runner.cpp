@@ -40,8 +40,11 @@ namespace {
 // before it, so every new candidate wins: for tests of what happens after a win.
 std::map<std::string, double> g_improving;
 
+// With KL_MODEL_RUNNER_FLAT set, every cubin takes the same time: a tuner that can gain nothing.
 double modelUs(const std::string& cubin)
 {
+    if (std::getenv("KL_MODEL_RUNNER_FLAT"))
+        return 100.0;
     const auto h = kl::contentHash(cubin);
     if (std::getenv("KL_MODEL_RUNNER_IMPROVING")) {
         if (!g_improving.count(h))
@@ -154,7 +157,8 @@ TimingSummary summary(double median, std::mt19937_64& rng)
     return t;
 }
 
-// The made-up answer: the candidate's and the baseline's times from their cubins (modelUs), and for
+// The made-up answer: the candidate's and the baseline's times from their cubins (modelUs), PyTorch
+// eager at 150 us for a problem whose reference is PyTorch, and for
 // the stalls metric set fixed ratios, so that findings and prompts name a primary stall.
 EvaluateResult madeUpAnswer(const EvaluateRequest& e, const DeviceDescription& device)
 {
@@ -179,6 +183,10 @@ EvaluateResult madeUpAnswer(const EvaluateRequest& e, const DeviceDescription& d
         ct.pctOfCopy = 100.0 * ct.gbps / device.copyBandwidthGbps;
         if (ct.baseline)
             ct.speedupVsBaseline = ct.baseline->medianUs / ct.candidate.medianUs;
+        if (e.pythonReference) { // PyTorch eager as a contender, as the real runner's worker times it
+            ct.eager = summary(150.0, rng);
+            ct.speedupVsEager = ct.eager->medianUs / ct.candidate.medianUs;
+        }
         timing.cases.push_back(ct);
     }
     r.timing = timing;

@@ -11,6 +11,7 @@
 #include "core/store/store.h"
 #include "core/tuner/tuner.h"
 #include "tests/loop/loop_support.h"
+#include "tests/loop/scripted_model.h"
 
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
@@ -29,7 +30,9 @@ using kl::test::SeenRequest;
 
 namespace {
 
-const std::string kPlantedKey = "sk-kl-planted-0123456789abcdefABCDEF";
+using kl::test::client;
+using kl::test::kPlantedKey;
+using kl::test::ScriptedModel;
 
 kl::Problem layernorm() { return kl::test::layernormProblem(); }
 using kl::test::modelRunner;
@@ -54,99 +57,6 @@ std::string fixedReply()
     const auto at = text.find("```cuda\n") + 8;
     text.insert(at, "// Fixed: the barrier before the block sum lacked its semicolon.\n");
     return "The compiler stopped at a missing semicolon after `__syncthreads()`.\n\n" + text;
-}
-
-std::string systemPrompt(const nlohmann::json& body)
-{
-    if (body.contains("system") && body["system"].is_string())
-        return body["system"];
-    for (const auto& m : body.value("messages", nlohmann::json::array()))
-        if (m.value("role", "") == "system")
-            return m.value("content", "");
-    return {};
-}
-
-std::string roleOf(const SeenRequest& r)
-{
-    const auto system = systemPrompt(nlohmann::json::parse(r.body));
-    if (system.find("Your role is the planner") != std::string::npos)
-        return "planner";
-    if (system.find("fixing a kernel that failed") != std::string::npos)
-        return "debugger";
-    if (system.find("you write the next candidate") != std::string::npos)
-        return "coder";
-    if (system.find("Propose the next candidate") != std::string::npos)
-        return "single";
-    return "unknown";
-}
-
-// Serves the next reply of each role, streamed or whole as asked, in either protocol.
-class ScriptedModel {
-public:
-    ScriptedModel(ReplayServer& server, std::map<std::string, std::vector<std::string>> script)
-        : m_script(std::move(script))
-    {
-        server.route("/v1/chat/completions", [this](const SeenRequest& r, int) { return answer(r, false); });
-        server.route("/v1/messages", [this](const SeenRequest& r, int) { return answer(r, true); });
-    }
-    std::vector<std::string> roles() const
-    {
-        std::lock_guard lock(m_mutex);
-        return m_roles;
-    }
-
-private:
-    Reply answer(const SeenRequest& r, bool anthropic)
-    {
-        const auto body = nlohmann::json::parse(r.body);
-        const auto role = roleOf(r);
-        const int n = body.value("n", 1);
-        std::vector<std::string> texts;
-        {
-            std::lock_guard lock(m_mutex);
-            m_roles.push_back(role);
-            auto& queue = m_script[role];
-            for (int i = 0; i < n; ++i) {
-                texts.push_back(queue.empty() ? "I have no further ideas." : queue.front());
-                if (!queue.empty())
-                    queue.erase(queue.begin());
-            }
-        }
-        const kl::test::ReplyUsage usage { std::int64_t(r.body.size() / 4), 700 };
-        Reply out;
-        if (body.value("stream", false)) {
-            std::vector<std::vector<std::string>> pieces;
-            for (const auto& t : texts)
-                pieces.push_back(kl::test::tokenPieces(t));
-            out.contentType = "text/event-stream";
-            out.body = anthropic ? kl::test::anthropicStream(pieces.front(), "replay", usage)
-                                 : kl::test::openAiStream(pieces, "replay", usage);
-            out.chunked = true;
-            out.chunkSize = 512;
-        } else {
-            out.body = anthropic ? kl::test::anthropicMessage(texts.front(), "replay", usage)
-                                 : kl::test::openAiCompletion(texts, "replay", usage);
-        }
-        return out;
-    }
-
-    mutable std::mutex m_mutex;
-    std::map<std::string, std::vector<std::string>> m_script;
-    std::vector<std::string> m_roles;
-};
-
-std::shared_ptr<kl::ChatClient> client(
-    const ReplayServer& server, kl::Provider provider, std::shared_ptr<kl::TokenBudget> budget = {})
-{
-    kl::EndpointConfig c;
-    c.provider = provider;
-    c.baseUrl = provider == kl::Provider::OpenAi ? server.url("/v1") : server.url();
-    c.model = "replay";
-    c.apiKey = kPlantedKey;
-    c.timeouts.total = std::chrono::seconds(20);
-    c.retry.maxAttempts = 1;
-    c.budget = std::move(budget);
-    return kl::makeChatClient(c);
 }
 
 std::string fileText(const std::string& path)

@@ -1,0 +1,44 @@
+#pragma once
+// A KernelBench problem (a torch.nn.Module Model with get_inputs() / get_init_inputs()) turned into a
+// KernelLoop problem folder: problem.json and reference.py (a PyTorch reference around Model), and a
+// baseline only when one is given: without one the problem has no kernel yet, PyTorch eager is its
+// baseline and the first kernel comes from a model or torch.compile. The Python helper
+// python/kernelloop/kernelbench_import.py does the introspection (Debian's CPU PyTorch will do);
+// here the folder is written and loaded back as any problem is, so what is written is checked.
+// The CLI's import-kernelbench and a .py file given to `tune` or to the GUI's New Session use it.
+#include "core/model/problem.h"
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kl::session {
+
+struct KernelBenchImport {
+    std::string file; // the KernelBench .py file
+    std::string output; // the problem folder; empty: the problem's name, here
+    std::string baseline; // a starting candidate (.py Triton or .cu CUDA) to copy in; empty: none
+    int timeoutSeconds = 120;
+    bool force = false; // replace a problem already in the folder
+};
+
+struct ImportedProblem {
+    std::filesystem::path problemFile;
+    Problem problem;
+    std::vector<std::pair<std::string, std::string>> droppedFuzz; // size set (JSON), why it was left out
+};
+
+// Throws kl::Error "kernelbench.<kind>": no-file, exists, cannot-write, needs-pytorch, timeout,
+// helper-died, random-ops, data-dependent, forward-failed, ... with the helper's message; and the
+// problem's own categories when what was written does not load.
+ImportedProblem importKernelBench(const KernelBenchImport& options);
+
+// The .py files to import: each file given, and the .py files directly in each folder given (sorted).
+std::vector<std::string> kernelBenchFiles(const std::vector<std::string>& given);
+
+// The problem of a PyTorch (KernelBench) file: FOLDER/STEM/problem.json beside it when an earlier
+// import wrote one, else imported there now.
+ImportedProblem problemFromPyTorchFile(const std::string& file);
+
+} // namespace kl::session
