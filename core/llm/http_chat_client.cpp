@@ -13,8 +13,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// What an exchange keeps of a response: enough to see what went wrong, not a copy of a runaway.
-constexpr std::size_t kStoredResponseBytes = 4u << 20;
+// A failure's sentence and a log line: an error page says what it has to in far less.
+constexpr std::size_t kMessageBytes = 8u << 10;
 
 double millisSince(Clock::time_point start)
 {
@@ -113,10 +113,15 @@ void DecodedReply::fail(ExchangeCategory category, std::string message)
 }
 
 struct HttpChatClient::Attempt {
+    explicit Attempt(const SecretRedactor& redactor)
+        : shown(redactor)
+    {
+    }
     ExchangeCategory category = ExchangeCategory::Ok;
     std::string message;
     std::optional<std::chrono::milliseconds> retryAfter;
     bool streamedText = false; // text already went to the caller: a retry would repeat it
+    RedactedStreams shown; // the streamed text on its way to the caller, redacted before it is shown
 };
 
 HttpChatClient::HttpChatClient(EndpointConfig config)
@@ -127,13 +132,13 @@ HttpChatClient::HttpChatClient(EndpointConfig config)
     m_redactor.addUrlCredentials(m_config.baseUrl);
     for (const auto& [name, value] : m_config.extraHeaders)
         if (SecretRedactor::isSecretHeader(name))
-            m_redactor.addSecret(value);
+            m_redactor.addSecret(value); // "Bearer KEY" adds KEY too
 }
 
 void HttpChatClient::log(const std::string& line) const
 {
     if (m_config.log)
-        m_config.log(m_redactor.redact(line));
+        m_config.log(m_redactor.text(line, kMessageBytes));
 }
 
 ExchangeCategory categoryOfErrorType(std::string_view type)
@@ -156,19 +161,20 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
     const auto started = Clock::now();
     Exchange exchange;
     exchange.provider = providerName(m_config.provider);
-    exchange.url = m_redactor.redact(url());
+    exchange.url = m_redactor.text(url(), kMessageBytes);
     exchange.model = m_config.model;
     exchange.streamed = request.stream;
     exchange.startedAt = utcNow();
     exchange.request = requestBody(request);
     for (const auto& [name, value] : protocolHeaders())
         exchange.requestHeaders.push_back(name + ": "
-            + (SecretRedactor::isSecretHeader(name) ? std::string(SecretRedactor::kMark) : m_redactor.redact(value)));
+            + (SecretRedactor::isSecretHeader(name) ? std::string(SecretRedactor::kMark)
+                                                    : m_redactor.text(value, kMessageBytes)));
 
     for (const auto& [name, value] : protocolHeaders())
         if (hasLineBreak(name) || hasLineBreak(value)) {
             exchange.category = ExchangeCategory::BadUrl;
-            exchange.message = "the request header " + m_redactor.redact(name)
+            exchange.message = "the request header " + m_redactor.text(name, kMessageBytes)
                 + " contains a line break (it would add headers of its own); nothing was sent";
             exchange.latencyMs = millisSince(started);
             return exchange;
@@ -181,11 +187,14 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
                 + " tokens is spent; nothing was sent";
             break;
         }
-        Attempt attempt;
+        Attempt attempt(m_redactor);
         exchange.attempts = attemptNumber;
         runAttempt(request, control, exchange, attempt);
+        if (control.onText) // what the streams held back, now that the reply is over
+            for (const auto& [alternative, rest] : attempt.shown.finish())
+                control.onText(alternative, rest);
         exchange.category = attempt.category;
-        exchange.message = m_redactor.redact(attempt.message);
+        exchange.message = m_redactor.text(attempt.message, kMessageBytes);
         exchange.retryAfterMs.reset();
         if (attempt.retryAfter)
             exchange.retryAfterMs = attempt.retryAfter->count();
@@ -248,14 +257,20 @@ void HttpChatClient::runAttempt(
         if (firstTextMs < 0)
             firstTextMs = millisSince(started);
         attempt.streamedText = true;
-        if (control.onText)
-            control.onText(index, text);
+        if (!control.onText)
+            return;
+        if (const auto shown = attempt.shown.feed(index, text); !shown.empty())
+            control.onText(index, shown);
     };
     SseParser parser([&](const ServerSentEvent& event) {
         if (reply.error)
             return;
         try {
-            decodeEvent(event, reply);
+            // A byte that is not UTF-8 inside a JSON string would make the whole event unreadable:
+            // replaced first, the text around it is kept.
+            ServerSentEvent repaired = event;
+            repaired.data = validUtf8(event.data);
+            decodeEvent(repaired, reply);
         } catch (const nlohmann::json::exception& e) {
             reply.fail(ExchangeCategory::BadJson, std::string("a stream event is not valid JSON: ") + e.what());
         }
@@ -277,21 +292,20 @@ void HttpChatClient::runAttempt(
     });
 
     exchange.httpStatus = outcome.status;
-    exchange.response = m_redactor.redact(validUtf8(std::string_view(body).substr(0, kStoredResponseBytes)));
-    if (body.size() > kStoredResponseBytes)
-        exchange.response += "\n[" + std::to_string(body.size() - kStoredResponseBytes) + " more bytes not kept]";
+    exchange.response = m_redactor.text(body);
     exchange.firstTokenMs = firstTextMs;
 
-    // What the server said goes to terminals, JSON and the store: valid UTF-8, and never the key
-    // (a server may echo it back in a reply as well as in an error).
+    // What the server said goes to terminals, JSON and the store through m_redactor.text(): valid
+    // UTF-8, never the key (a server may echo it back in a reply as well as in an error), capped (a
+    // reply cut at the cap still reads as oversized: the cap adds a note of what was dropped).
     auto finishReply = [&] {
         exchange.choices = reply.choices;
         for (auto& choice : exchange.choices) {
-            choice.text = m_redactor.redact(validUtf8(choice.text));
-            choice.finishReason = validUtf8(choice.finishReason);
+            choice.text = m_redactor.text(choice.text);
+            choice.finishReason = m_redactor.text(choice.finishReason, 256);
         }
         if (!reply.servedModel.empty())
-            exchange.servedModel = m_redactor.redact(validUtf8(reply.servedModel));
+            exchange.servedModel = m_redactor.text(reply.servedModel, 1024);
         if (reply.usage.reported) {
             exchange.usage.promptTokens += reply.usage.promptTokens;
             exchange.usage.completionTokens += reply.usage.completionTokens;
@@ -317,7 +331,7 @@ void HttpChatClient::runAttempt(
     }
     if (outcome.status / 100 != 2) {
         attempt.category = categoryOfStatus(outcome.status);
-        const auto detail = errorText(body);
+        const auto detail = errorText(validUtf8(body));
         attempt.message = "HTTP " + std::to_string(outcome.status) + (detail.empty() ? "" : ": " + detail);
         if (attempt.category == ExchangeCategory::BadUrl) {
             const auto location = outcome.headers.find("location");
@@ -351,7 +365,7 @@ void HttpChatClient::runAttempt(
         return;
     }
     try {
-        decodeBody(body, reply);
+        decodeBody(validUtf8(body), reply);
         if (reply.error) {
             attempt.category = *reply.error;
             attempt.message = reply.errorMessage;
@@ -368,11 +382,12 @@ void HttpChatClient::runAttempt(
                     ? std::string()
                     : "; finish reason " + exchange.choices.front().finishReason);
     }
-    // The whole reply arrived at once: hand it to the caller as one piece, as a stream would have.
+    // The whole reply arrived at once: hand it to the caller as one piece, as a stream would have
+    // (its redacted, capped form).
     if (attempt.category == ExchangeCategory::Ok && control.onText)
-        for (std::size_t i = 0; i < reply.choices.size(); ++i)
-            if (!reply.choices[i].text.empty())
-                control.onText(static_cast<int>(i), reply.choices[i].text);
+        for (std::size_t i = 0; i < exchange.choices.size(); ++i)
+            if (!exchange.choices[i].text.empty())
+                control.onText(static_cast<int>(i), exchange.choices[i].text);
 }
 
 } // namespace kl

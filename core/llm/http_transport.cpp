@@ -28,8 +28,13 @@ struct Transfer {
     bool stalled = false;
     bool cancelled = false;
     bool oversized = false;
+    bool oversizedHeaders = false;
+    std::size_t headerBytes = 0;
     bool aborted = false;
 };
+
+// The most of a response's header lines we read: a real server sends a few KiB.
+constexpr std::size_t kMaxHeaderBytes = 64u << 10;
 
 std::string lower(std::string s)
 {
@@ -50,6 +55,11 @@ size_t onHeader(char* data, size_t size, size_t count, void* user)
     auto& t = *static_cast<Transfer*>(user);
     const std::string_view line(data, size * count);
     t.lastActivity = Clock::now();
+    t.headerBytes += line.size();
+    if (t.headerBytes > kMaxHeaderBytes) {
+        t.oversizedHeaders = true;
+        return 0;
+    }
     if (line.rfind("HTTP/", 0) == 0) {
         t.outcome.headers.clear(); // a new response (after 100 Continue, or a proxy's CONNECT)
         return size * count;
@@ -184,10 +194,12 @@ TransportFailure classify(CURLcode code, const Transfer& t)
         return TransportFailure::Reset;
     case CURLE_ABORTED_BY_CALLBACK:
         return t.stalled ? TransportFailure::Stall : TransportFailure::Cancelled;
+    case CURLE_OUT_OF_MEMORY: // libcurl's answer to one header line over its own limit (100 KiB)
+        return TransportFailure::Oversized;
     case CURLE_WRITE_ERROR:
-        return t.oversized ? TransportFailure::Oversized
-            : t.aborted    ? TransportFailure::Aborted
-                           : TransportFailure::Other;
+        return t.oversized || t.oversizedHeaders ? TransportFailure::Oversized
+            : t.aborted                          ? TransportFailure::Aborted
+                                                 : TransportFailure::Other;
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
         return TransportFailure::BadUrl;
@@ -286,6 +298,9 @@ HttpOutcome httpPost(const HttpPost& post, const BodyHandler& onBody)
         t.outcome.error = "no data for " + std::to_string(post.timeouts.stall.count()) + " ms";
     else if (t.outcome.failure == TransportFailure::Cancelled)
         t.outcome.error = "cancelled";
+    else if (t.outcome.failure == TransportFailure::Oversized && (t.oversizedHeaders || code == CURLE_OUT_OF_MEMORY))
+        t.outcome.error = "the response's headers are larger than " + std::to_string(kMaxHeaderBytes)
+            + " bytes (or one header line larger than libcurl accepts); nothing of it was read";
     else if (t.outcome.failure == TransportFailure::Oversized)
         t.outcome.error = "the response is larger than " + std::to_string(post.maxResponseBytes) + " bytes";
     return finish();

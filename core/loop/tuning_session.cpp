@@ -49,6 +49,27 @@ DeviceLimits limitsOf(const protocol::DeviceDescription& d, const std::string& a
     return limits;
 }
 
+// A proposer that throws (a bug, input it could not handle) costs its round, not the session: the
+// round is stored as proposer.internal with the error, and the loop goes on.
+std::vector<Proposal> proposeOrFail(
+    Proposer& proposer, const ProposalContext& context, int count, const std::atomic<bool>* cancel)
+{
+    try {
+        return proposer.propose(context, count, cancel);
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        for (auto& c : what) // stored and printed as JSON: ASCII is always valid
+            if (static_cast<unsigned char>(c) >= 0x80)
+                c = '?';
+        const auto kind = proposer.kind();
+        Proposal failed;
+        failed.proposer = kind.substr(0, kind.find('+'));
+        failed.failure = "internal";
+        failed.failureDetail = "the proposer failed: " + what.substr(0, 2000);
+        return { failed };
+    }
+}
+
 } // namespace
 
 const char* loopPhaseName(LoopPhase phase)
@@ -93,7 +114,16 @@ TuningSession::TuningSession(const Problem& problem, store::Store& store, pool::
 {
 }
 
-TuningSession::~TuningSession() = default;
+TuningSession::~TuningSession()
+{
+    // An error that escaped run() (a store that failed, a bug) still leaves the stored session with a
+    // status: never "running" once no loop runs it.
+    if (m_sessionId != 0 && !m_finished)
+        try {
+            m_store.finishSession(m_sessionId, "failed");
+        } catch (const std::exception&) {
+        }
+}
 
 void TuningSession::phase(int round, LoopPhase p, const std::string& detail)
 {
@@ -317,6 +347,7 @@ LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status
     }
     m_store.recordSessionSummary(m_sessionId, toJson(summary));
     m_store.finishSession(m_sessionId, status);
+    m_finished = true;
     phase(summary.rounds, LoopPhase::Finished, summary.stopReason);
     m_events->publish(SessionFinished { status, summary });
     return summary;
@@ -408,7 +439,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         const auto ctx = context(round, remaining);
         phase(round, LoopPhase::Propose, proposer.kind());
         pool::trace("round " + std::to_string(round) + " proposing");
-        auto proposals = proposer.propose(ctx, std::max(1, m_config.candidatesPerIteration), cancel);
+        auto proposals = proposeOrFail(proposer, ctx, std::max(1, m_config.candidatesPerIteration), cancel);
         pool::trace("round " + std::to_string(round) + ": " + std::to_string(proposals.size()) + " proposals");
         if (m_ahead)
             m_ahead->dropWaiting(); // guesses not started: the CPU is the real round's now

@@ -9,14 +9,19 @@
 
 namespace kl::store {
 
-std::string jsonText(const nlohmann::json& value) { return value.dump(); }
+std::string jsonText(const nlohmann::json& value)
+{
+    // Strings that came from outside (a server's message) are repaired on their way in; a byte that
+    // still is not UTF-8 is replaced here rather than failing the write (and the session with it).
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 void bindJson(Statement& statement, int index, const nlohmann::json& value)
 {
     if (value.is_null())
         statement.bindNull(index);
     else
-        statement.bind(index, value.dump());
+        statement.bind(index, jsonText(value));
 }
 
 nlohmann::json readJson(const Statement& statement, int column, const std::string& file)

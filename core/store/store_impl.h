@@ -45,7 +45,7 @@ struct Store::Impl {
 Database readOnlyConnection(const std::filesystem::path& file);
 
 // JSON columns: SQL NULL for a null value; a stored text that is not JSON is a corrupt file.
-std::string jsonText(const nlohmann::json& value);
+std::string jsonText(const nlohmann::json& value); // dump(), a byte that is not UTF-8 replaced
 void bindJson(Statement& statement, int index, const nlohmann::json& value);
 nlohmann::json readJson(const Statement& statement, int column, const std::string& file);
 // A candidate's tunables_json as values; entries that are not integers are skipped.

@@ -210,7 +210,7 @@ void insertExchange(Database& db, std::int64_t iterationId, const ExchangeRecord
                             "usage_json, latency_ms, category, started_ms) "
                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     insert.bind(1, iterationId).bind(2, exchange.role).bind(3, exchange.provider).bind(4, exchange.model);
-    insert.bind(5, scrubSecrets(exchange.request).dump()).bind(6, exchange.response);
+    insert.bind(5, jsonText(scrubSecrets(exchange.request))).bind(6, exchange.response);
     bindJson(insert, 7, exchange.usage);
     insert.bind(8, exchange.latencyMs).bind(9, exchange.category).bind(10, orNow(exchange.startedMs));
     insert.run();

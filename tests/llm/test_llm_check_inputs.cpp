@@ -213,10 +213,11 @@ private slots:
         for (const auto& extra : { QStringList { QStringLiteral("--json") }, QStringList {} }) {
             const auto run = check(openAiOptions(base("latin1")) + extra);
             QVERIFY2(!run.err.contains(QStringLiteral("[internal]")), qPrintable(run.err));
-            QVERIFY2(run.exitCode == 19, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
+            // Replaced before the JSON is read (issue 23): the reply is read, its text kept around the bytes.
+            QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1: %2").arg(run.exitCode).arg(run.err)));
             if (!extra.isEmpty()) {
                 const auto json = nlohmann::json::parse(run.out.toStdString());
-                QVERIFY(json["category"] == "bad-json");
+                QVERIFY(json["category"] == "ok");
                 QVERIFY(json["response"].get<std::string>().find("caf\xEF\xBF\xBD") != std::string::npos);
             }
         }

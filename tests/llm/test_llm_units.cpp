@@ -6,6 +6,7 @@
 #include "core/llm/sse_parser.h"
 #include "core/llm/token_budget.h"
 #include "core/model/error.h"
+#include "core/protocol/base64.h"
 
 #include <QtTest>
 
@@ -208,6 +209,76 @@ private slots:
         const auto out = r.redact(big);
         QCOMPARE(out.size(), big.size());
         QVERIFY2(timer.elapsed() < 2000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    // Issue 23: the key in every form a server can echo it in.
+    void redactionCoversEveryFormOfAKey()
+    {
+        const std::string key = "sk-kl/units+form=00aa11bb22cc";
+        SecretRedactor r;
+        r.addSecret(key);
+        r.addUrlCredentials("https://bob:s3cr%2Ft-pass-word@llm.example.com/v1");
+        const auto encoded = [](const std::string& s) { return kl::protocol::base64Encode(s); };
+        const std::vector<std::string> forms { key, "sk-kl%2Funits%2Bform%3D00aa11bb22cc",
+            "sk-kl%2funits%2bform%3d00aa11bb22cc", "sk-kl\\/units+form=00aa11bb22cc", encoded("bob:s3cr/t-pass-word"),
+            "s3cr/t-pass-word", "s3cr%2Ft-pass-word" };
+        for (const auto& form : forms) {
+            const auto out = r.redact("echo: " + form + " end");
+            QVERIFY2(out.find(form) == std::string::npos && out.find("[redacted]") != std::string::npos,
+                (form + " -> " + out).c_str());
+        }
+        // Base64 of a longer blob holding the key, at each alignment: no run of its characters that
+        // encodes the key alone survives.
+        for (const auto& blob : { encoded("x" + key + "yz"), encoded("xy" + key), encoded(key + "!") }) {
+            const auto out = r.redact("blob " + blob + " end");
+            QVERIFY2(out.find("[redacted]") != std::string::npos && out.find(blob.substr(4, 20)) == std::string::npos,
+                (blob + " -> " + out).c_str());
+        }
+        // A secret-looking header's value: the credential after its scheme word too.
+        SecretRedactor h;
+        h.addSecret("Bearer tok-abcdefgh12345678");
+        QCOMPARE(h.redact("got tok-abcdefgh12345678"), std::string("got [redacted]"));
+    }
+
+    void networkTextIsUtf8RedactedAndCapped()
+    {
+        SecretRedactor r;
+        r.addSecret("sk-cap-0123456789");
+        QCOMPARE(r.text("caf\xE9 sk-cap-0123456789"), std::string("caf\xEF\xBF\xBD [redacted]"));
+        const std::string big = std::string(300 * 1024, 'a') + "sk-cap-0123456789";
+        const auto out = r.text(big);
+        QVERIFY(out.size() < kMaxNetworkTextBytes + 64);
+        QVERIFY2(out.find("more bytes not kept]") != std::string::npos, out.substr(out.size() - 80).c_str());
+        QVERIFY(out.find("sk-cap") == std::string::npos);
+        // A key straddling the cap is not left in halves.
+        const std::string straddling = std::string(kMaxNetworkTextBytes - 5, 'b') + "sk-cap-0123456789";
+        QVERIFY(r.text(straddling).find("sk-cap") == std::string::npos);
+        // 20 MB of token characters after "Bearer ": no recursion to overflow, and quick.
+        QElapsedTimer timer;
+        timer.start();
+        const auto runaway = r.text("Authorization: Bearer " + std::string(20u << 20, 'Q'));
+        QVERIFY(runaway.size() < kMaxNetworkTextBytes + 64);
+        QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed())));
+    }
+
+    void aStreamNeverShowsHalfAKey()
+    {
+        const std::string key = "sk-stream-split-0123456789";
+        SecretRedactor r;
+        r.addSecret(key);
+        const std::string text = "line one\nthe key is " + key + " and more text without an end " + key + " done";
+        for (std::size_t size : { 1, 3, 7, 13 }) {
+            RedactedStreams streams(r);
+            std::string shown;
+            for (std::size_t at = 0; at < text.size(); at += size) {
+                const auto piece = streams.feed(0, text.substr(at, size));
+                QVERIFY2(piece.find("sk-stream") == std::string::npos, piece.c_str());
+                shown += piece;
+            }
+            for (const auto& [alternative, rest] : streams.finish())
+                shown += rest;
+            QCOMPARE(shown, r.redact(text));
+        }
     }
 
     void tokenBudget()
