@@ -74,6 +74,10 @@ void checkForm(const std::string& text, const std::string& file, const std::stri
 
 std::set<std::string> usedSymbols(const std::string& text, const std::string& file, const std::string& where)
 {
+    if (text.size() > kMaxExpressionLength)
+        throw Error("expression.too-long", file, where,
+            "the expression has " + std::to_string(text.size()) + " characters; at most "
+                + std::to_string(kMaxExpressionLength) + " are accepted");
     if (text.find_first_not_of(" \t") == std::string::npos)
         throw Error("expression.syntax", file, where, "empty expression");
     checkForm(text, file, where);

@@ -2,6 +2,11 @@
 
 #include "core/model/error.h"
 
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
 namespace kl {
 
 namespace {
@@ -31,6 +36,37 @@ PlannedBuffer planTensor(
 }
 
 } // namespace
+
+void checkArgValue(DType type, double value, const std::string& file, const std::string& where)
+{
+    if (isFloating(type)) {
+        if (!std::isfinite(value))
+            throw Error(
+                "protocol.bad-arg", file, where, "a " + std::string(dtypeName(type)) + " argument must be finite");
+        return;
+    }
+    std::int64_t low = std::numeric_limits<std::int64_t>::min(), high = std::numeric_limits<std::int64_t>::max();
+    switch (type) {
+    case DType::I8:
+        low = -128, high = 127;
+        break;
+    case DType::U8:
+        low = 0, high = 255;
+        break;
+    case DType::I32:
+        low = std::numeric_limits<std::int32_t>::min(), high = std::numeric_limits<std::int32_t>::max();
+        break;
+    default:
+        break;
+    }
+    // i64's high as a double rounds up to 2^63, which no i64 holds.
+    const bool fits = std::isfinite(value) && value == std::floor(value) && value >= static_cast<double>(low)
+        && (high == std::numeric_limits<std::int64_t>::max() ? value < static_cast<double>(high)
+                                                             : value <= static_cast<double>(high));
+    if (!fits)
+        throw Error("protocol.bad-arg", file, where,
+            nlohmann::json(value).dump() + " does not fit " + std::string(dtypeName(type)));
+}
 
 const PlannedBuffer* LaunchPlan::buffer(const std::string& name) const
 {
@@ -135,6 +171,10 @@ LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, cons
         for (const auto& a : rule.args) {
             PlannedArg arg;
             if (plan.buffer(a.expression)) {
+                if (a.typeGiven)
+                    throw Error("plan.bad-arg", file, where,
+                        rule.kernel + ": \"" + a.expression
+                            + "\" is a buffer, passed as a pointer: \"as TYPE\" applies to values only");
                 arg.kind = PlannedArg::Kind::Buffer;
                 arg.buffer = a.expression;
             } else if (const auto* s = problem.scalar(a.expression); s && !a.typeGiven) {
@@ -153,6 +193,13 @@ LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, cons
                 }
                 arg.type = a.type;
             }
+            if (arg.kind == PlannedArg::Kind::Value)
+                try {
+                    checkArgValue(arg.type, arg.value, file, where);
+                } catch (const Error& e) {
+                    throw Error(e.category(), file, where,
+                        rule.kernel + ": argument \"" + a.expression + "\" = " + e.message() + " at " + sizes.label);
+                }
             l.args.push_back(arg);
         }
         plan.launches.push_back(std::move(l));

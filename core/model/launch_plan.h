@@ -18,10 +18,10 @@ struct PlannedBuffer {
     std::string name;
     Role role = Role::Input;
     DType dtype = DType::F32;
-    std::int64_t rows = 1;      // product of all dimensions but the last (1 for 1-D)
+    std::int64_t rows = 1; // product of all dimensions but the last (1 for 1-D)
     std::int64_t rowLength = 0; // last dimension
     std::int64_t rowStride = 0; // elements between rows: rowLength, or more when padded
-    bool zeroed = false;        // scratch: cleared before each launch sequence
+    bool zeroed = false; // scratch: cleared before each launch sequence
     std::int64_t elements() const { return rows * rowStride; }
     std::int64_t bytes() const { return elements() * static_cast<std::int64_t>(dtypeSize(dtype)); }
 };
@@ -56,15 +56,23 @@ struct LaunchPlan {
 Symbols planSymbols(const Problem& problem, const SizeSet& sizes, const TunableValues& tunables, bool padded);
 
 // The first constraint (the candidate's) that `tunables` break at `sizes`, if any.
-std::optional<Constraint> brokenConstraint(const Candidate& candidate, const Problem& problem, const SizeSet& sizes,
-                                           const TunableValues& tunables);
+std::optional<Constraint> brokenConstraint(
+    const Candidate& candidate, const Problem& problem, const SizeSet& sizes, const TunableValues& tunables);
+
+// A scalar argument's value must fit its type where it is packed for the kernel: finite, and for an
+// integer type whole and within its range (2^40 is no i32, 1e-5 no integer at all). One rule for the
+// planner (so that `check` refuses what `evaluate` would) and the runner protocol. Throws
+// kl::Error("protocol.bad-arg") with `file` and `where`.
+void checkArgValue(DType type, double value, const std::string& file = {}, const std::string& where = {});
 
 // Resolves everything. Throws kl::Error: "plan.constraint" when a constraint is broken,
 // "plan.bad-launch" for a grid/block that is zero, negative or beyond CUDA's limits,
 // "plan.unknown-name" for an argument that is neither a buffer, a scalar nor an expression
-// over known symbols, and the expression.* categories with the candidate's line.
+// over known symbols, "plan.bad-arg" for a tensor given a type ("x as f32": a pointer has none),
+// "protocol.bad-arg" for a value its type cannot hold (checkArgValue), and the expression.*
+// categories with the candidate's line.
 LaunchPlan planLaunches(const Problem& problem, const Candidate& candidate, const SizeSet& sizes,
-                        const TunableValues& tunables, bool padded = false);
+    const TunableValues& tunables, bool padded = false);
 
 // The -D options that carry tunables to the compiler.
 std::vector<std::string> tunableDefines(const TunableValues& tunables);

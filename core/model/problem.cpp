@@ -201,6 +201,7 @@ std::vector<TensorSpec> parseTensors(
 {
     std::vector<TensorSpec> out;
     const auto& list = top.array(key, !inputs ? true : false);
+    checkCount(list.size(), kMaxTensors, "problem.too-many-tensors", top.file(), key);
     const std::set<std::string> symbols(p.symbols.begin(), p.symbols.end());
     for (std::size_t i = 0; i < list.size(); ++i) {
         Fields t(list[i], key + "[" + std::to_string(i) + "]", top.file());
@@ -377,6 +378,7 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     Fields sizes(top.required("sizes"), "sizes", file);
     sizes.onlyKnown({ "symbols", "main", "fuzz", "constraints" });
     const auto& symbols = sizes.array("symbols", true);
+    checkCount(symbols.size(), kMaxSymbols, "problem.too-many-symbols", file, "sizes.symbols");
     for (std::size_t i = 0; i < symbols.size(); ++i) {
         const auto where = "sizes.symbols[" + std::to_string(i) + "]";
         if (!symbols[i].is_string())
@@ -388,10 +390,12 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
         p.symbols.push_back(symbol);
     }
     const auto& mains = sizes.array("main", true);
+    checkCount(mains.size(), kMaxMainSizes, "problem.too-many-sizes", file, "sizes.main");
     for (std::size_t i = 0; i < mains.size(); ++i)
         p.mainSizes.push_back(parseSizeSet(mains[i], "sizes.main[" + std::to_string(i) + "]", p, file));
     if (sizes.has("fuzz")) {
         const auto& fuzz = sizes.array("fuzz", false);
+        checkCount(fuzz.size(), kMaxFuzzSizes, "problem.too-many-sizes", file, "sizes.fuzz");
         for (std::size_t i = 0; i < fuzz.size(); ++i)
             p.fuzzSizes.push_back(parseSizeSet(fuzz[i], "sizes.fuzz[" + std::to_string(i) + "]", p, file));
     }
@@ -418,6 +422,7 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
 
     if (top.has("scalars")) {
         const auto& list = top.array("scalars", false);
+        checkCount(list.size(), kMaxScalars, "problem.too-many-scalars", file, "scalars");
         for (std::size_t i = 0; i < list.size(); ++i) {
             Fields s(list[i], "scalars[" + std::to_string(i) + "]", file);
             s.onlyKnown({ "name", "dtype", "value" });

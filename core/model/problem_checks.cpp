@@ -83,6 +83,14 @@ void checkTensor(const TensorSpec& t, const std::string& where, const SizeSetRef
 
 } // namespace
 
+void checkCount(std::size_t count, std::size_t limit, const std::string& category, const std::string& file,
+    const std::string& where)
+{
+    if (count > limit)
+        throw Error(category, file, where,
+            std::to_string(count) + " entries; at most " + std::to_string(limit) + " are accepted");
+}
+
 void checkScalarValue(const ScalarSpec& scalar, const std::string& file, const std::string& where)
 {
     if (!within(scalar.value, scalar.dtype))

@@ -12,6 +12,19 @@ namespace kl {
 constexpr std::int64_t kMaxSizeValue = std::int64_t(1) << 40;
 constexpr double kMaxTensorBytes = 64.0 * 1024 * 1024 * 1024;
 
+// How many of each a problem may declare: every size set is planned, checked and verified on the GPU,
+// so a file with 100,000 of them would hold `check` for minutes (and verification for hours).
+constexpr std::size_t kMaxMainSizes = 64;
+constexpr std::size_t kMaxFuzzSizes = 512;
+constexpr std::size_t kMaxSymbols = 32;
+constexpr std::size_t kMaxTensors = 64; // inputs, and outputs, each
+constexpr std::size_t kMaxScalars = 64;
+
+// Throws kl::Error(category) when `count` entries at `where` are more than `limit` ("problem.too-many-sizes",
+// "problem.too-many-symbols", "problem.too-many-tensors", "problem.too-many-scalars").
+void checkCount(std::size_t count, std::size_t limit, const std::string& category, const std::string& file,
+    const std::string& where);
+
 // Throws kl::Error("problem.bad-scalar"): outside the dtype's range, or not whole for an integer dtype.
 void checkScalarValue(const ScalarSpec& scalar, const std::string& file, const std::string& where);
 

@@ -2,6 +2,7 @@
 #include "core/protocol/messages.h"
 
 #include "core/model/error.h"
+#include "core/model/launch_plan.h"
 #include "core/protocol/base64.h"
 #include "core/protocol/json_reader.h"
 #include "core/protocol/wire.h"
@@ -297,29 +298,9 @@ std::optional<CaseKind> parseCaseKind(std::string_view name) { return valueOf(kC
 
 ScalarArg makeScalarArg(DType type, double value)
 {
-    if (isFloating(type)) {
-        if (!std::isfinite(value))
-            throw Error("protocol.bad-arg", "", "", "a " + std::string(dtypeName(type)) + " argument must be finite");
+    checkArgValue(type, value); // the planner's rule: what `check` passes, a job accepts
+    if (isFloating(type))
         return ScalarArg { type, value };
-    }
-    std::int64_t low = std::numeric_limits<std::int64_t>::min(), high = std::numeric_limits<std::int64_t>::max();
-    switch (type) {
-    case DType::I8:
-        low = -128, high = 127;
-        break;
-    case DType::U8:
-        low = 0, high = 255;
-        break;
-    case DType::I32:
-        low = std::numeric_limits<std::int32_t>::min(), high = std::numeric_limits<std::int32_t>::max();
-        break;
-    default:
-        break;
-    }
-    if (!std::isfinite(value) || value != std::floor(value) || value < static_cast<double>(low)
-        || value > static_cast<double>(high))
-        throw Error(
-            "protocol.bad-arg", "", "", nlohmann::json(value).dump() + " does not fit " + std::string(dtypeName(type)));
     return ScalarArg { type, static_cast<std::int64_t>(value) };
 }
 

@@ -236,6 +236,91 @@ std::vector<Mutant> directiveMutants(const Example& e)
     return out;
 }
 
+std::vector<Mutant> limitMutants(const Example& e)
+{
+    std::vector<Mutant> out;
+    const std::string symbol = e.problem["sizes"]["symbols"][0];
+    // 100,000 fuzz sets (3.8 MB): refused at once, not checked for minutes.
+    Mutant sizes = problemMutant(e, "100,000 fuzz size sets", "problem.too-many-sizes", [](json& j) {
+        auto set = j["sizes"]["main"][0];
+        set.erase("label");
+        j["sizes"]["fuzz"] = json::array();
+        for (int i = 0; i < 100000; ++i)
+            j["sizes"]["fuzz"].push_back(set);
+    });
+    sizes.problemText = sizes.problem.dump(); // compact: 3.8 MB, under the 4 MiB a problem file may have
+    sizes.maxMs = 2000;
+    out.push_back(std::move(sizes));
+    out.push_back(problemMutant(e, "100 inputs", "problem.too-many-tensors", [](json& j) {
+        for (int i = 0; i < 100; ++i) {
+            auto input = j["inputs"][0];
+            input["name"] = "fuzz_in" + std::to_string(i);
+            j["inputs"].push_back(input);
+        }
+    }));
+    out.push_back(problemMutant(e, "100 scalars", "problem.too-many-scalars", [](json& j) {
+        for (int i = 0; i < 100; ++i)
+            j["scalars"].push_back({ { "name", "fuzz_s" + std::to_string(i) }, { "dtype", "f32" }, { "value", 1 } });
+    }));
+    out.push_back(problemMutant(e, "8,000-character bytes expression", "expression.too-long", [symbol](json& j) {
+        std::string text = symbol;
+        while (text.size() < 8000)
+            text += " + " + symbol;
+        j["bytes"] = text;
+    }));
+
+    // The launch arguments: the first size symbol, scalar and tensor the first launch passes.
+    const auto launchArg
+        = [&](std::string name, const std::string& category, const std::function<bool(const std::string&)>& which,
+              const std::function<std::string(const std::string&)>& replacement) {
+              const auto source = lines(e.baseline);
+              const auto& line = source[firstDirective(source, "launch")];
+              const auto open = line.find("args=(") + 6;
+              std::istringstream args(line.substr(open, line.find(')', open) - open));
+              for (std::string arg; std::getline(args, arg, ',');) {
+                  arg.erase(0, arg.find_first_not_of(' '));
+                  if (!which(arg))
+                      continue;
+                  out.push_back(
+                      directiveMutant(e, std::move(name), category, [arg, replacement](std::vector<std::string>& s) {
+                          auto& l = s[firstDirective(s, "launch")];
+                          // The argument as a whole list entry: after "(" or " ", before "," or ")".
+                          for (auto at = l.find(arg, l.find("args=(") + 6); at != std::string::npos;
+                               at = l.find(arg, at + 1)) {
+                              const char before = l[at - 1];
+                              const char after = at + arg.size() < l.size() ? l[at + arg.size()] : ')';
+                              if ((before == '(' || before == ' ') && (after == ',' || after == ')')) {
+                                  l.replace(at, arg.size(), replacement(arg));
+                                  return;
+                              }
+                          }
+                      }));
+                  return;
+              }
+          };
+    const auto named = [&](const char* list) {
+        return [&e, list](const std::string& arg) {
+            for (const auto& item : e.problem.value(list, json::array()))
+                if (item.value("name", "") == arg)
+                    return true;
+            return false;
+        };
+    };
+    const auto isSymbol = [&e](const std::string& arg) {
+        for (const auto& s : e.problem["sizes"]["symbols"])
+            if (s == arg)
+                return true;
+        return false;
+    };
+    launchArg("size argument 2^40", "protocol.bad-arg", isSymbol, [](const std::string&) { return "2^40"; });
+    launchArg("size argument 1e-5", "protocol.bad-arg", isSymbol, [](const std::string&) { return "1e-5"; });
+    launchArg("scalar argument as i32", "protocol.bad-arg", named("scalars"),
+        [](const std::string& arg) { return arg + " as i32"; });
+    launchArg("tensor argument as f32", "plan.bad-arg", named("inputs"),
+        [](const std::string& arg) { return arg + " as f32"; });
+    return out;
+}
+
 std::vector<Mutant> fileMutants(const Example& e)
 {
     std::vector<Mutant> out;

@@ -31,6 +31,7 @@ struct Mutant {
     std::string problemText;
     std::string baseline; // the baseline's source, written as baseline.cu
     QStringList arguments; // after "check PROBLEM"
+    int maxMs = 0; // when set: the answer must come within this many milliseconds
     // Builds what cannot be JSON (a FIFO, a symlink): gets the mutant's folder, returns the path to
     // give `check` (empty: the folder's problem.json).
     std::function<std::filesystem::path(const std::filesystem::path& dir)> prepare;
@@ -49,6 +50,9 @@ std::vector<Example> bundledExamples();
 std::vector<Mutant> problemMutants(const Example& example);
 std::vector<Mutant> directiveMutants(const Example& example);
 std::vector<Mutant> fileMutants(const Example& example);
+// Issue 23's classes: more size sets, tensors or expression text than a problem may hold, and launch
+// arguments that `evaluate` would refuse (a value its type cannot hold, a type given to a tensor).
+std::vector<Mutant> limitMutants(const Example& example);
 // `count` random structural mutants of the JSON and of the directives, from `seed`.
 std::vector<Mutant> randomMutants(const Example& example, std::uint32_t seed, int count);
 

@@ -166,7 +166,10 @@ QStringList runAll(const std::vector<Mutant>& mutants)
             }
             const auto out = readAll(r.dir.parent_path() / "out.txt");
             const auto err = readAll(r.dir.parent_path() / "err.txt");
-            if (const auto wrong = judge(*r.mutant, *r.process, timedOut, out, err); !wrong.isEmpty())
+            auto wrong = judge(*r.mutant, *r.process, timedOut, out, err);
+            if (const auto ms = r.clock.elapsed(); wrong.isEmpty() && r.mutant->maxMs > 0 && ms > r.mutant->maxMs)
+                wrong = QStringLiteral("answered after %1 ms (at most %2)").arg(ms).arg(r.mutant->maxMs);
+            if (!wrong.isEmpty())
                 failures << QString::fromStdString(r.mutant->name) + QStringLiteral(": ") + wrong;
             it = running.erase(it);
         }
@@ -221,6 +224,7 @@ private slots:
     void problemValues() { verifyAll(forEachExample(kl::fuzz::problemMutants)); }
     void directivesAndOptions() { verifyAll(forEachExample(kl::fuzz::directiveMutants)); }
     void filesThatAreNotFiles() { verifyAll(forEachExample(kl::fuzz::fileMutants)); }
+    void limitsAndLaunchArguments() { verifyAll(forEachExample(kl::fuzz::limitMutants)); }
 
     // Random structural mutants: whatever they turn into, the answer is categorised.
     void randomMutants()
