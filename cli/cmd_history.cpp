@@ -434,7 +434,8 @@ const CommandRegistration importCmd([](CLI::App& app) -> std::function<int()> {
     auto* cmd = app.add_subcommand("import", "Add a session exported elsewhere to the store");
     auto db = std::make_shared<std::string>();
     auto file = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "an exported session")->required()->check(CLI::ExistingFile);
+    // No CLI11 check: the store says what is wrong with the file, with a category (a folder, no such file).
+    cmd->add_option("FILE", *file, "an exported session")->required();
     cmd->add_option("--db", *db, "the session store")->check(storeFile());
     return [=]() {
         auto s = store::Store::open(storePath(*db));

@@ -150,11 +150,13 @@ public:
     }
     // Imports the single session of an exported file (older schema versions are migrated in
     // memory; the file is not changed) and returns its new id. All or nothing. Throws
+    // "store.import-not-a-file" (a folder, a device),
     // "store.import-not-a-database", "store.import-not-kernelloop", "store.import-newer-version",
     // "store.import-corrupt", "store.import-malformed", "store.import-bad-value" (a field that is not
     // of its column's kind: text or NaN where a number belongs; `where` names table, row and column).
     // A fault of this store itself (read-only, disk full, damaged) keeps its own category and names
-    // this store, not the import file.
+    // this store, not the import file; a store that fails SQLite's integrity check takes nothing in
+    // ("store.corrupt"), and gives nothing away either (exportSession).
     std::int64_t importSession(const std::filesystem::path& file);
 
     // What SQLite's integrity and foreign-key checks find wrong; empty when the file is sound.

@@ -34,9 +34,28 @@ void checkExportTarget(const std::filesystem::path& store, const std::filesystem
         throw Error("store.export-exists", file.string(), {}, "the file exists; pass --force to replace it");
 }
 
+namespace {
+// A store that fails SQLite's integrity check gives no session away and takes none in: an export would
+// carry the damage elsewhere, an import would add rows beside pages that are already wrong. Throws
+// "store.corrupt" naming the store (a page too damaged to read fails in the check with that category too).
+void requireSound(Database& db, const std::filesystem::path& store, const std::string& refused)
+{
+    auto check = db.prepare("PRAGMA integrity_check(8)");
+    std::string problems;
+    while (check.step())
+        if (check.text(0) != "ok")
+            problems += (problems.empty() ? "" : "; ") + check.text(0);
+    if (!problems.empty())
+        throw Error("store.corrupt", store.string(), {},
+            "the store fails SQLite's integrity check (" + problems.substr(0, 600) + "): " + refused
+                + "; recover it first (sqlite3 FILE .recover)");
+}
+} // namespace
+
 void Store::exportSession(std::int64_t sessionId, const std::filesystem::path& file, ExportOptions options) const
 {
     m_impl->requireSession(sessionId);
+    requireSound(m_impl->db, m_impl->path, "nothing was exported");
     checkExportTarget(m_impl->path, file, options.overwrite);
     // Written beside the destination and renamed over it at the end: a reader never sees half a file.
     auto partial = file;
@@ -92,6 +111,11 @@ std::int64_t Store::importSession(const std::filesystem::path& file)
 {
     // Read into memory and migrate there: the user's file is never changed, and a damaged one
     // fails here, before the store is touched.
+    std::error_code statError;
+    if (std::filesystem::is_directory(file, statError))
+        throw Error("store.import-not-a-file", file.string(), {},
+            "a folder, not an exported session file (kernelloop-cli export writes one file per session)");
+    requireSound(m_impl->db, m_impl->path, "nothing was imported");
     Database copy({}, Database::Mode::Memory);
     std::int64_t sourceSession = 0;
     try {

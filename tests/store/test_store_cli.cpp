@@ -1,9 +1,11 @@
 // The store commands of kernelloop-cli as a user runs them (a real process on real files):
 // history, show and export read without writing (an exported .klsession keeps its bytes and
 // mtime); --db '' and --session 0 / -1 are errors, not a fallback; export never replaces the
-// store it reads, a device or an existing file without --force.
+// store it reads, a device or an existing file without --force. A store that fails SQLite's
+// integrity check takes no import and gives no export; a folder given to import is categorised.
 #include "core/model/hash.h"
 #include "core/store/store.h"
+#include "raw_sqlite.h"
 #include "store_fixtures.h"
 
 #include <QDir>
@@ -161,6 +163,36 @@ private slots:
         const auto newest = cli({ QStringLiteral("history"), QStringLiteral("--session"), QStringLiteral("1"),
             QStringLiteral("--db"), m_store });
         QVERIFY2(newest.exitCode == 0 && newest.out.startsWith(QStringLiteral("session 1:")), qPrintable(newest.out));
+    }
+
+    void aDamagedStoreTakesNothingInAndGivesNothingAway()
+    {
+        const QString damaged = m_dir.filePath(QStringLiteral("damaged.db"));
+        {
+            auto store = Store::open(damaged.toStdString());
+            fx::recordTunerSessions(store, { .sessions = 1, .iterations = 2 });
+        }
+        {
+            kl::store::testing::RawDb raw(damaged.toStdString());
+            // An index whose definition no longer matches its entries: readable, but not sound.
+            raw.exec("PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = 'CREATE INDEX candidates_session ON "
+                     "candidates(parent_id)' WHERE name = 'candidates_session'");
+        }
+        QVERIFY(kl::store::testing::RawDb(damaged.toStdString()).text("PRAGMA integrity_check") != "ok");
+        const auto sessionsBefore = Store::open(damaged.toStdString(), { .readOnly = true }).listSessions().size();
+        expectRefusal(cli({ QStringLiteral("import"), m_export, QStringLiteral("--db"), damaged }), "store.corrupt");
+        QCOMPARE(Store::open(damaged.toStdString(), { .readOnly = true }).listSessions().size(), sessionsBefore);
+
+        const QString out = m_dir.filePath(QStringLiteral("from-damaged.klsession"));
+        expectRefusal(cli({ QStringLiteral("export"), out, QStringLiteral("--db"), damaged }), "store.corrupt");
+        QVERIFY(!QFile::exists(out));
+    }
+
+    void importingAFolderIsCategorised()
+    {
+        const QString target = m_dir.filePath(QStringLiteral("folder-target.db"));
+        expectRefusal(
+            cli({ QStringLiteral("import"), m_dir.path(), QStringLiteral("--db"), target }), "store.import-not-a-file");
     }
 
     void anExportNeverReplacesTheStoreADeviceOrAnotherFile()
