@@ -6,7 +6,9 @@
 
 #include "core/compile/static_report.h"
 #include "core/model/error.h"
+#include "core/model/precision.h"
 #include "core/review/static_severity.h"
+#include "core/verify/speed_of_light.h"
 
 #include <nlohmann/json.hpp>
 
@@ -149,6 +151,62 @@ void printReport(std::ostream& out, const StaticReport& r)
                 << " of shared memory: above " << bytes(r.device.sharedPerBlock) << " it must opt in\n";
 }
 
+// Per main size: bytes, FLOPs, arithmetic intensity, the precision the FLOPs run in and which floor of
+// speed of light binds on the architecture's nominal device (core/model/precision.h) before anything
+// is measured.
+void printSpeedOfLight(std::ostream& out, const Problem& problem, const std::string& arch)
+{
+    const Precision precision = problem.computePrecision();
+    const auto rate = flopsPerSmPerClock(arch, precision);
+    const auto device = nominalDevice(arch);
+    out << "\nspeed of light: FLOPs in " << precisionLabel(precision)
+        << (problem.compute ? "" : " (from the inputs' dtypes; set \"compute\" to say otherwise)");
+    if (rate && device)
+        out << ", " << fixed(*rate, 0) << " FLOP/SM/clock on " << arch << "; floors on a nominal " << device->name
+            << " (" << device->smCount << " SMs, " << fixed(device->smClockMhz, 0) << " MHz, copy "
+            << fixed(device->copyGbps, 0) << " GB/s)";
+    out << "\n";
+    const double ceiling = device ? ceilingTflops(precision, arch, device->smCount, device->smClockMhz) : 0.0;
+    Table sizes({ "size", "bytes", "FLOPs", "FLOP/byte", "ridge", "memory floor", "compute floor", "binds" }, { 0 });
+    for (const auto& s : problem.mainSizes) {
+        const double bytes = problem.bytes(s);
+        const double flops = problem.flops(s);
+        const auto b = verify::balanceOf(bytes, flops, ceiling, device ? device->copyGbps : 0.0);
+        sizes.add({ s.label, fixed(bytes / 1e6, 1) + " MB", flops > 0 ? fixed(flops / 1e9, 2) + " G" : "-",
+            flops > 0 ? fixed(b.intensity, 1) : "-", b.ridge > 0 ? fixed(b.ridge, 1) : "-",
+            b.memoryUs > 0 ? fixed(b.memoryUs, 2) + " us" : "-", b.computeUs > 0 ? fixed(b.computeUs, 2) + " us" : "-",
+            b.memoryUs > 0 || b.computeUs > 0 ? std::string(boundName(b.bound)) : "-" });
+    }
+    sizes.print(out);
+    if (problem.flopsExpression.empty())
+        out << "note: the problem declares no \"flops\": speed of light is the copy alone\n";
+    else if (ceiling <= 0.0)
+        out << "note: no " << precisionLabel(precision) << " path on " << arch
+            << ": speed of light is the copy alone\n";
+}
+
+// A problem with no kernel yet: what a session of it will do, in place of a kernel's static report.
+void printNoKernelPlan(bool json, const Problem& problem, const std::string& arch)
+{
+    const std::string language = candidateLanguageName(problem.language());
+    if (json) {
+        std::cout << nlohmann::json { { "problem", problem.name }, { "kernel", nullptr }, { "baseline", "eager" },
+                         { "language", language } }
+                         .dump(2)
+                  << "\n";
+        return;
+    }
+    std::cout << problem.name << ": no kernel yet. PyTorch eager (" << problem.referencePath.filename().string()
+              << ") is the baseline, timed in every job beside each candidate; torch.compile is timed too.\n"
+              << "  tune --proposer llm (or llm+tuner): the model writes the first kernel (" << language
+              << "; --language cuda|triton) from the reference, the tensors and the tolerances; a failing one goes to "
+                 "the debugger; the first to pass verification is the incumbent.\n"
+              << "  tune (the tuner alone, or --start inductor): starts from the Triton kernel torch.compile writes "
+                 "for the reference, with its block sizes and warps as tunables.\n"
+              << "  tune --start FILE: starts from a kernel of your own.\n";
+    printSpeedOfLight(std::cout, problem, arch);
+}
+
 int runCheck(const CheckOptions& o)
 {
     if (o.candidateGiven && o.candidate.empty())
@@ -168,6 +226,8 @@ int runCheck(const CheckOptions& o)
     if (o.json)
         std::cout << staticReportJson(report).dump(2) << "\n";
     if (!report.compile.ok) {
+        if (!o.json) // the problem's side stands without a kernel that compiles (a Triton skeleton)
+            printSpeedOfLight(std::cout, problem, options.arch);
         printDiagnostics(std::cerr, report.compile);
         std::cerr << "error [compile." << compileErrorKindName(report.compile.kind) << "] " << report.compile.summary
                   << "\n";
@@ -175,6 +235,7 @@ int runCheck(const CheckOptions& o)
     }
     if (!o.json) {
         printReport(std::cout, report);
+        printSpeedOfLight(std::cout, problem, options.arch);
         printDiagnostics(std::cout, report.compile); // warnings
     }
     if (!report.ok()) {

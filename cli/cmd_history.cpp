@@ -156,16 +156,24 @@ void printIterations(const store::Store& s, std::int64_t session)
     if (models.size() == 1)
         std::cout << "measured on: " << models.begin()->first << " (runner and GPU index per row)\n";
     std::cout << mixedModelsWarning(models);
-    std::printf("%4s %-8s %-22s %10s %8s %6s %8s %-22s %-12s %s\n", "iter", "proposer", "verdict", "median us", "GB/s",
-        "%copy", sizes.size() > 1 ? "geomean" : "speedup", "runner", "decision", "top finding");
+    std::printf("%4s %-8s %-22s %10s %8s %6s %6s %-7s %8s %-22s %-12s %s\n", "iter", "proposer", "verdict", "median us",
+        "GB/s", "%copy", "%SOL", "bound", sizes.size() > 1 ? "geomean" : "speedup", "runner", "decision",
+        "top finding");
     for (const auto& r : s.listIterations(session)) {
         const std::string proposer = proposerLabel(r);
         const std::string decision = r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : "";
         const auto ran = runners.find(r.index);
         const std::string runner = ran == runners.end() ? "-" : measuredOnText(ran->second, models.size() > 1);
-        std::printf("%4d %-8s %-22s %10s %8s %6s %8s %-22s %-12s %s\n", r.index, proposer.c_str(),
+        // Speed of light of the row's first size, as its other figures.
+        const figures::SizeFigures* first = nullptr;
+        for (const auto& f : figures)
+            if (f.index == r.index && !f.sizes.empty())
+                first = &f.sizes.front();
+        const std::string bound = first && first->solBound ? std::string(boundName(*first->solBound)) : "-";
+        std::printf("%4d %-8s %-22s %10s %8s %6s %6s %-7s %8s %-22s %-12s %s\n", r.index, proposer.c_str(),
             (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(), fixed(r.medianUs, 2).c_str(),
             fixed(r.gbps, 0).c_str(), fixed(r.pctOfCopy, 1).c_str(),
+            fixed(first ? first->pctOfSol : std::nullopt, 1).c_str(), bound.c_str(),
             (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), runner.c_str(), decision.c_str(),
             r.topFindingMessage.substr(0, 90).c_str());
         for (const auto& f : figures)
@@ -363,9 +371,12 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                           << " vs baseline, cv " << fixed(r.cv, 3) << " (largest), SM clock " << fixed(r.smClockMhz, 0)
                           << " MHz\n";
             } else if (r.medianUs) {
+                const auto sol
+                    = sizes.empty() ? std::string() : review::solText(sizes.front().pctOfSol, sizes.front().solBound);
                 std::cout << "timing:     median " << fixed(r.medianUs, 2) << " us [p20 " << fixed(r.p20Us, 2)
                           << ", p80 " << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0)
-                          << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, " << fixed(r.speedup, 2)
+                          << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, "
+                          << (sol.empty() ? std::string() : sol + ", ") << fixed(r.speedup, 2)
                           << "x vs baseline, SM clock " << fixed(r.smClockMhz, 0) << " MHz\n";
                 for (const auto& size : sizes)
                     if (const auto contenders = review::contendersText(size); !contenders.empty())

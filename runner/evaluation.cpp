@@ -2,10 +2,12 @@
 
 #include "core/protocol/profile_policy.h"
 #include "core/verify/physical_floor.h"
+#include "core/verify/speed_of_light.h"
 #include "runner/case_memory.h"
 #include "runner/copy_bandwidth.h"
 #include "runner/guarded_wait.h"
 #include "runner/job_failure.h"
+#include "runner/tensor_peak.h"
 
 #include <chrono>
 #include <cstdio>
@@ -71,6 +73,27 @@ bool sameConditions(std::optional<double> clockThen, std::optional<double> tempT
         && std::abs(*tempNow - *tempThen) <= 5.0;
 }
 
+// Speed of light of a timed size at the SM clock the runs left: the precision's ceiling from the
+// architecture's rate, the floor, % of it and the bound. Nothing without a precision or a known ceiling
+// beyond the copy; the memory side alone then still gives % of SOL.
+void addSpeedOfLight(protocol::CaseTiming& timed, const protocol::DeviceDescription& device, double clockMhz)
+{
+    double ceiling = 0.0;
+    if (timed.compute) {
+        ceiling = ceilingTflops(*timed.compute, device.computeCapability, device.smCount, clockMhz);
+        if (ceiling > 0.0)
+            timed.ceilingTflops = ceiling;
+    }
+    const std::optional<double> copyUs = timed.copy ? std::optional<double>(timed.copy->medianUs) : std::nullopt;
+    const verify::SpeedOfLight sol = verify::speedOfLight(
+        timed.candidate.medianUs, timed.bytes, copyUs, device.copyBandwidthGbps, timed.flops, ceiling);
+    if (sol.floorUs > 0.0) {
+        timed.solUs = sol.floorUs;
+        timed.pctOfSol = sol.pctOfSol;
+        timed.solBound = sol.bound;
+    }
+}
+
 // The reference cache's bytes: as asked, and in device memory at most an eighth of what is free now.
 std::size_t referenceCacheBytes(const Device& device)
 {
@@ -134,9 +157,12 @@ protocol::DeviceDescription Evaluator::description()
             protocol::DeviceDescription d = m_device.staticDescription();
             d.copyBandwidthGbps = measureCopyBandwidth(m_device, timer(0));
             d.copyBandwidthBytes = kCopyBandwidthBytes;
+            d.tensorFp16Tflops = measureTensorPeak(m_device, helpers(), timer(0));
+            if (d.tensorFp16Tflops > 0.0)
+                d.tensorFp16ClockMhz = m_clock.smClockMhz().value_or(d.smClockMhz);
             m_description = d;
         } catch (const CudaError& error) {
-            throw failureFrom(error, "measuring the copy bandwidth");
+            throw failureFrom(error, "measuring the copy bandwidth and the tensor ceiling");
         }
     }
     return *m_description;
@@ -230,9 +256,12 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         }
         result.phasesMs["time"] = millisSince(started);
         for (const protocol::CaseTiming& timed : result.timing->cases) {
-            if (!timed.copy)
-                continue;
-            const verify::FloorCheck floor = verify::checkPhysicalFloor(timed.candidate.medianUs, timed.copy->medianUs);
+            verify::FloorCheck floor;
+            if (timed.copy)
+                floor = verify::checkPhysicalFloor(timed.candidate.medianUs, timed.copy->medianUs);
+            if (!floor.below && timed.compute && timed.ceilingTflops)
+                floor = verify::checkComputeFloor(
+                    timed.candidate.medianUs, timed.flops, *timed.ceilingTflops, precisionLabel(*timed.compute));
             if (floor.below) {
                 result.header.status = protocol::Status::Failed;
                 result.header.category = Category::BelowPhysicalFloor;
@@ -357,6 +386,7 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         timed.label = testCase.label;
         timed.bytes = testCase.bytes;
         timed.flops = testCase.flops;
+        timed.compute = testCase.compute;
 
         ProgramRunner candidateRunner(
             m_device, candidate, testCase.programs.candidate, memory.buffersFor(Role::Candidate));
@@ -421,6 +451,9 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     // Right after the timed runs, while the clocks are still where the runs left them.
     timing.smClockMhz = m_clock.smClockMhz();
     timing.temperatureC = m_clock.temperatureC();
+    const protocol::DeviceDescription device = m_description ? *m_description : m_device.staticDescription();
+    for (protocol::CaseTiming& timed : timing.cases)
+        addSpeedOfLight(timed, device, timing.smClockMhz.value_or(device.smClockMhz));
     return timing;
 }
 

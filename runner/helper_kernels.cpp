@@ -98,6 +98,7 @@ HelperKernels::HelperKernels(const Device& device)
     KL_CU(cu, cuModuleGetFunction, &m_fill, m_module, "kl_fill");
     KL_CU(cu, cuModuleGetFunction, &m_fillGaps, m_module, "kl_fill_gaps");
     KL_CU(cu, cuModuleGetFunction, &m_checksum, m_module, "kl_checksum");
+    KL_CU(cu, cuModuleGetFunction, &m_mmaPeak, m_module, "kl_mma_peak");
     m_checksumSlot = DeviceBuffer(cu, sizeof(std::uint64_t));
     m_touchSlot = DeviceBuffer(cu, sizeof(std::uint64_t));
 }
@@ -150,6 +151,14 @@ void HelperKernels::fillGaps(CUdeviceptr data, const verify::TensorLayout& layou
     unsigned char value = static_cast<unsigned char>(sentinel);
     void* args[] = { &data, &rows, &rowBytes, &strideBytes, &value };
     launch(m_fillGaps, rows * (strideBytes - rowBytes), args);
+}
+
+void HelperKernels::mmaPeak(std::int64_t blocks, int threads, int iterations) const
+{
+    CUdeviceptr out = m_touchSlot.pointer(); // never written: the kernel stores only an impossible sum
+    void* args[] = { &out, &iterations };
+    KL_CU(m_device.driver(), cuLaunchKernel, m_mmaPeak, static_cast<unsigned>(blocks), 1, 1,
+        static_cast<unsigned>(threads), 1, 1, 0, m_device.stream(), args, nullptr);
 }
 
 void HelperKernels::touch(CUdeviceptr pointer, std::size_t bytes) const

@@ -52,6 +52,10 @@ public:
     // synchronises.
     std::int64_t changedGuardBytes(CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const;
 
+    // One launch of kl_mma_peak (runner/tensor_peak.h): `blocks` x `threads`, `iterations` rounds of
+    // mma.sync per warp; enqueued on the stream, not waited for.
+    void mmaPeak(std::int64_t blocks, int threads, int iterations) const;
+
     // A key per buffer and trial: the same seed and name give the same values in every run.
     static std::uint64_t keyFor(std::uint64_t seed, const std::string& bufferName);
 
@@ -67,6 +71,7 @@ private:
     CUfunction m_fill = nullptr;
     CUfunction m_fillGaps = nullptr;
     CUfunction m_checksum = nullptr;
+    CUfunction m_mmaPeak = nullptr;
     DeviceBuffer m_checksumSlot;
     DeviceBuffer m_touchSlot;
     double m_compileMillis = 0.0;

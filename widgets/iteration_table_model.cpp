@@ -28,12 +28,36 @@ QString contendersTip(const figures::IterationFigures& f)
     return lines.join(QLatin1Char('\n'));
 }
 
+// Speed of light of the row's first size, as its other figures; nullptr when not timed.
+const figures::SizeFigures* firstSize(const figures::IterationFigures* f)
+{
+    return f && !f->sizes.empty() ? &f->sizes.front() : nullptr;
+}
+
+// Each size's "% of SOL (bound)", one line each, for the SOL cell's tooltip.
+QString solTip(const figures::IterationFigures& f)
+{
+    QStringList lines;
+    for (const figures::SizeFigures& size : f.sizes)
+        if (const std::string text = review::solText(size.pctOfSol, size.solBound); !text.empty())
+            lines << toQString(size.size + ": " + text);
+    if (!lines.isEmpty())
+        //: tooltip of the history's SOL cell: what speed of light is
+        lines << QCoreApplication::translate("kl::gui::IterationTableModel",
+            "The floor is the larger of a same-size copy and the FLOPs at the ceiling of their precision");
+    return lines.join(QLatin1Char('\n'));
+}
+
 QVariant figureCell(const figures::IterationFigures* f, int column, int role)
 {
     using C = IterationTableModel::Column;
     if (role == IterationTableModel::SortRole) {
         if (column == C::GpuColumn)
             return f ? measuredOnText(*f) : QString();
+        if (column == C::SolColumn) {
+            const auto* first = firstSize(f);
+            return first && first->pctOfSol ? *first->pctOfSol : -1.0;
+        }
         const auto value = !f            ? std::nullopt
             : column == C::VsEagerColumn ? figures::speedupVsEager(*f)
                                          : figures::speedupVsCompile(*f);
@@ -42,6 +66,8 @@ QVariant figureCell(const figures::IterationFigures* f, int column, int role)
     if (!f)
         return {};
     if (role == Qt::ToolTipRole) {
+        if (column == C::SolColumn)
+            return solTip(*f);
         if (column != C::GpuColumn)
             return contendersTip(*f);
         //: tooltip of the history's GPU cell: %1 the runner endpoint, %2 the GPU model and index
@@ -59,6 +85,15 @@ QVariant figureCell(const figures::IterationFigures* f, int column, int role)
         return f->sizes.empty() ? QString() : fixedText(figures::speedupVsCompile(*f), 2, QStringLiteral("×"));
     case C::GpuColumn:
         return measuredOnText(*f);
+    case C::SolColumn: {
+        const auto* first = firstSize(f);
+        if (!first || !first->pctOfSol)
+            return fixedText(std::nullopt, 1);
+        QString text = fixedText(first->pctOfSol, 1);
+        if (first->solBound)
+            text += QStringLiteral(" ") + toQString(std::string(boundName(*first->solBound)));
+        return text;
+    }
     default:
         return {};
     }
@@ -78,7 +113,7 @@ bool sameFigureCells(const figures::IterationFigures* a, const figures::Iteratio
         const figures::SizeFigures& y = b->sizes[i];
         if (x.size != y.size || x.eagerUs != y.eagerUs || x.torchCompileUs != y.torchCompileUs
             || x.speedupVsEager != y.speedupVsEager || x.speedupVsCompile != y.speedupVsCompile
-            || x.torchCompileError != y.torchCompileError)
+            || x.torchCompileError != y.torchCompileError || x.pctOfSol != y.pctOfSol || x.solBound != y.solBound)
             return false;
     }
     return true;
@@ -87,7 +122,8 @@ bool sameFigureCells(const figures::IterationFigures* a, const figures::Iteratio
 bool isFigureColumn(int column)
 {
     using C = IterationTableModel::Column;
-    return column == C::VsEagerColumn || column == C::VsCompileColumn || column == C::GpuColumn;
+    return column == C::VsEagerColumn || column == C::VsCompileColumn || column == C::GpuColumn
+        || column == C::SolColumn;
 }
 
 } // namespace
@@ -200,6 +236,9 @@ QVariant iterationHeader(int column)
     case C::PctOfCopyColumn:
         //: history column: bandwidth as % of a same-size device copy
         return QCoreApplication::translate("kl::gui::IterationTableModel", "% copy");
+    case C::SolColumn:
+        //: history column: % of speed of light (the copy or the FLOPs at their precision's ceiling) and which binds
+        return QCoreApplication::translate("kl::gui::IterationTableModel", "% SOL");
     case C::SpeedupColumn:
         return QCoreApplication::translate("kl::gui::IterationTableModel", "Speedup");
     case C::VsEagerColumn:

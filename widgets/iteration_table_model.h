@@ -23,6 +23,7 @@ public:
         MedianColumn,
         GbpsColumn,
         PctOfCopyColumn,
+        SolColumn, // % of speed of light and the bound, the first size's
         SpeedupColumn,
         VsEagerColumn,
         VsCompileColumn,

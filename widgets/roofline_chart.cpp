@@ -99,6 +99,11 @@ void RooflineChart::rebuild()
     QString figures = tr("%1, %2").arg(flopsText(first.achievedGflops), gbpsText(first.achievedGbps));
     if (first.copyGbps)
         figures += tr(" (%1% of the same-size copy)").arg(100.0 * first.achievedGbps / *first.copyGbps, 0, 'f', 0);
+    if (first.pctOfSol)
+        //: roofline title: %1 % of speed of light, %2 which floor binds (memory or compute)
+        figures += tr(", %1% of SOL (%2)")
+                       .arg(*first.pctOfSol, 0, 'f', 1)
+                       .arg(first.solBound ? toQString(std::string(boundName(*first.solBound))) : QStringLiteral("?"));
     if (m_roofline.points.size() > 1)
         figures += tr(" at %1, the first of %2 sizes").arg(toQString(first.size)).arg(m_roofline.points.size());
     chart()->setTitle(tr("Roofline of iteration %1: %2").arg(m_index).arg(figures));
@@ -110,10 +115,13 @@ void RooflineChart::rebuild()
         high = std::max(high, point.achievedGflops);
     }
     const double peak = m_roofline.peakGflops.value_or(0.0);
+    const double precisionPeak = m_roofline.precisionPeakGflops.value_or(0.0);
     for (double gbps : { m_roofline.deviceCopyGbps.value_or(0.0) })
         if (gbps > 0.0 && peak > 0.0) {
             left = std::min(left, m_roofline.ridge(gbps));
             right = std::max(right, m_roofline.ridge(gbps));
+            if (precisionPeak > 0.0)
+                right = std::max(right, precisionPeak / gbps);
         }
     left = std::pow(10.0, std::floor(std::log10(left)) - 1);
     right = std::pow(10.0, std::ceil(std::log10(right)) + 1);
@@ -137,6 +145,17 @@ void RooflineChart::rebuild()
     if (const auto copy = m_roofline.points.front().copyGbps) {
         attach(roof(tr("same-size copy %1").arg(gbpsText(*copy)), *copy, peak, left, right, QColor(0x2a, 0x7a, 0xc0)));
         low = std::min(low, *copy * left);
+    }
+    // The problem's own ceiling where it is not FP32's (an fp16 GEMM: FP16 tensor), under the same-size
+    // copy: the roof speed of light holds the point to.
+    if (const auto gbps = first.copyGbps ? first.copyGbps : m_roofline.deviceCopyGbps;
+        precisionPeak > 0.0 && gbps && m_roofline.precision) {
+        //: roofline series: %1 the precision ("FP16 tensor"), %2 its ceiling in TFLOP/s
+        attach(roof(tr("%1 peak %2 TFLOP/s")
+                        .arg(toQString(std::string(precisionLabel(*m_roofline.precision))))
+                        .arg(precisionPeak / 1e3, 0, 'f', 0),
+            *gbps, precisionPeak, left, right, QColor(0x20, 0x90, 0x40)));
+        high = std::max(high, precisionPeak);
     }
     auto* achieved = new QScatterSeries;
     achieved->setName(tr("achieved"));

@@ -49,13 +49,17 @@ std::map<int, const IterationFigures*> byIndex(const std::vector<IterationFigure
     return index;
 }
 
-// The columns after top_finding: who measured the row, and PyTorch as a contender.
+// The columns after top_finding: who measured the row, PyTorch as a contender, and speed of light
+// (the row's first size, as its other figures).
 std::string figureFields(const IterationFigures* f)
 {
     if (!f)
-        return ",,,,,";
+        return ",,,,,,,";
+    const SizeFigures* first = f->sizes.empty() ? nullptr : &f->sizes.front();
     return "," + quoted(f->endpoint) + "," + quoted(f->gpuModel) + "," + (f->gpu >= 0 ? std::to_string(f->gpu) : "")
-        + "," + number(speedupVsEager(*f)) + "," + number(speedupVsCompile(*f));
+        + "," + number(speedupVsEager(*f)) + "," + number(speedupVsCompile(*f)) + ","
+        + number(first ? first->pctOfSol : std::nullopt) + ","
+        + (first && first->solBound ? std::string(boundName(*first->solBound)) : std::string());
 }
 
 nlohmann::json pytorchJson(const IterationFigures& f)
@@ -78,7 +82,7 @@ std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::
     const auto figuresAt = byIndex(figures);
     std::string out = "iteration,round,proposer,proposer_detail,state,status,category,median_us,gbps,pct_of_copy,"
                       "speedup,predicted_speedup,decision,top_finding_rule,top_finding,runner,gpu_model,gpu,vs_eager,"
-                      "vs_torch_compile\n";
+                      "vs_torch_compile,pct_of_sol,sol_bound\n";
     for (const store::IterationRow& r : rows) {
         const auto f = figuresAt.find(r.index);
         out += std::to_string(r.index) + "," + (r.round ? std::to_string(*r.round) : std::string()) + ","
@@ -113,6 +117,10 @@ nlohmann::json historyJson(const store::SessionRecord& session, const std::vecto
             row["gpu"] = f.gpu >= 0 ? nlohmann::json(f.gpu) : nlohmann::json();
             row["vs_eager"] = optional(speedupVsEager(f));
             row["vs_torch_compile"] = optional(speedupVsCompile(f));
+            const SizeFigures* first = f.sizes.empty() ? nullptr : &f.sizes.front();
+            row["pct_of_sol"] = optional(first ? first->pctOfSol : std::nullopt);
+            row["sol_bound"]
+                = first && first->solBound ? nlohmann::json(boundName(*first->solBound)) : nlohmann::json();
             if (auto pytorch = pytorchJson(f); !pytorch.empty())
                 row["pytorch"] = std::move(pytorch); // per main size, timed in the same job as the candidate
         }

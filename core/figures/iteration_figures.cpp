@@ -97,6 +97,8 @@ SizeFigures sizeFigures(const store::SizeResult& stored, const std::map<std::str
     size.gbps = stored.gbps;
     size.pctOfCopy = stored.pctOfCopy;
     size.speedup = stored.speedup;
+    size.pctOfSol = stored.pctOfSol;
+    size.solBound = stored.solBound;
     readProfile(
         [&profile](const std::string& at, const std::string& name) -> std::optional<double> {
             const auto it = profile.find(at + "/" + name);
@@ -118,6 +120,9 @@ SizeFigures sizeFigures(const nlohmann::json& timedCase, const std::map<std::str
     size.gbps = number(timedCase, "gbps");
     size.pctOfCopy = number(timedCase, "pct_of_copy");
     size.speedup = number(timedCase, "speedup_vs_baseline");
+    size.pctOfSol = number(timedCase, "pct_of_sol");
+    if (const auto bound = timedCase.find("sol_bound"); bound != timedCase.end() && bound->is_string())
+        size.solBound = parseBound(bound->get<std::string>());
     readProfile(
         [&metrics](const std::string& at, const std::string& name) { return metricAt(metrics, at, name); }, size);
     return size;

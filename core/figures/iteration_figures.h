@@ -21,6 +21,9 @@ struct SizeFigures {
     std::optional<double> medianUs, p20Us, p80Us;
     std::optional<double> baselineUs; // the problem's baseline, timed in the same job
     std::optional<double> gbps, pctOfCopy, speedup;
+    // Speed of light: the floor (copy or FLOPs ÷ the precision's ceiling) over the median, and which binds.
+    std::optional<double> pctOfSol;
+    std::optional<Bound> solBound;
     std::optional<double> achievedOccupancy; // % of peak warps (CUPTI)
     // Cycles per issued instruction in each stall reason, in stallReasons() order, "selected"
     // left out; empty when the iteration was profiled without the stall metric set.

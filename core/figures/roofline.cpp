@@ -59,6 +59,15 @@ Roofline rooflineOf(const store::ResultRecord& result)
         if (timed.contains("copy") && timed["copy"].is_object())
             if (const auto copyUs = positive(timed["copy"], "median_us"))
                 point.copyGbps = *bytes / (*copyUs * 1e3);
+        point.pctOfSol = positive(timed, "pct_of_sol");
+        if (timed.contains("sol_bound") && timed["sol_bound"].is_string())
+            point.solBound = parseBound(timed["sol_bound"].get<std::string>());
+        if (timed.contains("compute") && timed["compute"].is_string() && !roofline.precision) {
+            roofline.precision = parsePrecision(timed["compute"].get<std::string>());
+            if (const auto ceiling = positive(timed, "ceiling_tflops");
+                ceiling && roofline.precision && *roofline.precision != Precision::Fp32)
+                roofline.precisionPeakGflops = *ceiling * 1e3;
+        }
         roofline.points.push_back(point);
     }
     if (roofline.points.empty())

@@ -140,6 +140,10 @@ std::string stateSection(const MeasuredState& s)
             line += " (" + number(*s.percentOfCeiling, 0) + "% of a same-size copy)";
         lines.push_back(line);
     }
+    if (s.percentOfSol)
+        lines.push_back("speed of light: " + number(*s.percentOfSol, 0) + "% of the floor"
+            + (s.solBound.empty() ? std::string() : " (" + s.solBound + "-bound)")
+            + "; the floor is the larger of a same-size copy and the FLOPs at the precision's ceiling");
     std::vector<std::string> resources;
     if (s.registers)
         resources.push_back(std::to_string(*s.registers) + " registers/thread");
@@ -209,6 +213,8 @@ std::string hardwareSection(const HardwareFacts& h)
               "copy of the same size as the problem's buffers)");
     if (h.smClockMhz)
         lines.push_back("SM clock: " + number(*h.smClockMhz, 0) + " MHz");
+    for (const auto& ceiling : h.computeCeilings)
+        lines.push_back(ceiling);
     for (const auto& note : h.notes)
         lines.push_back(note);
     return bullets(lines);

@@ -47,6 +47,8 @@ struct MeasuredState {
     std::string correctness; // "verified on 8 size sets", "failed: ..."
     std::optional<double> gigabytesPerSecond;
     std::optional<double> percentOfCeiling; // of a copy of the same bytes (the runner's same-size copy)
+    std::optional<double> percentOfSol; // speed of light: the copy or FLOPs ÷ the precision's ceiling
+    std::string solBound; // "memory" | "compute"
     std::optional<int> registers;
     std::optional<std::int64_t> sharedBytes;
     std::optional<std::int64_t> spillBytes;
@@ -77,6 +79,9 @@ struct HardwareFacts {
     int maxWarpsPerSm = 0;
     std::optional<double> dramGigabytesPerSecond; // measured copy ceiling: a 2 GiB device-to-device copy
     std::optional<double> smClockMhz;
+    // "FP16 tensor ceiling: 1070 TFLOP/s at 1980 MHz (theoretical; 660 measured with mma.sync)"; the FP32
+    // CUDA cores' beside a tensor one. Empty without a known architecture.
+    std::vector<std::string> computeCeilings;
     std::vector<std::string> notes;
 };
 

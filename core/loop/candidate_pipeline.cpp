@@ -272,6 +272,8 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
                 auto t = a.result ? telemetryFromResult(*a.result, *a.statics) : *a.statics;
                 if (t.peakTflops <= 0 && m_device.smCount > 0)
                     t.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
+                // The PTX is at hand now; the SASS is disassembled later, beside the stored listing.
+                t.tensorInstructions = lines::countTensorInstructions({}, a.report->compile.ptx);
                 o.findings = synthesise(t);
             } catch (const Error&) {
                 // Telemetry that cannot be read gives no findings; the result itself stands.

@@ -74,6 +74,11 @@ void readTiming(Telemetry& t, const protocol::Timing& timing, const std::string&
     t.gbps = finite(c.gbps);
     t.tflops = finite(c.tflops);
     t.pctOfCopy = finite(c.pctOfCopy);
+    t.pctOfSol = finite(c.pctOfSol);
+    t.solBound = c.solBound;
+    t.precision = c.compute;
+    if (c.ceilingTflops && *c.ceilingTflops > 0)
+        t.peakTflops = *c.ceilingTflops; // the precision's, at the timing's clock
     deriveRates(t, c.copy ? finite(c.copy->medianUs) : std::nullopt, deviceCopyGbps);
 }
 
@@ -172,6 +177,8 @@ void takeFigures(IterationOutcome& o, const protocol::Timing& timing)
             o.medianUs = c.candidate.medianUs;
             o.gbps = c.gbps;
             o.pctOfCopy = c.pctOfCopy;
+            o.pctOfSol = c.pctOfSol;
+            o.solBound = c.solBound;
         }
         if (c.speedupVsBaseline) {
             speedups.push_back(*c.speedupVsBaseline);

@@ -54,6 +54,8 @@ struct IterationOutcome {
     std::optional<double> medianUs; // first main size
     std::optional<double> gbps;
     std::optional<double> pctOfCopy;
+    std::optional<double> pctOfSol; // first main size: speed of light (copy or FLOPs ÷ the precision's ceiling)
+    std::optional<Bound> solBound;
     std::optional<double> speedup; // vs baseline, geometric mean over main sizes, same job
     std::map<std::string, double> speedupBySize;
     std::vector<Finding> findings;

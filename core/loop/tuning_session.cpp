@@ -266,6 +266,8 @@ ProposalContext TuningSession::contextOf(const Incumbent& best, int round, int r
     ctx.bestFindings = best.outcome.findings;
     ctx.bestGbps = best.outcome.gbps;
     ctx.bestPctOfCopy = best.outcome.pctOfCopy;
+    ctx.bestPctOfSol = best.outcome.pctOfSol;
+    ctx.bestSolBound = best.outcome.solBound ? std::string(boundName(*best.outcome.solBound)) : std::string();
     ctx.hardware.name = m_device.name;
     ctx.hardware.arch = m_problem.arch;
     ctx.hardware.smCount = m_device.smCount;
@@ -276,7 +278,15 @@ ProposalContext TuningSession::contextOf(const Incumbent& best, int round, int r
     ctx.hardware.maxWarpsPerSm = m_limits.maxThreadsPerSm / m_limits.warpSize;
     ctx.hardware.smClockMhz = m_device.smClockMhz;
     ctx.hardware.copyGbps = m_device.copyBandwidthGbps;
-    ctx.hardware.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
+    const Precision precision = m_problem.computePrecision();
+    ctx.hardware.fp32Tflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
+    ctx.hardware.peakTflops
+        = ceilingTflops(precision, m_device.computeCapability, m_device.smCount, m_device.smClockMhz);
+    if (ctx.hardware.peakTflops <= 0)
+        ctx.hardware.peakTflops = ctx.hardware.fp32Tflops;
+    else
+        ctx.hardware.precision = precisionLabel(precision);
+    ctx.hardware.measuredTensorTflops = m_device.tensorFp16Tflops;
     ctx.steering = m_steering;
     ctx.remainingBudget = remaining;
     ctx.examples = m_examples;

@@ -238,6 +238,8 @@ nlohmann::json toJson(const Case& c)
         { "programs", programs } };
     if (!c.shapes.empty())
         j["shapes"] = c.shapes;
+    if (c.compute)
+        j["compute"] = precisionName(*c.compute);
     return j;
 }
 
@@ -250,6 +252,11 @@ Case readCase(const JsonReader& r)
     c.timed = r.booleanOr("timed", false);
     c.bytes = r.numberOr("bytes", 0.0);
     c.flops = r.numberOr("flops", 0.0);
+    if (const auto compute = r.stringOr("compute", ""); !compute.empty()) {
+        c.compute = parsePrecision(compute);
+        if (!c.compute)
+            r.fail("compute", "unknown precision \"" + compute + "\"");
+    }
     if (auto shapes = r.optionalObject("shapes"))
         for (const auto& [name, dims] : shapes->value().items()) {
             if (!dims.is_array())

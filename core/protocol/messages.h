@@ -5,6 +5,7 @@
 // the field path ("cases[2].buffers[0].rows") and whose message says what is wrong.
 #include "core/model/dtype.h"
 #include "core/model/launch_plan.h"
+#include "core/model/precision.h"
 #include "core/model/problem.h"
 #include "core/protocol/category.h"
 
@@ -164,6 +165,8 @@ struct Case {
     bool timed = false;
     double bytes = 0.0;
     double flops = 0.0;
+    // What the FLOPs run in (the problem's "compute"), for the compute floor; absent from older clients.
+    std::optional<Precision> compute;
     std::vector<Buffer> buffers;
     Programs programs;
     // Each tensor's shape at this size (outermost first), for a Python reference; rows * row
@@ -215,6 +218,10 @@ struct DeviceDescription {
     std::string runtimeToolkit;
     double copyBandwidthGbps = 0.0;
     std::int64_t copyBandwidthBytes = 0;
+    // The measured tensor ceiling: an mma.sync m16n8k16 fp16 (fp32 accumulate) microbenchmark over every
+    // SM, once per runner, and the SM clock it ran at. 0 where not measured (before sm_80, older runners).
+    double tensorFp16Tflops = 0.0;
+    double tensorFp16ClockMhz = 0.0;
 };
 
 // Every result line starts like this.
@@ -294,6 +301,14 @@ struct CaseTiming {
     double tflops = 0.0;
     std::optional<double> pctOfCopy;
     std::optional<double> speedupVsBaseline;
+    // Speed of light (core/verify/speed_of_light.h): the precision and its ceiling at the timing's SM
+    // clock, the floor (the larger of the copy and flops ÷ ceiling), % of it and which bound binds.
+    // Absent where the request named no precision (older clients) or the architecture is unknown.
+    std::optional<Precision> compute;
+    std::optional<double> ceilingTflops;
+    std::optional<double> solUs;
+    std::optional<double> pctOfSol;
+    std::optional<Bound> solBound;
     // A PyTorch reference as a contender, timed by the worker in the same job (cold L2, CUDA events,
     // median): eager, and torch.compile where it compiles (else compileError says why).
     std::optional<TimingSummary> eager;

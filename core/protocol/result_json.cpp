@@ -182,6 +182,17 @@ nlohmann::json toJson(const CaseTiming& c)
         j["torch_compile_error"] = c.torchCompileError;
     if (!c.copySource.empty())
         j["copy_source"] = c.copySource;
+    // Only where the request named a precision: older readers and fixtures see the same keys as before.
+    if (c.compute)
+        j["compute"] = precisionName(*c.compute);
+    if (c.ceilingTflops)
+        j["ceiling_tflops"] = *c.ceilingTflops;
+    if (c.solUs)
+        j["sol_us"] = *c.solUs;
+    if (c.pctOfSol)
+        j["pct_of_sol"] = *c.pctOfSol;
+    if (c.solBound)
+        j["sol_bound"] = boundName(*c.solBound);
     return j;
 }
 
@@ -209,6 +220,11 @@ CaseTiming readCaseTiming(const JsonReader& r)
     c.speedupVsCompile = r.optionalNumber("speedup_vs_compile");
     c.torchCompileError = r.stringOr("torch_compile_error", "");
     c.copySource = r.stringOr("copy_source", "");
+    c.compute = parsePrecision(r.stringOr("compute", ""));
+    c.ceilingTflops = r.optionalNumber("ceiling_tflops");
+    c.solUs = r.optionalNumber("sol_us");
+    c.pctOfSol = r.optionalNumber("pct_of_sol");
+    c.solBound = parseBound(r.stringOr("sol_bound", ""));
     return c;
 }
 
@@ -274,6 +290,10 @@ void to_json(nlohmann::json& j, const DeviceDescription& d)
         { "memory_clock_mhz", d.memoryClockMhz }, { "driver_version", d.driverVersion },
         { "runtime_toolkit", d.runtimeToolkit }, { "copy_bandwidth_gbps", d.copyBandwidthGbps },
         { "copy_bandwidth_bytes", d.copyBandwidthBytes } };
+    if (d.tensorFp16Tflops > 0) {
+        j["tensor_fp16_tflops"] = d.tensorFp16Tflops;
+        j["tensor_fp16_clock_mhz"] = d.tensorFp16ClockMhz;
+    }
 }
 
 void from_json(const nlohmann::json& j, DeviceDescription& d)
@@ -302,6 +322,8 @@ void from_json(const nlohmann::json& j, DeviceDescription& d)
     d.runtimeToolkit = r.stringOr("runtime_toolkit", "");
     d.copyBandwidthGbps = r.numberOr("copy_bandwidth_gbps", 0.0);
     d.copyBandwidthBytes = r.integerOr("copy_bandwidth_bytes", 0);
+    d.tensorFp16Tflops = r.numberOr("tensor_fp16_tflops", 0.0);
+    d.tensorFp16ClockMhz = r.numberOr("tensor_fp16_clock_mhz", 0.0);
 }
 
 void to_json(nlohmann::json& j, const DescribeResult& m)

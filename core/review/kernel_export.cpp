@@ -68,10 +68,11 @@ std::string exportedKernelText(
                 text << "//   " << sizeFiguresText(f) << "\n";
             text << "// Speedup " << aggregateSpeedupText(r.speedup, sizes.size()) << ";";
         } else {
+            const auto sol = sizes.empty() ? std::string() : solText(sizes.front().pctOfSol, sizes.front().solBound);
             text << "// Median " << number(r.medianUs, 2) << " us (p20 " << number(r.p20Us, 2) << ", p80 "
                  << number(r.p80Us, 2) << "), " << number(r.gbps, 0) << " GB/s, " << number(r.pctOfCopy, 1)
-                 << "% of a same-size device copy, " << number(r.speedup, 2)
-                 << "x the problem's baseline timed in the same job;";
+                 << "% of a same-size device copy, " << (sol.empty() ? std::string() : sol + ", ")
+                 << number(r.speedup, 2) << "x the problem's baseline timed in the same job;";
         }
         text << " CUDA events, L2 flushed before every run, SM clock " << number(r.smClockMhz, 0) << " MHz, NVRTC "
              << r.toolkit << ".\n";

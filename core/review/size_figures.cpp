@@ -27,12 +27,20 @@ std::string contendersText(const figures::SizeFigures& f)
     return figures::contendersText(c);
 }
 
+std::string solText(const std::optional<double>& pctOfSol, const std::optional<Bound>& bound)
+{
+    if (!pctOfSol)
+        return {};
+    return figureText(pctOfSol, 1) + "% of SOL" + (bound ? " (" + std::string(boundName(*bound)) + ")" : std::string());
+}
+
 std::string sizeFiguresText(const figures::SizeFigures& f)
 {
     const auto contenders = contendersText(f);
+    const auto sol = solText(f.pctOfSol, f.solBound);
     return (f.size.empty() ? std::string("(unnamed size)") : f.size) + ": median " + figureText(f.medianUs, 2)
         + " us (p20 " + figureText(f.p20Us, 2) + ", p80 " + figureText(f.p80Us, 2) + "), " + figureText(f.gbps, 0)
-        + " GB/s, " + figureText(f.pctOfCopy, 1) + "% of copy, "
+        + " GB/s, " + figureText(f.pctOfCopy, 1) + "% of copy, " + (sol.empty() ? std::string() : sol + ", ")
         + (f.speedup ? figureText(f.speedup, 2) + "x" : std::string("-"))
         + (contenders.empty() ? std::string() : "; " + contenders);
 }

@@ -11,7 +11,10 @@ namespace kl::review {
 // A figure with `decimals` places, "-" when absent.
 std::string figureText(const std::optional<double>& value, int decimals);
 
-// "M=4096,N=1024: median 72.13 us (p20 71.90, p80 72.40), 1599 GB/s, 37.4% of copy, 1.23x"
+// "71.2% of SOL (compute)": speed of light and the bound that binds; empty when the runner gave none.
+std::string solText(const std::optional<double>& pctOfSol, const std::optional<Bound>& bound);
+
+// "M=4096,N=1024: median 72.13 us (p20 71.90, p80 72.40), 1599 GB/s, 37.4% of copy, 37.4% of SOL (memory), 1.23x"
 std::string sizeFiguresText(const figures::SizeFigures& figures);
 
 // The size's PyTorch contenders: "vs eager 1.42x (eager 128.70 us), vs torch.compile 0.97x

@@ -156,6 +156,7 @@ protocol::EvaluateRequest buildEvaluateRequest(
         out.timed = c.timed;
         out.bytes = problem.bytes(*c.sizes);
         out.flops = problem.flops(*c.sizes);
+        out.compute = problem.computePrecision();
         const auto candidatePlan = plan(job.candidate, c, "candidate");
         out.buffers = toBuffers(problem, candidatePlan);
         if (problem.pythonReference) { // the worker sees each tensor in its own shape

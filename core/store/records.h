@@ -3,6 +3,7 @@
 // and never see SQL. Fields marked "out" are filled by the store and ignored when writing.
 // Timestamps are milliseconds since the Unix epoch (UTC); 0 on input means "now".
 #include "core/model/candidate.h"
+#include "core/model/precision.h"
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,10 @@ struct TimingFigures {
 struct SizeResult : TimingFigures {
     std::string label; // "8192x4096", as the problem names the size
     std::map<std::string, std::int64_t> values; // {"M": 8192, "N": 4096}; empty where the problem does not say
+    // Speed of light (the runner's pct_of_sol and sol_bound): the floor over the median, and which of
+    // the copy and FLOPs ÷ the precision's ceiling it is. Absent in results of older runners.
+    std::optional<double> pctOfSol;
+    std::optional<Bound> solBound;
     friend bool operator==(const SizeResult&, const SizeResult&) = default;
 };
 

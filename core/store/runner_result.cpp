@@ -107,6 +107,8 @@ ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, con
             size.gbps = finite(timed.gbps);
             size.pctOfCopy = finite(timed.pctOfCopy);
             size.speedup = finite(timed.speedupVsBaseline);
+            size.pctOfSol = finite(timed.pctOfSol);
+            size.solBound = timed.solBound;
             result.sizes.push_back(std::move(size));
         }
     }

@@ -328,11 +328,25 @@ void migrate4to5(Database& db) { db.exec("ALTER TABLE results ADD COLUMN runner_
 // views, `show --lines` and the prompt read back; NULL in older rows and where nothing was sampled.
 void migrate5to6(Database& db) { db.exec("ALTER TABLE results ADD COLUMN pc_sampling_json TEXT;"); }
 
+// v6 → v7: speed of light per size (the runner's pct_of_sol and sol_bound: the floor over the median and
+// which of memory and compute binds); NULL in older rows, whose runners did not compute it.
+void migrate6to7(Database& db)
+{
+    // A file taken back to an older version by hand (the tests' downgrades) may still have them.
+    for (const char* column : { "pct_of_sol REAL", "sol_bound TEXT" }) {
+        const std::string name = std::string(column).substr(0, std::string(column).find(' '));
+        auto has = db.prepare("SELECT COUNT(*) FROM pragma_table_info('size_results') WHERE name = ?1");
+        has.bind(1, name);
+        if (has.step() && has.integer(0) == 0)
+            db.exec("ALTER TABLE size_results ADD COLUMN " + std::string(column) + ";");
+    }
+}
+
 // migrations[v - 1] takes a file from version v to v + 1.
 const std::vector<std::function<void(Database&)>>& migrations()
 {
     static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4, migrate4to5,
-        migrate5to6 };
+        migrate5to6, migrate6to7 };
     return steps;
 }
 

@@ -10,7 +10,7 @@ namespace kl::store {
 
 class Database;
 
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 constexpr int kApplicationId = 0x4b4c4f50; // "KLOP"
 
 // Version 1: the first release. Candidates carry their source inline, results keep metrics as

@@ -2,6 +2,7 @@
 
 #include "core/store/sqlite.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kl::store {
@@ -38,6 +39,9 @@ std::vector<SizeResult> sizeResultsFromTiming(const nlohmann::json& timing)
         size.gbps = finiteAt(timedCase, { "gbps" });
         size.pctOfCopy = finiteAt(timedCase, { "pct_of_copy" });
         size.speedup = finiteAt(timedCase, { "speedup_vs_baseline" });
+        size.pctOfSol = finiteAt(timedCase, { "pct_of_sol" });
+        if (timedCase.is_object() && timedCase.contains("sol_bound") && timedCase["sol_bound"].is_string())
+            size.solBound = parseBound(timedCase["sol_bound"].get<std::string>());
         sizes.push_back(std::move(size));
     }
     return sizes;
@@ -114,6 +118,25 @@ void insertSizeResults(Database& db, std::int64_t resultId, const std::vector<Si
         insert.run();
         insert.reset();
     }
+    // Speed of light (schema v7) in its own statement, prepared only when there is some: the v3 -> v4
+    // backfill writes size rows before those columns exist.
+    const bool anySol = std::any_of(
+        sizes.begin(), sizes.end(), [](const SizeResult& size) { return size.pctOfSol || size.solBound; });
+    if (!anySol)
+        return;
+    auto sol
+        = db.cached("UPDATE size_results SET pct_of_sol = ?3, sol_bound = ?4 WHERE result_id = ?1 AND position = ?2");
+    position = 0;
+    for (const auto& size : sizes) {
+        const int at = position++;
+        sol.bind(1, resultId).bind(2, at).bind(3, size.pctOfSol);
+        if (size.solBound)
+            sol.bind(4, std::string(boundName(*size.solBound)));
+        else
+            sol.bindNull(4);
+        sol.run();
+        sol.reset();
+    }
 }
 
 SizeResult readSizeRow(const Statement& row, int first, const std::string& file)
@@ -136,13 +159,16 @@ SizeResult readSizeRow(const Statement& row, int first, const std::string& file)
     size.gbps = row.optionalReal(first + 6);
     size.pctOfCopy = row.optionalReal(first + 7);
     size.speedup = row.optionalReal(first + 8);
+    size.pctOfSol = row.optionalReal(first + 9);
+    if (!row.isNull(first + 10))
+        size.solBound = parseBound(row.text(first + 10));
     return size;
 }
 
 std::vector<SizeResult> readSizeResults(Database& db, std::int64_t resultId)
 {
-    auto select = db.cached("SELECT label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup "
-                            "FROM size_results WHERE result_id = ?1 ORDER BY position");
+    auto select = db.cached("SELECT label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup, "
+                            "pct_of_sol, sol_bound FROM size_results WHERE result_id = ?1 ORDER BY position");
     select.bind(1, resultId);
     std::vector<SizeResult> sizes;
     while (select.step())
@@ -167,6 +193,10 @@ void backfillSizeResults(Database& db)
             if (sizes.empty())
                 continue;
             nameSizes(sizes, nlohmann::json::parse(select.text(2), nullptr, false));
+            for (auto& size : sizes) { // schema v7's columns do not exist yet at v4
+                size.pctOfSol.reset();
+                size.solBound.reset();
+            }
             rows.push_back({ select.integer(0), std::move(sizes) });
         }
     }

@@ -28,7 +28,8 @@ void nameSizes(std::vector<SizeResult>& sizes, const nlohmann::json& problem);
 
 void insertSizeResults(Database& db, std::int64_t resultId, const std::vector<SizeResult>& sizes);
 std::vector<SizeResult> readSizeResults(Database& db, std::int64_t resultId);
-// One row's columns label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup from `first` on.
+// One row's columns label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup,
+// pct_of_sol, sol_bound from `first` on.
 SizeResult readSizeRow(const Statement& row, int first, const std::string& file);
 
 // Schema v3 → v4: size rows for every stored result with timing cases, and the headline columns

@@ -381,6 +381,11 @@ class Importer:
                  "init_inputs": _plain(self.problem.call("get_init_inputs", "cpu", main)),
                  "bytes": bytes_expression(tensors + outputs)}
         reply["fuzz"], reply["dropped_fuzz"] = self.fuzz_sizes(symbols, tensors, outputs)
+        # FLOPs over the symbols (flop_count.py): matrix products and convolutions, counted on meta tensors.
+        import flop_count
+        reply["flops"], reply["flops_note"] = flop_count.flops_expression(
+            self.problem, symbols, values_a, values_b, main, sys.modules[__name__])
+        self.problem.set_globals(self.problem.main_globals)
         return reply
 
     def check_init_state(self, init, inputs, model, outputs):
