@@ -4,7 +4,8 @@
 // complete, the strip's token count moves while it streams (an estimate, labelled so) and settles on
 // the server's usage, the strip shows the phase's elapsed time, text and phase updates reach the GUI
 // at most ~ten times a second, and no finished iteration is dropped on the way (the window's count
-// equals the store's). The runner double at the process boundary, a real SQLite store, real NVRTC.
+// equals the store's). A key the server echoes, cut across stream pieces, never shows in the transcript
+// (issue 23). The runner double at the process boundary, a real SQLite store, real NVRTC.
 #include "app/live_session.h"
 #include "app/main_window.h"
 #include "app/review_workspace.h"
@@ -83,6 +84,25 @@ double elapsedShown(const QString& strip)
     return m.hasMatch() ? m.captured(2).toDouble() : -1.0;
 }
 
+// A session of `budget` rounds with the replay model at `baseUrl`, its key in the variable `keyEnv`.
+session::SessionRecipe llmRecipe(const QString& db, const std::string& baseUrl, const char* keyEnv, int budget)
+{
+    session::SessionRecipe recipe;
+    recipe.problem = problemPath();
+    recipe.db = db.toStdString();
+    recipe.runner = KL_MODEL_RUNNER;
+    recipe.metrics = "none";
+    recipe.patience = 0;
+    recipe.trials = 1;
+    recipe.budget = budget;
+    recipe.proposer = session::ProposerChoice::Llm;
+    recipe.llm.baseUrl = baseUrl;
+    recipe.llm.model = "replay";
+    recipe.llm.roles = "single";
+    recipe.llm.keyEnv = keyEnv;
+    return recipe;
+}
+
 } // namespace
 
 class TestLiveSessionStreaming : public QObject {
@@ -101,6 +121,7 @@ private slots:
     }
 
     void replyStreamsIntoTheWindow();
+    void anEchoedKeyNeverReachesTheTranscript();
 };
 
 void TestLiveSessionStreaming::replyStreamsIntoTheWindow()
@@ -116,19 +137,7 @@ void TestLiveSessionStreaming::replyStreamsIntoTheWindow()
     LiveSession* live = controller->live();
     PhaseStrip* strip = controller->phaseStrip();
 
-    session::SessionRecipe recipe;
-    recipe.problem = problemPath();
-    recipe.db = db.toStdString();
-    recipe.runner = KL_MODEL_RUNNER;
-    recipe.metrics = "none";
-    recipe.patience = 0;
-    recipe.trials = 1;
-    recipe.budget = 3;
-    recipe.proposer = session::ProposerChoice::Llm;
-    recipe.llm.baseUrl = server.url("/v1");
-    recipe.llm.model = "replay";
-    recipe.llm.roles = "single";
-    recipe.llm.keyEnv = "KL_TEST_LLM_KEY";
+    const auto recipe = llmRecipe(db, server.url("/v1"), "KL_TEST_LLM_KEY", 3);
 
     // What the window showed at each update: when, and whether the first reply was complete by then.
     const QString lastLine = lastReplyLine();
@@ -225,6 +234,49 @@ void TestLiveSessionStreaming::replyStreamsIntoTheWindow()
     QTRY_VERIFY_WITH_TIMEOUT(window.review()->selection()->session()
             && window.review()->selection()->session()->rows.size() == stored.size(),
         5000);
+}
+
+// The server echoes the key (and its percent-encoded form) in its streamed reply, cut into 5-byte
+// pieces: the transcript shows the reply redacted at every update, never a half of the key.
+void TestLiveSessionStreaming::anEchoedKeyNeverReachesTheTranscript()
+{
+    const std::string key = "sk-echo/KEY+transcript=0123456789abcdef";
+    qputenv("KL_TEST_ECHO_KEY", QByteArray::fromStdString(key));
+    const QByteArray percent = QByteArray::fromStdString(key).toPercentEncoding();
+    QTemporaryDir dir;
+    test::ReplayServer server;
+    server.route("/v1/chat/completions", [&](const test::SeenRequest& request, int) {
+        const std::string text = "No kernel today. You sent " + request.header("authorization") + ", also known as "
+            + percent.toStdString() + ".\n";
+        test::Reply out;
+        out.contentType = "text/event-stream";
+        out.body = test::openAiStream({ test::fixedPieces(text, 5) }, "replay", test::ReplyUsage { 10, 10 });
+        out.chunked = true;
+        out.chunkSize = 61;
+        return out;
+    });
+    MainWindow window;
+    QVERIFY(test::openWithRunner(
+        window, QString::fromStdString(problemPath()), QStringLiteral(KL_MODEL_RUNNER), QSize(1200, 800)));
+    SessionController* controller = window.sessionController();
+    LiveSession* live = controller->live();
+    const auto recipe = llmRecipe(dir.filePath(QStringLiteral("echo.db")), server.url("/v1"), "KL_TEST_ECHO_KEY", 1);
+    QStringList leaks;
+    const auto look = [&] {
+        const QString shown = controller->transcript()->text();
+        for (const auto& form :
+            { QString::fromStdString(key), QString::fromLatin1(percent), QString::fromStdString(key.substr(0, 12)) })
+            if (shown.contains(form))
+                leaks << form;
+    };
+    connect(live, &LiveSession::textArrived, this, look);
+    QCOMPARE(controller->startSession(recipe), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 60000);
+    look();
+    QVERIFY2(server.requestCount("/v1/chat/completions") > 0, "the model was asked");
+    QVERIFY2(controller->transcript()->text().contains(QStringLiteral("[redacted]")),
+        qPrintable(controller->transcript()->text().right(400)));
+    QVERIFY2(leaks.isEmpty(), qPrintable(leaks.join(u',')));
 }
 
 QTEST_MAIN(TestLiveSessionStreaming)
