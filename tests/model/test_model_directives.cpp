@@ -41,8 +41,9 @@ private Q_SLOTS:
                                           << std::string("candidate.bad-name") << std::string("at most 128");
         QTest::newRow("long scratch name") << "// @kl scratch " + huge + " f32 [4]\n" + kLaunch
                                            << std::string("candidate.bad-name") << std::string("line 2");
+        // Longer than any expression may be (kMaxExpressionLength): refused before muParser reads it.
         QTest::newRow("long typed argument") << "// @kl launch k grid=(1) block=(32) args=(" + huge + " as i64)\n"
-                                             << std::string("expression.syntax") << std::string("line 2");
+                                             << std::string("expression.too-long") << std::string("line 2");
         QTest::newRow("assignment as constraint")
             << "// @kl tunable THREADS = 5 in 5\n// @kl constraint THREADS = 5\n" + kLaunch
             << std::string("expression.syntax") << std::string("line 3");
