@@ -69,6 +69,11 @@ private slots:
         };
         s.route("/forever/v1/chat/completions", busyThenOk);
         s.route("/retried/v1/chat/completions", busyThenOk);
+        s.route("/bigheader/v1/chat/completions", [](const SeenRequest&, int) {
+            auto r = jsonReply(completion("ok"));
+            r.headers = { { "X-Padding", std::string(1u << 20, 'p') } };
+            return r;
+        });
         s.route("/someday/v1/chat/completions", [](const SeenRequest&, int) {
             auto r = jsonReply(R"({"error":{"message":"overloaded","type":"server_error"}})", 503);
             r.headers = { { "Retry-After", "Sat, 01 Jan 2039 00:00:00 GMT" } };
@@ -206,6 +211,19 @@ private slots:
         run = check(openAiOptions(base("null")) + QStringList { QStringLiteral("--json") });
         QCOMPARE(run.exitCode, 19);
         QVERIFY(nlohmann::json::parse(run.out.toStdString())["category"] == "empty-reply");
+    }
+
+    // Issue 23: a 1 MB response header is "oversized" with a sentence that says so, not "[Out of memory]".
+    void aMegabyteHeaderIsOversized()
+    {
+        const auto run = check(openAiOptions(base("bigheader")) + QStringList { QStringLiteral("--json") });
+        QVERIFY2(
+            !run.err.contains(QStringLiteral("Out of memory")) && !run.out.contains(QStringLiteral("Out of memory")),
+            qPrintable(run.out + run.err));
+        const auto json = nlohmann::json::parse(run.out.toStdString());
+        QVERIFY2(json["category"] == "oversized", run.out.left(400).toUtf8().constData());
+        QVERIFY2(
+            json["message"].get<std::string>().find("headers") != std::string::npos, json["message"].dump().c_str());
     }
 
     void bytesThatAreNotUtf8()
