@@ -15,14 +15,24 @@ namespace {
 
 using json = nlohmann::json;
 
+// Every symbol differs from `a` and none is 0 or 1 (which torch.compile specialises even with
+// dynamic shapes, compiling a kernel of its own for them).
 bool allDiffer(const SizeSet& a, const SizeSet& b)
 {
     for (const auto& [name, value] : a.values) {
         const auto other = b.values.find(name);
-        if (other == b.values.end() || other->second == value)
+        if (other == b.values.end() || other->second == value || other->second < 2)
             return false;
     }
     return true;
+}
+
+double elements(const SizeSet& s)
+{
+    double n = 1;
+    for (const auto& [name, value] : s.values)
+        n *= double(value);
+    return n;
 }
 
 json shapeAt(const TensorSpec& t, const SizeSet& sizes, const Problem& problem)
@@ -45,11 +55,15 @@ std::vector<const SizeSet*> inductorSizes(const Problem& problem)
         sizes.push_back(&problem.mainSizes[1]);
         return sizes;
     }
+    // The largest such fuzz size: Inductor's choices there are nearest to the main size's.
+    const SizeSet* second = nullptr;
     for (const auto& f : problem.fuzzSizes)
-        if (allDiffer(problem.mainSizes.front(), f)) {
-            sizes.push_back(&f);
-            return sizes;
-        }
+        if (allDiffer(problem.mainSizes.front(), f) && (!second || elements(f) > elements(*second)))
+            second = &f;
+    if (second) {
+        sizes.push_back(second);
+        return sizes;
+    }
     if (!problem.fuzzSizes.empty())
         sizes.push_back(&problem.fuzzSizes.front());
     else if (problem.mainSizes.size() > 1)

@@ -19,7 +19,8 @@ struct InductorKernel {
 };
 
 // The two sizes the helper runs at: the first main size, then the second main size, else the
-// first fuzz size whose every symbol differs from it, else the first fuzz size.
+// largest fuzz size whose every symbol differs from it and is at least 2 (torch.compile specialises
+// 0 and 1), else the first fuzz size.
 std::vector<const SizeSet*> inductorSizes(const Problem& problem);
 
 // The helper's request: the reference, both sizes, every tensor's shape at each, the scalars.

@@ -144,7 +144,8 @@ def capture(request):
             name = _kernel_name(tuner)
 
             def recording(*args, _run=tuner.run, _name=name, _tuner=tuner, **kw):
-                owners[_name] = _tuner
+                # Per size: a recompile at the second size makes a tuner of its own, tuned for that size.
+                owners.setdefault(_name, {}).setdefault(current["at"], _tuner)
                 calls.setdefault(_name, {}).setdefault(current["at"], []).append((args, kw))
                 return _run(*args, **kw)
             tuner.run = recording
@@ -164,10 +165,12 @@ def capture(request):
                 described += [dict(_describe_argument(torch, v, names), keyword=k) for k, v in kw.items()
                               if k not in ("stream",)]
                 entry["calls"][at].append(described)
-    for name, tuner in owners.items():
+    for name, by_size in owners.items():
         entry = next((k for k in record["kernels"] if k["name"] == name), None)
         if entry is not None:
-            _describe_tuner(tuner, entry)
+            # The configuration tuned at the main size, the one that is timed.
+            _describe_tuner(by_size.get(0) or next(iter(by_size.values())), entry)
+            entry["recompiled_at_second_size"] = len({id(t) for t in by_size.values()}) > 1
     for kernel in record["kernels"]:
         kernel["source"] = kernel_sources(record["code"]).get(kernel["name"], "")
     return record
@@ -333,6 +336,9 @@ def convert(record, request):
             numels[param["name"]] = expression
         else:
             raise Refusal("inductor-launches", "the argument %s of %s is a %s" % (param["name"], names[0], a["kind"]))
+    if kernel.get("recompiled_at_second_size"):
+        notes.append("torch.compile compiled %s again at the second size: the configuration is the one tuned at the "
+                     "main size" % names[0])
     for literal in re.findall(r"^\s*(\w+numel)\s*=\s*(\d+)\s*$", source, re.M):
         notes.append("Inductor specialised %s = %s in the kernel's body: other sizes may fail verification"
                      % literal)

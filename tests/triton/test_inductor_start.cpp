@@ -155,14 +155,15 @@ private Q_SLOTS:
         std::ofstream(dir.filePath(QStringLiteral("reference.py")).toStdString())
             << "def reference(x):\n    return x * 2\n";
         std::ofstream(dir.filePath(QStringLiteral("problem.json")).toStdString()) << R"({"name": "double",
-            "sizes": {"symbols": ["M", "N"], "main": [{"M": 64, "N": 128}], "fuzz": [{"M": 1, "N": 128}, {"M": 7, "N": 33}]},
+            "sizes": {"symbols": ["M", "N"], "main": [{"M": 64, "N": 128}], "fuzz": [{"M": 1, "N": 128}, {"M": 3, "N": 1}, {"M": 7, "N": 33}, {"M": 5, "N": 9}]},
             "inputs": [{"name": "x", "dtype": "f32", "shape": ["M", "N"]}],
             "outputs": [{"name": "y", "dtype": "f32", "shape": ["M", "N"]}],
             "reference": "reference.py", "bytes": "8 * M * N"})";
         const auto problem = kl::loadProblem(dir.filePath(QStringLiteral("problem.json")).toStdString());
         const auto request = nlohmann::json::parse(kl::inductorRequest(problem));
         QCOMPARE(request["sizes"].size(), std::size_t(2));
-        QCOMPARE(request["sizes"][1]["M"].get<int>(), 7); // the first fuzz size with every symbol different
+        // The largest fuzz size with every symbol different and none 0 or 1 (3x1 would be specialised).
+        QCOMPARE(request["sizes"][1]["M"].get<int>(), 7);
         QCOMPARE(request["tensors"][0]["shapes"][1].dump(), std::string("[7,33]"));
         QCOMPARE(request["tensors"][1]["role"].get<std::string>(), std::string("output"));
     }
