@@ -190,10 +190,9 @@ void printNoKernelPlan(bool json, const Problem& problem, const std::string& arc
 {
     const std::string language = candidateLanguageName(problem.language());
     if (json) {
-        std::cout << nlohmann::json { { "problem", problem.name }, { "kernel", nullptr }, { "baseline", "eager" },
-                         { "language", language } }
-                         .dump(2)
-                  << "\n";
+        std::cout << nlohmann::json {
+            { "problem", problem.name }, { "kernel", nullptr }, { "baseline", "eager" }, { "language", language }
+        }.dump(2) << "\n";
         return;
     }
     std::cout << problem.name << ": no kernel yet. PyTorch eager (" << problem.referencePath.filename().string()
@@ -216,6 +215,10 @@ int runCheck(const CheckOptions& o)
             "cli.bad-option", {}, "--arch", "an empty architecture; give one such as sm_90, or leave --arch out");
     const auto problem = loadProblem(o.problem);
     planReferenceEverywhere(problem);
+    if (!o.candidateGiven && !problem.hasBaselineKernel()) {
+        printNoKernelPlan(o.json, problem, o.archGiven ? o.arch : problem.arch);
+        return Ok;
+    }
     const auto candidate = o.candidateGiven ? loadCandidate(o.candidate) : problem.baseline;
     CompileOptions options;
     options.arch = o.archGiven ? o.arch : problem.arch;

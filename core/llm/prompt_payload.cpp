@@ -3,6 +3,7 @@
 #include "core/lines/line_heat.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 namespace kl {
@@ -96,6 +97,56 @@ std::string problemSection(const ProblemFacts& p)
         out << "Tolerances against the reference: " << joined(p.tolerances, "; ") << "\n";
     if (!p.bytes.empty())
         out << "Bytes moved per call: " << p.bytes << (p.flops.empty() ? "" : "; FLOPs: " + p.flops) << "\n";
+    return out.str();
+}
+
+// Every tensor's shape and strides (in elements, row-major, rows padded as the problem says) at one
+// size; a size the expressions cannot evaluate says so rather than failing the prompt.
+std::string concreteTensors(const Problem& problem, const SizeSet& sizes)
+{
+    std::string out = (sizes.label.empty() ? sizeText(sizes) : sizes.label) + ":";
+    const auto symbols = sizes.symbols();
+    for (const auto* list : { &problem.inputs, &problem.outputs })
+        for (const auto& t : *list) {
+            std::vector<std::int64_t> shape;
+            try {
+                for (const auto& d : t.shape)
+                    shape.push_back(std::int64_t(evaluate(d, symbols)));
+            } catch (const std::exception&) {
+                out += " " + t.name + " (shape not evaluable);";
+                continue;
+            }
+            std::vector<std::string> dims, strides(shape.size());
+            std::int64_t stride = 1;
+            for (std::size_t i = shape.size(); i-- > 0;) {
+                strides[i] = std::to_string(stride);
+                stride *= shape[i];
+            }
+            for (auto d : shape)
+                dims.push_back(std::to_string(d));
+            out += " " + t.name + " " + std::string(dtypeName(t.dtype)) + " shape [" + joined(dims, ", ")
+                + "] strides [" + joined(strides, ", ") + "]" + (list == &problem.inputs ? " (input)" : " (output)")
+                + ";";
+        }
+    out.pop_back();
+    return out;
+}
+
+std::string specificationSection(const ProblemFacts& p)
+{
+    std::ostringstream out;
+    if (!p.referenceSource.empty())
+        out << "The reference (" << (p.referenceFile.empty() ? "reference.py" : p.referenceFile)
+            << ", PyTorch): your kernel must compute what `reference(...)` returns, for the tensors and scalars "
+               "named below (its keyword arguments).\n\n"
+            << fenced(p.referenceSource, "python") << "\n";
+    if (!p.concreteTensors.empty())
+        out << "Tensors at each timed size (elements; contiguous unless the problem pads rows, then a row's "
+               "stride is stride_<name>):\n"
+            << bullets(p.concreteTensors);
+    out << "There is no kernel yet: write the first one. Pass every input and output tensor and the size "
+           "symbols your kernel needs in `args`, by the names above; the outputs are written by the kernel "
+           "(they are poisoned before each run, so every element must be written).\n";
     return out.str();
 }
 
@@ -286,6 +337,12 @@ ProblemFacts describeProblem(const Problem& problem)
             + shortNumber(tolerance.rtol));
     facts.bytes = problem.bytesExpression;
     facts.flops = problem.flopsExpression;
+    if (problem.pythonReference) {
+        facts.referenceSource = problem.pythonReference->source;
+        facts.referenceFile = std::filesystem::path(problem.pythonReference->fileName).filename().string();
+    }
+    for (const auto& sizes : problem.mainSizes)
+        facts.concreteTensors.push_back(concreteTensors(problem, sizes));
     return facts;
 }
 
@@ -350,6 +407,8 @@ std::map<std::string, std::string> promptSections(const PromptPayload& p)
     put("plan", p.plan);
     if (p.failure)
         put("failure", failureSection(*p.failure, fence));
+    if (p.firstKernel)
+        put("specification", specificationSection(p.problem));
     return s;
 }
 

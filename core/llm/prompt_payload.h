@@ -26,6 +26,11 @@ struct ProblemFacts {
     std::vector<std::string> tolerances; // "f16: atol 0.01, rtol 0.01"
     std::string bytes; // expressions, for the roofline
     std::string flops;
+    // For a first kernel (a problem with no kernel yet): what it must compute and on what.
+    std::string referenceSource; // the PyTorch reference (reference.py), whole
+    std::string referenceFile; // its file name
+    // Per main size: "8192x4096: x f16 shape [8192, 4096] strides [4096, 1]; y ..." (elements).
+    std::vector<std::string> concreteTensors;
 };
 ProblemFacts describeProblem(const Problem& problem);
 
@@ -122,10 +127,12 @@ struct PromptPayload {
     std::vector<ExampleFacts> examples;
     std::string plan; // the planner's plan, for the coder
     std::optional<FailureFacts> failure; // for the debugger
+    bool firstKernel = false; // no kernel yet: the specification section is filled
 };
 
 // The payload as named Markdown sections ("problem", "best_candidate", "state", "findings",
-// "hardware", "history", "steering", "rejections", "examples", "plan", "failure", plus
+// "hardware", "history", "steering", "rejections", "examples", "plan", "failure", "specification"
+// (the reference and the tensors at each timed size, for a first kernel), plus
 // "iteration", "problem_name" and "kernel_names"). Parts with nothing to say are left out, so a
 // template can write {{#findings}}...{{/findings}} around a heading. The candidate's language is
 // there in words: "language" ("CUDA" | "Triton"), "code_fence" ("cuda" | "python"), "directive"

@@ -89,9 +89,9 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
     if (m_config.profileWithin > 0.0 && m_best && m_best->outcome.speedup && proposal.proposer != "human")
         pending->profileMinSpeedup = *m_best->outcome.speedup / (1.0 + m_config.profileWithin);
     // A result measured under that policy may lack counters: never an answer for a session profiling all.
-    a.cacheKey = store::evaluationCacheKey({ proposal.candidate.source, proposal.tunables, m_problemHash, m_device.name,
-        m_reference->baseline.compiled.nvrtcVersion,
-        optionsKey(m_config.evaluate) + (m_config.profileWithin > 0.0 ? ";profile=promising" : "") });
+    a.cacheKey = store::evaluationCacheKey(
+        { proposal.candidate.source, proposal.tunables, m_problemHash, m_device.name, m_reference->toolkit,
+            optionsKey(m_config.evaluate) + (m_config.profileWithin > 0.0 ? ";profile=promising" : "") });
     std::optional<store::ResultRecord> cached;
     if (m_config.useCache)
         cached = m_store.cacheLookup(a.cacheKey);
@@ -294,7 +294,7 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     o.phasesMs["record"] = msSince(recording);
     pool::trace(pending.tag + " recorded as iteration " + std::to_string(o.index));
     e.timings = a.timings;
-    if (m_best && o.category == "passed" && !e.timings.empty())
+    if (m_best && !noIncumbentYet() && o.category == "passed" && !e.timings.empty())
         e.vsIncumbent = compareTimings(e.timings, m_best->timings, m_config.noiseGain);
     if (a.statics) {
         const auto& t = *a.statics;
@@ -353,7 +353,7 @@ void TuningSession::record(
     if (!o.category.empty()) {
         // The runner's typed reply as the store records it; the loop's own verdict and first-size figures
         // on top (the outcome also covers failures before the runner and results from the cache).
-        const auto& toolkit = m_reference->baseline.compiled.nvrtcVersion;
+        const auto& toolkit = m_reference->toolkit;
         store::ResultRecord r;
         if (a.result)
             r = store::resultFromEvaluateResult(*a.result, toolkit);

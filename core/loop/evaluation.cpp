@@ -1,6 +1,7 @@
 #include "core/loop/evaluation.h"
 
 #include "core/model/error.h"
+#include "core/protocol/profile_policy.h"
 
 #include <cmath>
 #include <cstdio>
@@ -180,9 +181,9 @@ void takeFigures(IterationOutcome& o, const protocol::Timing& timing)
             o.pctOfSol = c.pctOfSol;
             o.solBound = c.solBound;
         }
-        if (c.speedupVsBaseline) {
-            speedups.push_back(*c.speedupVsBaseline);
-            o.speedupBySize[c.label] = *c.speedupVsBaseline;
+        if (const auto speedup = protocol::speedupVsJobBaseline(c)) {
+            speedups.push_back(*speedup);
+            o.speedupBySize[c.label] = *speedup;
         }
     }
     if (!speedups.empty())

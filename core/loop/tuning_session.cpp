@@ -134,7 +134,10 @@ void TuningSession::startRunners()
 {
     // The reference and the baseline compile while the runners start (CUDA, the first describe's copy
     // bandwidth): neither needs the other.
-    auto compiling = std::async(std::launch::async, [this] {
+    const bool kernel = m_problem.hasBaselineKernel();
+    auto compiling = std::async(std::launch::async, [this, kernel] {
+        if (!kernel)
+            return EvaluateJob { compileReference(m_problem), {}, std::nullopt };
         return compileEvaluateJob(
             m_problem, TunedCandidate { m_problem.baseline, m_problem.baseline.defaults() }, std::nullopt);
     });
@@ -147,14 +150,24 @@ void TuningSession::startRunners()
     if (!job.reference.compiled.ok)
         throw Error("problem.reference-compile", m_problem.referencePath.string(), {},
             "the reference does not compile: " + job.reference.compiled.summary);
-    if (!job.candidate.compiled.ok)
+    if (kernel && !job.candidate.compiled.ok)
         throw Error("problem.baseline-compile", m_problem.baselinePath.string(), {},
             "the baseline does not compile: " + job.candidate.compiled.summary);
-    m_reference = std::make_unique<Reference>(Reference { job.reference, job.candidate });
-    pool::trace("reference and baseline compiled");
+    m_reference = std::make_unique<Reference>();
+    m_reference->reference = job.reference;
+    if (kernel) {
+        m_reference->baseline = job.candidate;
+        m_reference->toolkit = job.candidate.compiled.nvrtcVersion;
+    } else {
+        // No baseline compiled to read the compiler's version from: the language stands in for it.
+        m_reference->toolkit = std::string("first-kernel ") + candidateLanguageName(m_problem.language());
+    }
+    pool::trace(kernel ? "reference and baseline compiled" : "reference ready; no baseline kernel (PyTorch eager)");
 
     m_problemHash = m_store.addProblem(store::problemRecord(m_problem));
 }
+
+bool TuningSession::noIncumbentYet() const { return m_best && m_best->timings.empty() && m_best->outcome.index == 0; }
 
 void TuningSession::prepare(const std::string& proposerName)
 {
@@ -205,10 +218,16 @@ double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
 {
     EvaluatedCandidate* winner = nullptr;
     Comparison winning;
+    const bool first = noIncumbentYet();
     for (auto& e : batch) {
         auto& o = e.outcome;
         if (o.category != "passed" || e.timings.empty())
             continue;
+        if (first) { // nothing to compare with: the fastest kernel that passed starts the incumbent line
+            if (!winner || o.medianUs.value_or(0.0) < winner->outcome.medianUs.value_or(0.0))
+                winner = &e;
+            continue;
+        }
         const auto c = e.vsIncumbent ? *e.vsIncumbent : compareTimings(e.timings, m_best->timings, m_config.noiseGain);
         o.comparison = c.summary();
         o.losesOnSomeSize = c.losesOnSomeSize;
@@ -223,7 +242,8 @@ double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
         store::DecisionRecord d;
         if (&e == winner) {
             d.kind = store::DecisionRecord::Kind::AutoKeep;
-            d.reason = "new best: " + o.comparison + " over the previous best";
+            d.reason = first ? std::string("the first kernel to pass verification; PyTorch eager is its baseline")
+                             : "new best: " + o.comparison + " over the previous best";
             o.kept = true;
         } else {
             d.kind = store::DecisionRecord::Kind::AutoRevert;
@@ -235,7 +255,7 @@ double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
     }
     if (!winner)
         return 0.0;
-    const double gain = winning.speedup - 1.0;
+    const double gain = first ? 0.0 : winning.speedup - 1.0;
     m_best->proposal = winner->proposal;
     m_best->outcome = winner->outcome;
     m_best->timings = winner->timings;
@@ -262,6 +282,8 @@ ProposalContext TuningSession::contextOf(const Incumbent& best, int round, int r
     ctx.bestSpeedup = best.outcome.speedup;
     if (m_baseline)
         ctx.baselineMedianUs = m_baseline->medianUs;
+    else if (best.outcome.medianUs && best.outcome.speedup) // PyTorch eager's, from the best's own job
+        ctx.baselineMedianUs = *best.outcome.medianUs * *best.outcome.speedup;
     ctx.bestStatic = best.statics;
     ctx.bestFindings = best.outcome.findings;
     ctx.bestGbps = best.outcome.gbps;
@@ -335,7 +357,7 @@ nlohmann::json toJson(const LoopSummary& s)
     return j;
 }
 
-LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status, Clock::time_point start)
+LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock::time_point start)
 {
     summary.passAtK = m_scaling.passAtK();
     summary.speedupAtK = m_scaling.speedupAtK();
@@ -344,8 +366,10 @@ LoopSummary TuningSession::finish(LoopSummary summary, const std::string& status
     if (summary.wallSeconds > 0)
         summary.candidatesPerMinute = summary.evaluated * 60.0 / summary.wallSeconds;
     summary.baseline = m_baseline;
-    if (m_best)
+    if (m_best && !noIncumbentYet())
         summary.best = m_best->outcome;
+    else if (status == "finished")
+        status = "failed"; // no kernel passed: nothing was found to keep
     summary.cancelled = status == "cancelled";
     storeListings(true);
     if (m_ahead) {
@@ -380,6 +404,13 @@ StopPolicy TuningSession::currentStop() const
 LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* cancel)
 {
     const auto start = Clock::now();
+    // No kernel yet: the proposer must write one from nothing. Refused before the runners start or
+    // anything is stored.
+    if (!m_problem.hasBaselineKernel() && !proposer.writesKernels())
+        throw Error("problem.no-kernel", m_problem.file.string(), "baseline",
+            "the problem has no kernel yet and the " + proposer.kind()
+                + " proposer cannot write one: ask a model for the first kernel (--proposer llm) or start from "
+                  "torch.compile's kernel (--start inductor)");
     prepare(proposer.kind());
     LoopSummary summary;
     summary.candidatesPerRound = std::max(1, m_config.candidatesPerIteration);
@@ -396,40 +427,21 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         m_examples.push_back({ row.problemName, summaryText + ", verified", row.source, row.speedup });
     }
 
-    Proposal base { m_problem.baseline, m_problem.baseline.defaults(), "baseline", "the problem's baseline", {}, {}, {},
-        {} };
-    // The proposer's own set-up overlaps the baseline's job; a failure there comes back from propose().
-    auto warmUp = std::async(std::launch::async, [&proposer, this] {
+    const int aheadWidth = m_config.compileAhead < 0 ? CompileAhead::widthForThisHost() : m_config.compileAhead;
+    if (aheadWidth > 0)
+        m_ahead = std::make_unique<CompileAhead>(aheadWidth);
+    if (m_problem.hasBaselineKernel()) {
+        if (auto stopped = measureBaseline(proposer, summary, cancel))
+            return finish(summary, *stopped, start);
+    } else {
+        // No kernel yet: PyTorch eager, timed in every job, is the baseline; the first candidate to pass
+        // becomes the incumbent (decide()). The proposer must be able to write a kernel from nothing.
+        m_best = std::make_unique<Incumbent>();
         try {
             proposer.warmUp(m_problem, m_problem.baseline);
         } catch (...) {
         }
-    });
-    const int aheadWidth = m_config.compileAhead < 0 ? CompileAhead::widthForThisHost() : m_config.compileAhead;
-    if (aheadWidth > 0)
-        m_ahead = std::make_unique<CompileAhead>(aheadWidth);
-    std::vector<std::unique_ptr<Pending>> baseline;
-    baseline.push_back(begin(base, 0, cancel));
-    warmUp.get();
-    lookAhead(proposer, 1, {}, baseline, 0); // while the baseline's job runs
-    auto first = complete(*baseline.front(), std::nullopt);
-    if (first.outcome.category == "cancelled") {
-        summary.stopReason = "cancelled";
-        return finish(summary, "cancelled", start);
     }
-    ++summary.evaluated;
-    first.outcome.kept = first.outcome.category == "passed";
-    m_baseline = first.outcome;
-    m_history.push_back(historyEntry(first.outcome));
-    m_events->publish(IterationFinished { first.outcome });
-    if (!first.outcome.kept) {
-        summary.stopReason = "the baseline did not pass: " + first.outcome.category + ": " + first.outcome.detail;
-        return finish(summary, "failed", start);
-    }
-    ++summary.passed;
-    m_best = std::make_unique<Incumbent>(Incumbent { base, first.outcome, first.timings, first.statics });
-    remember(first);
-    m_events->publish(IncumbentChanged { first.outcome, std::nullopt });
 
     LoopProgress progress;
     for (int round = 1;; ++round) {
@@ -465,6 +477,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         std::vector<EvaluatedCandidate> batch;
         RoundTally tally; // for the stop rules: proposer failures count apart from measured gains
         tally.proposals = int(proposals.size());
+        tally.cycle = proposer.cycle();
         // Candidates queued on the pool, recorded in the order proposed (a refusal waits for those before it).
         std::vector<std::unique_ptr<Pending>> pending;
         const auto collect = [&] {
@@ -562,6 +575,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         collect();
         phase(round, LoopPhase::Decide, {});
         const int incumbent = m_best->outcome.index;
+        const bool firstKernelRound = noIncumbentYet();
         const double gain = decide(batch);
         {
             bool anyPassed = false;
@@ -581,12 +595,21 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             m_events->publish(IterationFinished { e.outcome });
         }
         if (m_best->outcome.index != incumbent)
-            m_events->publish(IncumbentChanged { m_best->outcome, incumbent });
+            m_events->publish(
+                IncumbentChanged { m_best->outcome, incumbent > 0 ? std::optional<int>(incumbent) : std::nullopt });
         pool::trace("round " + std::to_string(round) + " decided");
         summary.rounds = round;
         tally.gain = gain;
         tally.measured = std::any_of(batch.begin(), batch.end(),
             [](const auto& e) { return e.outcome.category == "passed" && !e.timings.empty(); });
+        if (firstKernelRound) {
+            // The first kernel is a start, not a gain: patience counts from the rounds after it.
+            tally.withoutKernel = !tally.measured;
+            tally.measured = false;
+            for (const auto& e : batch)
+                if (e.outcome.category != "passed")
+                    tally.lastFailure = e.outcome.category + ": " + e.outcome.detail.substr(0, 160);
+        }
         recordRound(progress, tally);
         if (cancel && cancel->load()) {
             summary.stopReason = "cancelled";
@@ -594,6 +617,43 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
         }
     }
     return finish(summary, "finished", start);
+}
+
+std::optional<std::string> TuningSession::measureBaseline(
+    Proposer& proposer, LoopSummary& summary, const std::atomic<bool>* cancel)
+{
+    Proposal base { m_problem.baseline, m_problem.baseline.defaults(), "baseline", "the problem's baseline", {}, {}, {},
+        {} };
+    // The proposer's own set-up overlaps the baseline's job; a failure there comes back from propose().
+    auto warmUp = std::async(std::launch::async, [&proposer, this] {
+        try {
+            proposer.warmUp(m_problem, m_problem.baseline);
+        } catch (...) {
+        }
+    });
+    std::vector<std::unique_ptr<Pending>> baseline;
+    baseline.push_back(begin(base, 0, cancel));
+    warmUp.get();
+    lookAhead(proposer, 1, {}, baseline, 0); // while the baseline's job runs
+    auto first = complete(*baseline.front(), std::nullopt);
+    if (first.outcome.category == "cancelled") {
+        summary.stopReason = "cancelled";
+        return std::string("cancelled");
+    }
+    ++summary.evaluated;
+    first.outcome.kept = first.outcome.category == "passed";
+    m_baseline = first.outcome;
+    m_history.push_back(historyEntry(first.outcome));
+    m_events->publish(IterationFinished { first.outcome });
+    if (!first.outcome.kept) {
+        summary.stopReason = "the baseline did not pass: " + first.outcome.category + ": " + first.outcome.detail;
+        return std::string("failed");
+    }
+    ++summary.passed;
+    m_best = std::make_unique<Incumbent>(Incumbent { base, first.outcome, first.timings, first.statics });
+    remember(first);
+    m_events->publish(IncumbentChanged { first.outcome, std::nullopt });
+    return std::nullopt;
 }
 
 LoopSummary TuningSession::evaluateOne(

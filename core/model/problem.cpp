@@ -361,7 +361,7 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     }
     Fields top(root, "", file);
     top.onlyKnown({ "name", "description", "arch", "sizes", "inputs", "outputs", "scalars", "tolerances", "reference",
-        "baseline", "bytes", "flops", "compute" });
+        "baseline", "language", "bytes", "flops", "compute" });
 
     Problem p;
     p.file = path;
@@ -467,7 +467,17 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     }
 
     p.referencePath = sourcePath(top, "reference", p.dir);
-    p.baselinePath = sourcePath(top, "baseline", p.dir);
+    const bool eagerBaseline = !top.has("baseline")
+        || (top.required("baseline").is_string() && top.required("baseline").get<std::string>() == "eager");
+    if (!eagerBaseline)
+        p.baselinePath = sourcePath(top, "baseline", p.dir);
+    if (top.has("language")) {
+        const auto name = top.string("language");
+        if (name != "triton" && name != "cuda")
+            top.fail(
+                "language", "problem.bad-language", "\"" + name + "\" is not a candidate language: triton or cuda");
+        p.preferredLanguage = name == "cuda" ? CandidateLanguage::Cuda : CandidateLanguage::Triton;
+    }
     checkAtEverySize(p);
     if (p.referencePath.extension() == ".py") {
         const auto where = p.referencePath.string();
@@ -481,7 +491,12 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     } else {
         p.reference = loadSource(p.referencePath);
     }
-    p.baseline = loadSource(p.baselinePath);
+    if (eagerBaseline && !p.pythonReference)
+        top.fail("baseline", "problem.needs-baseline",
+            "a CUDA reference needs a baseline kernel (\"baseline\": \"file.cu\" or a Triton .py): only a PyTorch "
+            "reference can start from PyTorch eager with no kernel");
+    if (!eagerBaseline)
+        p.baseline = loadSource(p.baselinePath);
     p.contentHash = contentHash({ text, p.reference.source, p.baseline.source });
     return p;
 }

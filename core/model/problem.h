@@ -77,10 +77,16 @@ struct Problem {
     std::filesystem::path referencePath;
     std::filesystem::path baselinePath;
     Candidate reference; // empty (no launches) when the reference is a PyTorch .py file
+    // Empty (no source) when the problem has no kernel yet: "baseline" omitted or "eager". Only a
+    // PyTorch reference allows that; PyTorch eager, timed in every job, is then the time to beat.
     Candidate baseline;
     std::optional<PythonReference> pythonReference;
-    // The language candidates are written in: the baseline's (a .py baseline is Triton).
-    CandidateLanguage language() const { return baseline.language; }
+    // What candidates are written in when there is no baseline kernel ("language"; Triton by default).
+    CandidateLanguage preferredLanguage = CandidateLanguage::Triton;
+    bool hasBaselineKernel() const { return !baseline.source.empty(); }
+    // The language candidates are written in: the baseline's (a .py baseline is Triton), else the
+    // problem's preferred one.
+    CandidateLanguage language() const { return hasBaselineKernel() ? baseline.language : preferredLanguage; }
 
     std::string bytesExpression;
     std::string flopsExpression;

@@ -169,6 +169,7 @@ private Q_SLOTS:
             QCOMPARE(e.category(), std::string("problem.no-kernel"));
             QVERIFY(e.message().find("--start inductor") != std::string::npos);
         }
+        QVERIFY(store.listSessions().empty()); // nothing stored, no session left running
     }
 
     // A starting kernel (as --start FILE or torch.compile's gives it) is round 1, timed against eager;
