@@ -1,8 +1,11 @@
 // A first tensor-core attempt for gemm_fp16 (not the baseline): WMMA 16x16x16 fragments loaded straight from
 // global memory, fp32 accumulation, one 32x32 tile of C per warp (2x2 fragments), four warps per block. The
 // GPU-NOTES.md figure for such a kernel on the H200 is ~70 TFLOP/s at 4096^3: the tensor pipe is starved,
-// operands are not staged through shared memory. Tiles that cross the matrix's edge, or a K that is not a
-// multiple of 16, take a scalar fp32 path, so the fuzz sizes verify.
+// operands are not staged through shared memory. Tiles that cross the matrix's edge, or a K or N that breaks
+// WMMA's rules, take a scalar fp32 path, so the fuzz sizes verify. WMMA wants 256-bit aligned pointers and a
+// leading dimension that is a multiple of 16 bytes (8 halves): ldm is K for A and N for B, so the fragment
+// path needs K % 16 == 0 (K-steps of 16 also keep the pointers aligned) and N % 8 == 0. Without the N test,
+// the fuzz size M=1031, N=67, K=1024 loaded B with rows 134 bytes apart: a misaligned address on the H200.
 #include <cuda_fp16.h>
 #include <mma.h>
 
@@ -17,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm_wmma(const __half* a, con
     const int col0 = blockIdx.x * 64 + (warp % 2) * 32;
     if (row0 >= M || col0 >= N)
         return;
-    if (row0 + 32 <= M && col0 + 32 <= N && K % 16 == 0) {
+    if (row0 + 32 <= M && col0 + 32 <= N && K % 16 == 0 && N % 8 == 0) {
         wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 2; ++j)
@@ -34,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(128) gemm_wmma(const __half* a, con
                     wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
         }
         // fp32 fragments to fp16 C through a per-warp staging tile.
-        __shared__ float stage[4][16 * 16];
+        __shared__ __align__(32) float stage[4][16 * 16]; // store_matrix_sync wants 256-bit alignment too
         for (int i = 0; i < 2; ++i)
             for (int j = 0; j < 2; ++j) {
                 wmma::store_matrix_sync(stage[warp], acc[i][j], 16, wmma::mem_row_major);
