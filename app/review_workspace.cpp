@@ -106,9 +106,10 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     auto* main = new QSplitter(Qt::Horizontal, this);
     main->addWidget(left);
     main->addWidget(right);
-    main->setStretchFactor(0, 5);
-    main->setStretchFactor(1, 6);
-    main->setSizes({ 720, 860 });
+    // The history holds % of copy and % of speed of light beside latency and speedup: half the width.
+    main->setStretchFactor(0, 1);
+    main->setStretchFactor(1, 1);
+    main->setSizes({ 790, 790 });
     left->setSizes({ 200, 600 });
     right->setSizes({ 480, 360 });
     auto* layout = new QVBoxLayout(this);

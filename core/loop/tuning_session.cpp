@@ -118,7 +118,7 @@ TuningSession::~TuningSession()
 {
     // An error that escaped run() (a store that failed, a bug) still leaves the stored session with a
     // status: never "running" once no loop runs it.
-    if (m_sessionId != 0 && !m_finished)
+    if (m_created && !m_finished)
         try {
             m_store.finishSession(m_sessionId, "failed");
         } catch (const std::exception&) {
@@ -191,6 +191,7 @@ void TuningSession::prepare(const std::string& proposerName)
               { "metric_set", std::string(protocol::metricSetName(m_config.evaluate.profile)) },
               { "trials", m_config.evaluate.trials }, { "seed", m_config.evaluate.seed }, { "runners", endpoints } };
     m_sessionId = m_store.createSession(s);
+    m_created = true;
     m_events->publish(SessionStarted { m_sessionId, m_problem.name, s.proposer, m_device, m_config.mode,
         m_config.stop.maxIterations, std::max(1, m_config.candidatesPerIteration) });
 }
@@ -368,8 +369,8 @@ LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock
     summary.baseline = m_baseline;
     if (m_best && !noIncumbentYet())
         summary.best = m_best->outcome;
-    else if (status == "finished")
-        status = "failed"; // no kernel passed: nothing was found to keep
+    if (noIncumbentYet() && status == "finished")
+        status = "failed"; // a problem with no kernel, and none passed: nothing was found to keep
     summary.cancelled = status == "cancelled";
     storeListings(true);
     if (m_ahead) {

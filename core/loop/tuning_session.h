@@ -186,6 +186,7 @@ private:
     // Last: its threads use the members above and are joined first (one session's run() at a time).
     std::unique_ptr<CompileAhead> m_ahead;
     bool m_finished = false; // finish() ran: the stored session has its status
+    bool m_created = false; // prepare() created the stored session (evaluateInto adds to one it leaves as it is)
 };
 
 } // namespace kl

@@ -8,7 +8,7 @@ namespace kl::protocol {
 
 std::optional<double> speedupVsJobBaseline(const CaseTiming& timing)
 {
-    return timing.baseline ? timing.speedupVsBaseline : timing.speedupVsEager;
+    return timing.speedupVsBaseline ? timing.speedupVsBaseline : timing.speedupVsEager;
 }
 
 std::optional<double> speedupOverBaseline(const Timing& timing)
