@@ -1,5 +1,6 @@
 #include "runner/evaluation.h"
 
+#include "core/protocol/case_speed_of_light.h"
 #include "core/protocol/profile_policy.h"
 #include "core/verify/physical_floor.h"
 #include "core/verify/speed_of_light.h"
@@ -71,27 +72,6 @@ bool sameConditions(std::optional<double> clockThen, std::optional<double> tempT
         return false;
     return std::abs(*clockNow - *clockThen) <= std::max(15.0, 0.01 * *clockThen)
         && std::abs(*tempNow - *tempThen) <= 5.0;
-}
-
-// Speed of light of a timed size at the SM clock the runs left: the precision's ceiling from the
-// architecture's rate, the floor, % of it and the bound. Nothing without a precision or a known ceiling
-// beyond the copy; the memory side alone then still gives % of SOL.
-void addSpeedOfLight(protocol::CaseTiming& timed, const protocol::DeviceDescription& device, double clockMhz)
-{
-    double ceiling = 0.0;
-    if (timed.compute) {
-        ceiling = ceilingTflops(*timed.compute, device.computeCapability, device.smCount, clockMhz);
-        if (ceiling > 0.0)
-            timed.ceilingTflops = ceiling;
-    }
-    const std::optional<double> copyUs = timed.copy ? std::optional<double>(timed.copy->medianUs) : std::nullopt;
-    const verify::SpeedOfLight sol = verify::speedOfLight(
-        timed.candidate.medianUs, timed.bytes, copyUs, device.copyBandwidthGbps, timed.flops, ceiling);
-    if (sol.floorUs > 0.0) {
-        timed.solUs = sol.floorUs;
-        timed.pctOfSol = sol.pctOfSol;
-        timed.solBound = sol.bound;
-    }
 }
 
 // The reference cache's bytes: as asked, and in device memory at most an eighth of what is free now.
@@ -453,7 +433,7 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
     timing.temperatureC = m_clock.temperatureC();
     const protocol::DeviceDescription device = m_description ? *m_description : m_device.staticDescription();
     for (protocol::CaseTiming& timed : timing.cases)
-        addSpeedOfLight(timed, device, timing.smClockMhz.value_or(device.smClockMhz));
+        protocol::addSpeedOfLight(timed, device, timing.smClockMhz.value_or(device.smClockMhz));
     return timing;
 }
 

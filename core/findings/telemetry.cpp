@@ -95,6 +95,17 @@ void readStatic(Telemetry& t, const json& s)
     readInto(t.theoreticalOccupancy, s, "theoretical_occupancy");
     readInto(t.gridBlocks, s, "grid_blocks");
     t.occupancyLimiter = text(s, "occupancy_limiter");
+    // Counted in the compiled code with the static report; absent from rows stored before it was.
+    if (const auto found = s.find("tensor_instructions"); found != s.end() && found->is_object()) {
+        lines::TensorInstructions tensor;
+        readInto(tensor.count, *found, "count");
+        tensor.source = text(*found, "source");
+        if (const auto ops = found->find("by_opcode"); ops != found->end() && ops->is_object())
+            for (const auto& [opcode, n] : ops->items())
+                if (n.is_number_integer())
+                    tensor.byOpcode[opcode] = n.get<std::int64_t>();
+        t.tensorInstructions = tensor;
+    }
 }
 
 void readDevice(Telemetry& t, const json& device, const json& timing)
@@ -215,7 +226,7 @@ Telemetry staticTelemetryFromJson(const json& statics)
 
 json staticTelemetryJson(const Telemetry& t)
 {
-    return {
+    json out {
         { "kernel", t.kernel },
         { "registers", t.registers },
         { "threads_per_block", t.threadsPerBlock },
@@ -229,6 +240,10 @@ json staticTelemetryJson(const Telemetry& t)
         { "occupancy_limiter", t.occupancyLimiter },
         { "grid_blocks", t.gridBlocks },
     };
+    if (t.tensorInstructions)
+        out["tensor_instructions"] = { { "count", t.tensorInstructions->count },
+            { "source", t.tensorInstructions->source }, { "by_opcode", t.tensorInstructions->byOpcode } };
+    return out;
 }
 
 Telemetry telemetryFromJson(const json& result, const std::string& kernel, const std::string& sizeLabel)

@@ -272,8 +272,10 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
                 auto t = a.result ? telemetryFromResult(*a.result, *a.statics) : *a.statics;
                 if (t.peakTflops <= 0 && m_device.smCount > 0)
                     t.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
-                // The PTX is at hand now; the SASS is disassembled later, beside the stored listing.
-                t.tensorInstructions = lines::countTensorInstructions({}, a.report->compile.ptx);
+                // The statics counted the PTX; a cached row's stored listings say it from the SASS where
+                // nvdisasm ran (there is no compile report on that path: never the executed counter alone).
+                if (auto listed = storedTensorInstructions(a.staticJson))
+                    t.tensorInstructions = std::move(listed);
                 o.findings = synthesise(t);
             } catch (const Error&) {
                 // Telemetry that cannot be read gives no findings; the result itself stands.

@@ -2,6 +2,7 @@
 
 #include "core/model/error.h"
 #include "core/protocol/profile_policy.h"
+#include "core/store/code_listings.h"
 
 #include <cmath>
 #include <cstdio>
@@ -37,7 +38,16 @@ Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel)
     t.theoreticalOccupancy = chosen->occupancy.theoretical;
     t.occupancyLimiter = occupancyLimiterName(chosen->occupancy.limiter);
     t.gridBlocks = chosen->launch.blocks();
+    // From the PTX NVRTC or Triton gave (the SASS is disassembled later, beside the stored listing):
+    // stored with the rest, so that a result answered from the cache knows the code as well.
+    t.tensorInstructions = lines::countTensorInstructions({}, report.compile.ptx);
     return t;
+}
+
+std::optional<lines::TensorInstructions> storedTensorInstructions(const nlohmann::json& compile)
+{
+    const auto listings = store::codeListingsOf(compile);
+    return lines::countTensorInstructions(listings.sass, listings.ptx);
 }
 
 namespace {

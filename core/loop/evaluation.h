@@ -28,6 +28,10 @@ struct EvaluationArtifacts {
 // a launch by name (source or lowered); empty picks the first. Stored as staticTelemetryJson(...).
 Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel = {});
 
+// The tensor-core instructions in the code listings a stored compile JSON holds (store/code_listings.h):
+// the SASS where nvdisasm ran, else the PTX; nothing when the row keeps no listing.
+std::optional<lines::TensorInstructions> storedTensorInstructions(const nlohmann::json& compile);
+
 // What the findings read of a runner's typed reply on top of the static facts: the device, one timed
 // case and one profiled kernel, chosen by the rules of telemetryFromJson (core/findings/telemetry.h),
 // which reads the same reply as JSON (a recorded dump); both give the same Telemetry. Throws

@@ -7,11 +7,13 @@
 // instead (tests/loop/recorded_results.h): FILE is a recorded session (resources/sessions/
 // layernorm_gelu-h200.klsession, read-only) or one recorded reply (tests/fixtures/findings/*-h200.json).
 // Describe answers the recorded device (name, SMs, clocks, copy bandwidth); each evaluate answers the
-// recorded timing (candidate, baseline and copy summaries with their samples) and, for the metric set
+// recorded timing (candidate, baseline and copy summaries with their samples; speed of light computed from
+// them as the runner does) and, for the metric set
 // asked, the recorded profile (else "unavailable", as a runner without CUPTI). The baseline's cubin
 // gets iteration 1's result and each new cubin the next passed iteration's, in order; id, case labels
 // and bytes are the request's. Every fault knob below works the same in both modes
-// (KL_MODEL_RUNNER_IMPROVING only chooses made-up times, so it has no effect while replaying).
+// (KL_MODEL_RUNNER_IMPROVING only chooses made-up times, so it has no effect while replaying), and
+// KL_MODEL_RUNNER_METRICS sets counters over either profile.
 // The real runner is tested by the GPU suites.
 #include "core/model/hash.h"
 #include "core/protocol/messages.h"
@@ -29,6 +31,8 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -117,31 +121,36 @@ bool forDevice(const char* variable, int device, std::string* rest = nullptr)
     return true;
 }
 
-// KL_MODEL_RUNNER_PHASE_MS="verify=70,time=340,profile=185": each job spends that long in each phase
-// (profile only when the job profiles), announced by a progress line as the real runner does: the
-// pool simulation (bench/pool) runs GPUs of the H200's measured per-phase latencies.
-void phaseLatencies(const EvaluateRequest& e)
+// The NAME=VALUE items of an environment variable "NAME=VALUE,NAME=VALUE", in order; none when unset.
+std::vector<std::pair<std::string, std::string>> namedValues(const char* variable)
 {
-    const char* spec = std::getenv("KL_MODEL_RUNNER_PHASE_MS");
-    if (!spec || !*spec)
-        return;
-    std::string text = spec;
+    std::vector<std::pair<std::string, std::string>> items;
+    const char* spec = std::getenv(variable);
+    const std::string text = spec ? spec : "";
     for (std::size_t at = 0; at < text.size();) {
         auto end = text.find(',', at);
         if (end == std::string::npos)
             end = text.size();
         const auto item = text.substr(at, end - at);
         at = end + 1;
-        const auto eq = item.find('=');
-        if (eq == std::string::npos)
-            continue;
-        const auto phase = item.substr(0, eq);
+        if (const auto eq = item.find('='); eq != std::string::npos)
+            items.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    return items;
+}
+
+// KL_MODEL_RUNNER_PHASE_MS="verify=70,time=340,profile=185": each job spends that long in each phase
+// (profile only when the job profiles), announced by a progress line as the real runner does: the
+// pool simulation (bench/pool) runs GPUs of the H200's measured per-phase latencies.
+void phaseLatencies(const EvaluateRequest& e)
+{
+    for (const auto& [phase, ms] : namedValues("KL_MODEL_RUNNER_PHASE_MS")) {
         if (phase == "profile" && e.options.profile == MetricSet::None)
             continue;
         if (phase == "time" && !e.options.time)
             continue;
         std::cout << toLine(Progress { e.id, phase, 0, 1 }) << std::flush;
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(item.substr(eq + 1))));
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(ms)));
     }
 }
 
@@ -234,6 +243,18 @@ bool skipProfileIfSlower(const EvaluateRequest& e, EvaluateResult& r)
     return true;
 }
 
+// With KL_MODEL_RUNNER_METRICS="NAME=VALUE,NAME=VALUE", every kernel of a profile that was measured
+// reports those counters too (set over the recorded or made-up ones): e.g. the tensor-pipe counters the
+// H200 gave for a CUDA-core GEMM (sm__inst_executed_pipe_tensor.sum not 0: conversions issue there).
+void overrideMetrics(EvaluateResult& r)
+{
+    if (!r.profile || r.profile->status != ProfileStatus::Ok)
+        return;
+    for (const auto& [name, value] : namedValues("KL_MODEL_RUNNER_METRICS"))
+        for (auto& k : r.profile->kernels)
+            k.metrics[name] = std::stod(value);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -284,6 +305,11 @@ int main(int argc, char** argv)
         device.copyBandwidthGbps = 4000.0;
     }
     device.index = deviceIndex;
+    // KL_MODEL_RUNNER_TENSOR_TFLOPS: what the real runner's mma.sync microbenchmark measured (635.4 on the H200).
+    if (const char* tflops = std::getenv("KL_MODEL_RUNNER_TENSOR_TFLOPS"); tflops && *tflops) {
+        device.tensorFp16Tflops = std::stod(tflops);
+        device.tensorFp16ClockMhz = device.smClockMhz;
+    }
     forDevice("KL_MODEL_RUNNER_NAME_DEVICE", deviceIndex, &device.name);
     std::string line;
     while (std::getline(std::cin, line)) {
@@ -311,6 +337,7 @@ int main(int argc, char** argv)
                 std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
             }
             EvaluateResult r = recorded ? recorded->answer(*e, device) : madeUpAnswer(*e, device);
+            overrideMetrics(r);
             if (!skipProfileIfSlower(*e, r) && e->options.pcSampling)
                 r.pcSampling = recordedSampling();
             std::cout << toLine(r) << std::flush;

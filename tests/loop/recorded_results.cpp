@@ -1,6 +1,7 @@
 #include "tests/loop/recorded_results.h"
 
 #include "core/model/hash.h"
+#include "core/protocol/case_speed_of_light.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 
@@ -194,6 +195,8 @@ EvaluateResult RecordedResults::answer(const EvaluateRequest& request, const Dev
             = ct.copy ? 100.0 * ct.copy->medianUs / ct.candidate.medianUs : 100.0 * ct.gbps / device.copyBandwidthGbps;
         if (ct.baseline)
             ct.speedupVsBaseline = ct.baseline->medianUs / ct.candidate.medianUs;
+        ct.compute = c.compute; // speed of light as the runner computes it, from the recorded figures
+        protocol::addSpeedOfLight(ct, device, timing.smClockMhz.value_or(device.smClockMhz));
         timing.cases.push_back(std::move(ct));
         ++place;
     }

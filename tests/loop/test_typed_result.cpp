@@ -9,6 +9,7 @@
 #include "core/loop/evaluation.h"
 #include "core/model/error.h"
 #include "core/protocol/messages.h"
+#include "core/store/code_listings.h"
 #include "core/store/runner_result.h"
 
 #include "tests/findings/findings_fixtures.h"
@@ -107,6 +108,31 @@ class TestTypedResult : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    // A cached row knows its code from the listings stored with it: the SASS where nvdisasm ran, else the
+    // PTX; a row without listings leaves the count to the stored static telemetry.
+    void storedListingsGiveTheTensorInstructions()
+    {
+        nlohmann::json compile = nlohmann::json::object();
+        QVERIFY(!kl::storedTensorInstructions(compile));
+        compile["ptx"] = kl::store::packedText("\tcvt.f32.f16 %f1, %h1;\n\tfma.rn.f32 %f2, %f1, %f1, %f2;\n");
+        const auto fromPtx = kl::storedTensorInstructions(compile);
+        QVERIFY(fromPtx);
+        QCOMPARE(fromPtx->count, std::int64_t(0));
+        QCOMPARE(fromPtx->text(), std::string("no mma.sync/wgmma.mma_async/wmma.mma in the PTX"));
+        compile["sass"] = kl::store::packedText(".text.gemm:\n"
+                                                "        /*0000*/                   HMMA.16816.F32 R4, R8, R12, R4 ;\n"
+                                                "        /*0010*/                   EXIT ;\n");
+        const auto fromSass = kl::storedTensorInstructions(compile);
+        QVERIFY(fromSass);
+        QCOMPARE(fromSass->text(), std::string("1 HMMA in the SASS"));
+        // And the static telemetry carries the PTX count through the stored row's JSON.
+        kl::Telemetry t;
+        t.tensorInstructions = kl::lines::TensorInstructions { 2, "PTX", { { "mma.sync", 2 } } };
+        const auto back = kl::staticTelemetryFromJson(kl::staticTelemetryJson(t));
+        QVERIFY(back.tensorInstructions);
+        QCOMPARE(back.tensorInstructions->text(), std::string("2 mma.sync in the PTX"));
+    }
+
     void sameRecordAndTelemetry_data()
     {
         QTest::addColumn<QString>("file");
