@@ -10,7 +10,9 @@
 #include "core/review/kernel_export.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
+#include "core/review/tensor_ceiling.h"
 #include "core/store/code_listings.h"
+#include "core/store/runner_result.h"
 #include "core/store/store.h"
 
 #include <ctime>
@@ -85,12 +87,11 @@ CLI::Validator sessionId()
         "ID");
 }
 
-// "baseline" for the problem's baseline (stored as a human-written candidate), else the proposer.
-std::string proposerLabel(const store::IterationRow& r)
+// store::proposedBy, "-" when unknown.
+std::string proposerColumn(const store::IterationRow& r)
 {
-    if (r.proposerDetail == "baseline")
-        return "baseline";
-    return r.proposer ? std::string(store::proposerName(*r.proposer)) : "-";
+    const auto label = store::proposedBy(r);
+    return label.empty() ? std::string("-") : label;
 }
 
 // "local:1, NVIDIA H200 #1" (the model left out when the header names it for the whole session).
@@ -139,6 +140,24 @@ void printSessions(const store::Store& s)
             fixed(row.bestMedianUs, 2).c_str(), (row.bestSpeedup ? fixed(*row.bestSpeedup, 2) + "x" : "-").c_str());
 }
 
+// Whether a size of the session's figures is bound by its FLOPs: then the tensor ceiling is worth a line.
+bool computeBound(const std::vector<figures::IterationFigures>& figures)
+{
+    for (const auto& f : figures)
+        for (const auto& size : f.sizes)
+            if (size.solBound == Bound::Compute)
+                return true;
+    return false;
+}
+
+// "tensor:     FP16 tensor ceiling 1070.5 TFLOP/s theoretical, 635.4 measured (mma.sync, 59%) at 1980 MHz".
+std::string tensorCeilingLine(const nlohmann::json& deviceColumn)
+{
+    const auto device = store::storedDevice(deviceColumn);
+    const auto ceiling = device ? review::tensorCeilingOf(*device) : std::nullopt;
+    return ceiling ? "tensor:     " + review::tensorCeilingText(*ceiling) + "\n" : std::string();
+}
+
 void printIterations(const store::Store& s, std::int64_t session)
 {
     const auto sessionRecord = s.session(session);
@@ -156,11 +175,18 @@ void printIterations(const store::Store& s, std::int64_t session)
     if (models.size() == 1)
         std::cout << "measured on: " << models.begin()->first << " (runner and GPU index per row)\n";
     std::cout << mixedModelsWarning(models);
+    const auto rows = s.listIterations(session);
+    if (!rows.empty()
+        && std::none_of(rows.begin(), rows.end(), [](const auto& r) { return r.proposerDetail == "baseline"; }))
+        std::cout << "baseline: PyTorch eager, timed in each job beside its candidate (the problem had no kernel); "
+                     "every speedup is against it\n";
+    if (computeBound(figures))
+        std::cout << tensorCeilingLine(sessionRecord->deviceInfo);
     std::printf("%4s %-8s %-22s %10s %8s %6s %6s %-7s %8s %-22s %-12s %s\n", "iter", "proposer", "verdict", "median us",
         "GB/s", "%copy", "%SOL", "bound", sizes.size() > 1 ? "geomean" : "speedup", "runner", "decision",
         "top finding");
-    for (const auto& r : s.listIterations(session)) {
-        const std::string proposer = proposerLabel(r);
+    for (const auto& r : rows) {
+        const std::string proposer = proposerColumn(r);
         const std::string decision = r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : "";
         const auto ran = runners.find(r.index);
         const std::string runner = ran == runners.end() ? "-" : measuredOnText(ran->second, models.size() > 1);
@@ -239,7 +265,7 @@ void printHypotheses(const store::Store& s, std::int64_t session)
         if (const auto d = s.iteration(session, r.index))
             for (const auto& dec : d->decisions)
                 measured = dec.reason;
-        const std::string proposer = proposerLabel(r);
+        const std::string proposer = proposerColumn(r);
         const auto firstLine = r.hypothesis.substr(0, r.hypothesis.find('\n'));
         std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", r.index, proposer.c_str(),
             (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(),
@@ -362,7 +388,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                 std::cout << "measured:   " << measuredOnText(on, true) << "\n";
                 std::cout << mixedModelsWarning(gpuModels(s.sessionRunners(id)));
             }
-            const auto sizes = figures::figuresOf(*d).sizes;
+            const auto iterationFigures = figures::figuresOf(*d);
+            const auto& sizes = iterationFigures.sizes;
+            if (computeBound({ iterationFigures }))
+                std::cout << tensorCeilingLine(r.device);
             if (sizes.size() > 1) {
                 // One line per main size: a median and percentiles of two sizes never share a line.
                 for (const auto& size : sizes)

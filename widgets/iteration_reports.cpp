@@ -1,12 +1,16 @@
 // The rich-text pages of the selected iteration: its verification report, its findings and the
 // evidence behind its numbers. Values are read from the stored result as `show` prints them.
 #include "core/review/evidence.h"
+#include "core/review/tensor_ceiling.h"
+#include "core/store/runner_result.h"
 #include "widgets/html_text.h"
 #include "widgets/number_text.h"
 #include "widgets/report_view.h"
 #include "widgets/verdict_style.h"
 
 #include <QCoreApplication>
+
+#include <algorithm>
 
 #include <set>
 
@@ -195,7 +199,7 @@ QString evidencePage(const IterationFocus& focus)
                         + fixedText(number(c.value("copy", nlohmann::json()), "median_us"), 2)
                         + QStringLiteral(" µs)"));
             }
-            for (const review::SizeFloor& floor : review::floorChecks(timing)) {
+            for (const review::SizeFloor& floor : review::floorChecks(r)) {
                 const QString text = html(review::floorText(floor));
                 page += htmlRow(tr("Floor check at ") + html(floor.size),
                     floor.verdict == review::SizeFloor::Verdict::Below ? htmlColored(text, QStringLiteral("#b01c1c"))
@@ -203,6 +207,12 @@ QString evidencePage(const IterationFocus& focus)
             }
         }
         page += htmlRow(tr("SM clock"), fixedText(r.smClockMhz, 0, QStringLiteral(" MHz")));
+        // Where FLOPs bind, the tensor ceiling the device was measured at beside the theoretical one.
+        const bool computeBound = std::any_of(r.sizes.begin(), r.sizes.end(),
+            [](const store::SizeResult& size) { return size.solBound == Bound::Compute; });
+        if (const auto device = store::storedDevice(r.device); computeBound && device)
+            if (const auto ceiling = review::tensorCeilingOf(*device))
+                page += htmlRow(tr("Tensor ceiling"), html(review::tensorCeilingText(*ceiling)));
         if (!r.toolkit.empty())
             page += htmlRow(tr("Toolkit"), QStringLiteral("NVRTC ") + html(r.toolkit));
         if (r.fromCache)

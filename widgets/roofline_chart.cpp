@@ -156,6 +156,17 @@ void RooflineChart::rebuild()
                         .arg(precisionPeak / 1e3, 0, 'f', 0),
             *gbps, precisionPeak, left, right, QColor(0x20, 0x90, 0x40)));
         high = std::max(high, precisionPeak);
+        // What the runner's mma.sync microbenchmark reached on this device, beside the theoretical roof.
+        if (const auto measured = m_roofline.measuredTensorGflops;
+            measured && (*m_roofline.precision == Precision::Fp16 || *m_roofline.precision == Precision::Bf16)) {
+            //: roofline series: the FP16 tensor ceiling measured by the runner's mma.sync microbenchmark
+            auto* reached = roof(tr("FP16 tensor measured (mma.sync) %1 TFLOP/s").arg(*measured / 1e3, 0, 'f', 0),
+                *gbps, *measured, left, right, QColor(0x20, 0x90, 0x40));
+            QPen dotted = reached->pen();
+            dotted.setStyle(Qt::DotLine);
+            reached->setPen(dotted);
+            attach(reached);
+        }
     }
     auto* achieved = new QScatterSeries;
     achieved->setName(tr("achieved"));

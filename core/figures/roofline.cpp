@@ -1,6 +1,7 @@
 #include "core/figures/roofline.h"
 
 #include "core/findings/telemetry.h"
+#include "core/store/runner_result.h"
 
 #include <cmath>
 
@@ -33,6 +34,8 @@ Roofline rooflineOf(const store::ResultRecord& result)
         if (tflops > 0.0)
             roofline.peakGflops = tflops * 1e3;
     }
+    if (const auto described = store::storedDevice(device); described && described->tensorFp16Tflops > 0.0)
+        roofline.measuredTensorGflops = described->tensorFp16Tflops * 1e3;
     const auto& timing = result.timing;
     if (!timing.is_object() || !timing.contains("cases") || !timing["cases"].is_array()) {
         roofline.note = "not timed";

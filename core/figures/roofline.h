@@ -32,6 +32,9 @@ struct Roofline {
     // ceiling_tflops), when it is not FP32's: FP16 tensor for an fp16 GEMM.
     std::optional<Precision> precision;
     std::optional<double> precisionPeakGflops;
+    // The runner's mma.sync microbenchmark (FP16 dense, fp32 accumulate), recorded with the device: the
+    // tensor ceiling a kernel meets in practice, beside the theoretical one.
+    std::optional<double> measuredTensorGflops;
     std::string note; // why nothing is drawn ("not timed", "the problem declares no FLOPs")
     // The intensity where a roof of `gbps` meets the compute peak (0 without a peak).
     double ridge(double gbps) const;

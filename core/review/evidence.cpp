@@ -2,7 +2,8 @@
 
 #include "core/model/dtype.h"
 #include "core/model/problem.h"
-#include "core/verify/physical_floor.h"
+#include "core/store/runner_result.h"
+#include "core/verify/speed_of_light.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -82,38 +83,53 @@ std::string toleranceText(const OutputTolerance& tolerance)
         + (tolerance.fromProblem ? "the problem's" : "the default for " + tolerance.dtype) + ")";
 }
 
-std::vector<SizeFloor> floorChecks(const nlohmann::json& timing)
+std::vector<SizeFloor> floorChecks(const protocol::Timing& timing)
 {
     std::vector<SizeFloor> floors;
-    if (!timing.is_object() || !timing.contains("cases") || !timing["cases"].is_array())
-        return floors;
-    for (const nlohmann::json& timedCase : timing["cases"]) {
-        if (!timedCase.is_object())
-            continue;
-        const std::optional<double> median = numberAt(timedCase.value("candidate", nlohmann::json()), "median_us");
-        if (!median)
-            continue;
+    for (const protocol::CaseTiming& timed : timing.cases) {
         SizeFloor floor;
-        floor.size = timedCase.value("label", std::string());
-        floor.medianUs = *median;
-        floor.copyUs = numberAt(timedCase.value("copy", nlohmann::json()), "median_us");
-        if (floor.copyUs && *floor.copyUs >= verify::kFloorMinimumMicros) {
-            const verify::FloorCheck check = verify::checkPhysicalFloor(*median, *floor.copyUs);
-            floor.verdict = check.below    ? SizeFloor::Verdict::Below
-                : *median >= *floor.copyUs ? SizeFloor::Verdict::Above
-                                           : SizeFloor::Verdict::WithinSlack;
+        floor.size = timed.label;
+        floor.medianUs = timed.candidate.medianUs;
+        if (timed.copy)
+            floor.copyUs = timed.copy->medianUs;
+        const double ceiling = timed.ceilingTflops.value_or(0.0);
+        if (const double computeUs = verify::computeFloorMicros(timed.flops, ceiling);
+            computeUs > 0.0 && timed.compute) {
+            floor.computeUs = computeUs;
+            floor.ceiling = std::string(precisionLabel(*timed.compute));
         }
+        const bool copyCounts = floor.copyUs && *floor.copyUs >= verify::kFloorMinimumMicros;
+        const bool belowCopy = copyCounts && verify::checkPhysicalFloor(floor.medianUs, *floor.copyUs).below;
+        floor.belowCompute
+            = floor.computeUs && verify::checkComputeFloor(floor.medianUs, timed.flops, ceiling, floor.ceiling).below;
+        const double highest = std::max(copyCounts ? *floor.copyUs : 0.0, floor.computeUs.value_or(0.0));
+        if (belowCopy || floor.belowCompute)
+            floor.verdict = SizeFloor::Verdict::Below;
+        else if (highest > 0.0)
+            floor.verdict = floor.medianUs >= highest ? SizeFloor::Verdict::Above : SizeFloor::Verdict::WithinSlack;
         floors.push_back(std::move(floor));
     }
     return floors;
 }
 
+std::vector<SizeFloor> floorChecks(const store::ResultRecord& result)
+{
+    const auto reply = store::storedReply(result);
+    return reply && reply->timing ? floorChecks(*reply->timing) : std::vector<SizeFloor> {};
+}
+
 std::string floorText(const SizeFloor& floor)
 {
-    if (!floor.copyUs)
+    if (!floor.copyUs && !floor.computeUs)
         return "no floor check: no same-size copy was timed in this job";
-    const std::string versus = micros(floor.medianUs) + (floor.medianUs >= *floor.copyUs ? " >= " : " < ")
-        + micros(*floor.copyUs) + ", a same-size device copy";
+    auto against
+        = [&](double us) { return micros(floor.medianUs) + (floor.medianUs >= us ? " >= " : " < ") + micros(us); };
+    std::string versus;
+    if (floor.copyUs)
+        versus = against(*floor.copyUs) + ", a same-size device copy";
+    if (floor.computeUs)
+        versus += (versus.empty() ? "" : "; ") + against(*floor.computeUs) + ", its FLOPs at the " + floor.ceiling
+            + " ceiling";
     switch (floor.verdict) {
     case SizeFloor::Verdict::Above:
         return "above the floor (" + versus + ")";
@@ -121,6 +137,9 @@ std::string floorText(const SizeFloor& floor)
         return "at the floor, within the " + std::to_string(int(verify::kFloorSlack * 100 + 0.5)) + "% timing slack ("
             + versus + ")";
     case SizeFloor::Verdict::Below:
+        if (floor.belowCompute)
+            return "BELOW THE FLOOR: faster than the " + floor.ceiling
+                + " ceiling allows, a skipped-work bug or a wrong FLOP count or precision (" + versus + ")";
         return "BELOW THE FLOOR: faster than memory allows, a skipped-work bug or a wrong byte count (" + versus + ")";
     case SizeFloor::Verdict::NoVerdict:
         break;

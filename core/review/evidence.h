@@ -1,8 +1,12 @@
 #pragma once
 // The evidence behind one iteration's numbers that the stored rows do not spell out: how close each
 // output had to be (the tolerance of its dtype, the problem's or the default), and whether each
-// timed size's median stays above the memory floor of a same-size device copy timed in the same job.
+// timed size's median stays above its floor: a same-size device copy timed in the same job, and its FLOPs
+// at the ceiling of their precision.
 // For the GUI's evidence panel (and any text report); no Qt.
+#include "core/protocol/messages.h"
+#include "core/store/records.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -30,13 +34,21 @@ struct SizeFloor {
     std::string size; // the timed case's label
     double medianUs = 0.0;
     std::optional<double> copyUs; // the same-size copy, timed in the same job
+    // Its FLOPs at the theoretical ceiling of the precision they run in, at the timing's SM clock (the
+    // runner's ceiling_tflops): a hard limit, unlike the measured mma.sync ceiling, which wgmma beats.
+    std::optional<double> computeUs;
+    std::string ceiling; // "FP16 tensor", with computeUs
     enum class Verdict { Above, WithinSlack, Below, NoVerdict };
     Verdict verdict = Verdict::NoVerdict;
+    bool belowCompute = false; // Below because of the compute floor (else the copy's)
 };
 
-// Per timed case of a stored timing JSON (ResultRecord::timing), core/verify's physical-floor check.
-std::vector<SizeFloor> floorChecks(const nlohmann::json& timing);
-// "above the floor (41.20 us ≥ 38.50 us, a same-size device copy)", or the flag when below.
+// Per timed case, core/verify's floor checks: a median under max(the same-size copy, FLOPs ÷ ceiling),
+// by more than the timing slack, is below the physical floor.
+std::vector<SizeFloor> floorChecks(const protocol::Timing& timing);
+// The same for a stored result, its timing decoded once (store::storedReply); none when it has none.
+std::vector<SizeFloor> floorChecks(const store::ResultRecord& result);
+// "above the floor (41.20 us >= 38.50 us, a same-size device copy)", or the flag when below.
 std::string floorText(const SizeFloor& floor);
 
 } // namespace kl::review

@@ -140,4 +140,15 @@ std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& r)
     }
 }
 
+std::optional<protocol::DeviceDescription> storedDevice(const nlohmann::json& device)
+{
+    if (!device.is_object())
+        return std::nullopt;
+    try {
+        return device.get<protocol::DeviceDescription>();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 } // namespace kl::store

@@ -26,4 +26,8 @@ ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, con
 // from; nullopt when the row cannot be read as protocol v1.
 std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& result);
 
+// A stored "device" column (a result's, or a session's device info) as the runner described it, decoded
+// once here for the readers; nullopt when absent or not a device description.
+std::optional<protocol::DeviceDescription> storedDevice(const nlohmann::json& device);
+
 } // namespace kl::store

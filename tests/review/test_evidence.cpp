@@ -8,6 +8,8 @@
 
 #include <QtTest/QTest>
 
+#include <cmath>
+
 using namespace kl;
 using namespace kl::review;
 
@@ -15,12 +17,31 @@ namespace {
 
 const std::string tunerSession = KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-h200.klsession";
 
-nlohmann::json timingOf(double medianUs, std::optional<double> copyUs)
+protocol::Timing timingOf(double medianUs, std::optional<double> copyUs)
 {
-    nlohmann::json timedCase = { { "label", "8192x4096" }, { "candidate", { { "median_us", medianUs } } } };
-    if (copyUs)
-        timedCase["copy"] = { { "median_us", *copyUs } };
-    return { { "cases", nlohmann::json::array({ timedCase }) } };
+    protocol::CaseTiming timed;
+    timed.label = "8192x4096";
+    timed.candidate.medianUs = medianUs;
+    if (copyUs) {
+        timed.copy = protocol::TimingSummary {};
+        timed.copy->medianUs = *copyUs;
+    }
+    protocol::Timing timing;
+    timing.cases.push_back(timed);
+    return timing;
+}
+
+// gemm_fp16 at 4096^3 on the H200: 137.4 GFLOP at the FP16 tensor ceiling (1070.5 TFLOP/s at 1980 MHz)
+// is 128.39 us; the same-size copy 27.4 us.
+protocol::Timing gemmTimingOf(double medianUs)
+{
+    auto timing = timingOf(medianUs, 27.4);
+    auto& timed = timing.cases.front();
+    timed.label = "4096^3";
+    timed.flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+    timed.compute = Precision::Fp16;
+    timed.ceilingTflops = 1070.5;
+    return timing;
 }
 
 } // namespace
@@ -48,7 +69,7 @@ private slots:
 
         const auto detail = s.iteration(session.id, 6);
         QVERIFY(detail && detail->result);
-        const auto floors = floorChecks(detail->result->timing);
+        const auto floors = floorChecks(*detail->result);
         QCOMPARE(floors.size(), std::size_t(1));
         QCOMPARE(floors[0].verdict, SizeFloor::Verdict::Above);
         QCOMPARE(floorText(floors[0]), std::string("above the floor (40.26 us >= 33.34 us, a same-size device copy)"));
@@ -82,6 +103,26 @@ private slots:
         const auto noCopy = floorChecks(timingOf(40.0, std::nullopt));
         QCOMPARE(noCopy.at(0).verdict, SizeFloor::Verdict::NoVerdict);
         QVERIFY(floorText(noCopy[0]).find("no same-size copy") != std::string::npos);
+    }
+
+    // A time under FLOPs ÷ the precision's ceiling is as impossible as one under the copy; the copy alone
+    // (27.4 us) would have let 60 us through.
+    void aMedianUnderTheComputeFloorIsFlagged()
+    {
+        const auto below = floorChecks(gemmTimingOf(60.0));
+        QCOMPARE(below.at(0).verdict, SizeFloor::Verdict::Below);
+        QVERIFY(below[0].belowCompute);
+        QVERIFY(below[0].computeUs && std::abs(*below[0].computeUs - 128.39) < 0.01);
+        QVERIFY2(floorText(below[0]).find("faster than the FP16 tensor ceiling allows") != std::string::npos,
+            floorText(below[0]).c_str());
+        QVERIFY(floorText(below[0]).find("60.00 us < 128.39 us, its FLOPs at the FP16 tensor ceiling")
+            != std::string::npos);
+        QCOMPARE(floorChecks(gemmTimingOf(120.0)).at(0).verdict, SizeFloor::Verdict::WithinSlack);
+        const auto cublas = floorChecks(gemmTimingOf(178.9)); // torch.matmul on the H200, 72% of SOL
+        QCOMPARE(cublas.at(0).verdict, SizeFloor::Verdict::Above);
+        QCOMPARE(floorText(cublas[0]),
+            std::string("above the floor (178.90 us >= 27.40 us, a same-size device copy; 178.90 us >= 128.39 us, its "
+                        "FLOPs at the FP16 tensor ceiling)"));
     }
 
     void sameProblemMeansTheSameHashOrTheSameNameAndNeverItself()
