@@ -34,7 +34,10 @@ run() { # name problem candidate
     rm -f "$db" "$db-wal" "$db-shm"
     timeout 300 "$BIN/kernelloop-cli" evaluate "$2" "$3" --metrics sol --db "$db" --runner "$KL_RUNNER" \
         --label "issue 25 $1" --json >"$OUT/$1.jsonl" 2>"$OUT/$1.stderr"
-    echo "$1: evaluate rc=$?" | tee -a "$OUT/log.txt"
+    local rc=$?
+    echo "$1: evaluate rc=$rc" | tee -a "$OUT/log.txt"
+    # A failed evaluate says why in its last lines: keep them in the log, which always comes back.
+    if [[ $rc -ne 0 ]]; then tail -n 25 "$OUT/$1.stderr" "$OUT/$1.jsonl" 2>/dev/null | tee -a "$OUT/log.txt"; fi
     "$BIN/kernelloop-cli" show 2 --db "$db" >"$OUT/$1.show.txt" 2>&1
     "$BIN/kernelloop-cli" history --db "$db" >"$OUT/$1.history.txt" 2>&1
 }
