@@ -18,6 +18,7 @@
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/line_profile_panel.h"
+#include "widgets/report_view.h"
 #include "widgets/roofline_chart.h"
 
 #include <QTemporaryDir>
@@ -329,6 +330,42 @@ private slots:
         QCOMPARE(panel.listing()->toPlainText(),
             QStringLiteral("No SASS or PTX: no PTX or SASS stored for this iteration (measured before KernelLoop kept "
                            "them, or it did not compile)."));
+    }
+
+    // A compute-bound fp16 GEMM: the theoretical FP16 tensor roof and, beside it, the runner's measured
+    // mma.sync ceiling recorded with the device (the H200's 635.4 TFLOP/s).
+    void rooflineDrawsTheMeasuredTensorCeiling()
+    {
+        auto reply
+            = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/findings/gemm-tiled-sol-synthetic.json"));
+        reply["device"]["tensor_fp16_tflops"] = 635.4;
+        reply["device"]["tensor_fp16_clock_mhz"] = 1980.0;
+        auto detail = std::make_shared<store::IterationDetail>();
+        detail->row.index = 1;
+        detail->result = store::resultFromRunnerReply(reply);
+        IterationSelection selection;
+        auto view = std::make_shared<SessionView>();
+        view->session = *m_store->session(m_session);
+        view->rows = { detail->row };
+        view->indexCandidates();
+        selection.setSession(view, [detail](int) { return std::shared_ptr<const store::IterationDetail>(detail); });
+        RooflineChart chart(&selection);
+        chart.resize(900, 600);
+        selection.select(1);
+        QCOMPARE(chart.roofline().measuredTensorGflops.value_or(0.0), 635400.0);
+        const QStringList names = chart.seriesNames();
+        QVERIFY2(
+            names.contains(QStringLiteral("FP16 tensor peak 1071 TFLOP/s")), qPrintable(names.join(QLatin1Char('|'))));
+        QVERIFY2(names.contains(QStringLiteral("FP16 tensor measured (mma.sync) 635 TFLOP/s")),
+            qPrintable(names.join(QLatin1Char('|'))));
+        // The Evidence page: the ceiling beside the theoretical one, and the floor check against both floors.
+        IterationFocus focus;
+        focus.detail = detail;
+        const QString evidence = evidencePage(focus);
+        QVERIFY2(evidence.contains(QStringLiteral(
+                     "FP16 tensor ceiling 1070.5 TFLOP/s theoretical, 635.4 measured (mma.sync, 59%) at 1980 MHz")),
+            qPrintable(evidence));
+        QVERIFY2(evidence.contains(QStringLiteral("its FLOPs at the FP16 tensor ceiling")), qPrintable(evidence));
     }
 
     void rooflineFollowsTheSelection()
