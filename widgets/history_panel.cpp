@@ -232,14 +232,19 @@ bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
 }
 
 // "vs eager" and "vs torch.compile" only for a session timed against PyTorch; "GPU" only when its
-// results say who measured them. The figures arrive after the rows: a column that appears then is
-// sized once to what it holds.
+// results say who measured them; "% SOL" only when they carry speed of light (older files do not). The figures arrive
+// after the rows: a column that appears then is sized once to what it holds.
 void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
 {
     const bool contenders = figures::hasContenders(session.figures);
     const bool measuredOn = figures::hasMeasuredOn(session.figures);
-    for (const auto& [column, shown] : { std::pair { int(C::VsEagerColumn), contenders },
-             std::pair { int(C::VsCompileColumn), contenders }, std::pair { int(C::GpuColumn), measuredOn } }) {
+    const bool sol
+        = std::any_of(session.figures.begin(), session.figures.end(), [](const figures::IterationFigures& f) {
+              return std::any_of(f.sizes.begin(), f.sizes.end(), [](const auto& s) { return s.pctOfSol.has_value(); });
+          });
+    for (const auto& [column, shown] :
+        { std::pair { int(C::VsEagerColumn), contenders }, std::pair { int(C::VsCompileColumn), contenders },
+            std::pair { int(C::GpuColumn), measuredOn }, std::pair { int(C::SolColumn), sol } }) {
         const bool appears = kept && shown && m_table->isColumnHidden(column);
         m_table->setColumnHidden(column, !shown);
         m_tree->setColumnHidden(column, !shown);

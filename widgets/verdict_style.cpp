@@ -52,9 +52,8 @@ QColor verdictBackground(Verdict verdict)
 
 QString proposerLabel(const store::IterationRow& row)
 {
-    if (row.proposerDetail == "baseline")
-        return QStringLiteral("baseline");
-    return row.proposer ? toQString(std::string(store::proposerName(*row.proposer))) : QStringLiteral("-");
+    const auto label = store::proposedBy(row);
+    return label.empty() ? QStringLiteral("-") : toQString(label);
 }
 
 QIcon proposerIcon(const QString& label)
@@ -77,6 +76,9 @@ QIcon proposerIcon(const QString& label)
     } else if (label == QLatin1String("baseline")) {
         color = QColor(0x55, 0x55, 0x55);
         letter = QStringLiteral("B");
+    } else if (label == QLatin1String("inductor")) { // torch.compile's kernel a session started from
+        color = QColor(0x00, 0x89, 0x7b); // teal: not the red of a failure
+        letter = QStringLiteral("I");
     }
     QPixmap pixmap(32, 32);
     pixmap.fill(Qt::transparent);

@@ -19,7 +19,7 @@ Verdict verdictOf(const std::string& status, const std::string& category);
 QColor verdictColor(Verdict verdict); // for text and chart marks
 QColor verdictBackground(Verdict verdict); // a light tint for table rows
 
-// "baseline" for the problem's baseline, else "llm", "tuner", "human"; "-" when unknown.
+// store::proposedBy: "baseline", "inductor", "llm", "tuner", "human"; "-" when unknown.
 QString proposerLabel(const store::IterationRow& row);
 QIcon proposerIcon(const QString& label);
 

@@ -29,13 +29,6 @@ std::string number(const std::optional<double>& value)
     return buffer;
 }
 
-std::string proposerOf(const store::IterationRow& row)
-{
-    if (row.proposerDetail == "baseline")
-        return "baseline";
-    return row.proposer ? std::string(store::proposerName(*row.proposer)) : std::string();
-}
-
 nlohmann::json optional(const std::optional<double>& value)
 {
     return value ? nlohmann::json(*value) : nlohmann::json();
@@ -86,9 +79,9 @@ std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::
     for (const store::IterationRow& r : rows) {
         const auto f = figuresAt.find(r.index);
         out += std::to_string(r.index) + "," + (r.round ? std::to_string(*r.round) : std::string()) + ","
-            + quoted(proposerOf(r)) + "," + quoted(r.proposerDetail) + "," + quoted(r.state) + "," + quoted(r.status)
-            + "," + quoted(r.category) + "," + number(r.medianUs) + "," + number(r.gbps) + "," + number(r.pctOfCopy)
-            + "," + number(r.speedup) + "," + number(r.predictedSpeedup) + ","
+            + quoted(store::proposedBy(r)) + "," + quoted(r.proposerDetail) + "," + quoted(r.state) + ","
+            + quoted(r.status) + "," + quoted(r.category) + "," + number(r.medianUs) + "," + number(r.gbps) + ","
+            + number(r.pctOfCopy) + "," + number(r.speedup) + "," + number(r.predictedSpeedup) + ","
             + (r.lastDecision ? std::string(store::decisionName(*r.lastDecision)) : std::string()) + ","
             + quoted(r.topFindingRule) + "," + quoted(r.topFindingMessage)
             + figureFields(f == figuresAt.end() ? nullptr : f->second) + "\n";
@@ -103,7 +96,7 @@ nlohmann::json historyJson(const store::SessionRecord& session, const std::vecto
     nlohmann::json iterations = nlohmann::json::array();
     for (const store::IterationRow& r : rows) {
         nlohmann::json row = { { "iteration", r.index },
-            { "round", r.round ? nlohmann::json(*r.round) : nlohmann::json() }, { "proposer", proposerOf(r) },
+            { "round", r.round ? nlohmann::json(*r.round) : nlohmann::json() }, { "proposer", store::proposedBy(r) },
             { "proposer_detail", r.proposerDetail }, { "state", r.state }, { "status", r.status },
             { "category", r.category }, { "median_us", optional(r.medianUs) }, { "gbps", optional(r.gbps) },
             { "pct_of_copy", optional(r.pctOfCopy) }, { "speedup", optional(r.speedup) },

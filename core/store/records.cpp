@@ -49,6 +49,13 @@ constexpr std::array<std::string_view, 6> kDecisionNames { "accept", "reject", "
     "auto-revert" };
 } // namespace
 
+std::string proposedBy(const IterationRow& row)
+{
+    if (row.proposerDetail == "baseline" || row.proposerDetail == "inductor")
+        return row.proposerDetail;
+    return row.proposer ? std::string(proposerName(*row.proposer)) : std::string();
+}
+
 std::string_view proposerName(CandidateRecord::Proposer proposer)
 {
     return kProposerNames.at(static_cast<std::size_t>(proposer));

@@ -199,6 +199,11 @@ struct IterationRow {
     std::int64_t endedMs = 0;
 };
 
+// Who a row's candidate came from, as people read it: "baseline" (the problem's), "inductor"
+// (torch.compile's kernel a session started from), else the proposer ("llm", "tuner", "human");
+// empty when unknown.
+std::string proposedBy(const IterationRow& row);
+
 struct IterationDetail {
     IterationRow row;
     std::optional<CandidateRecord> candidate;
