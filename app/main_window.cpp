@@ -41,6 +41,18 @@ namespace kl::gui {
 
 namespace {
 
+// What the editor holds for a problem with no kernel yet (a PyTorch reference only): where the first
+// kernel comes from, as comments in the problem's language, so that typing one in starts right there.
+std::string noKernelYet(const Problem& problem)
+{
+    const std::string c = problem.language() == CandidateLanguage::Triton ? "# " : "// ";
+    return c + problem.name + " has no kernel yet. PyTorch eager (" + problem.referencePath.filename().string() + ")\n"
+        + c + "is the baseline, timed beside every candidate.\n" + c + "Session > New Session... starts from\n" + c
+        + "  a model's first kernel (Proposer: llm or llm+tuner), or\n" + c
+        + "  torch.compile's kernel (Start: inductor);\n" + c + "or write one here in the " + c
+        + "@kl format (docs/formats.md).\n";
+}
+
 // Edits are analysed once the engineer pauses typing, not on every key.
 constexpr int kEditDebounceMillis = 500;
 
@@ -226,7 +238,8 @@ void MainWindow::buildMenus()
     analysis->addAction(tr("Restore &Baseline"), this, [this] {
         if (!m_problem)
             return;
-        m_editor->setSource(toQString(m_problem->baseline.source));
+        m_editor->setSource(
+            toQString(m_problem->hasBaselineKernel() ? m_problem->baseline.source : noKernelYet(*m_problem)));
         // The baseline is its source and its tunable values together.
         m_tunables->setTunables(m_problem->baseline.tunables, m_problem->baseline.defaults());
         analyseNow();
@@ -267,7 +280,8 @@ bool MainWindow::openProblem(const QString& path)
     m_lastOutcome.reset();
     m_recent.add(path);
     m_editDebounce->stop();
-    m_editor->setSource(toQString(m_problem->baseline.source));
+    m_editor->setSource(
+        toQString(m_problem->hasBaselineKernel() ? m_problem->baseline.source : noKernelYet(*m_problem)));
     m_tunables->setTunables(m_problem->baseline.tunables, m_problem->baseline.defaults());
     showWorkspace(Workspace::Editor);
     m_fitRightPane = true; // once the first report is in and the window has its size
@@ -293,7 +307,7 @@ void MainWindow::analyseNow()
     AnalysisRequest request;
     request.problem = m_problem;
     request.source = toStdString(m_editor->source());
-    request.fileName = m_problem->baseline.fileName;
+    request.fileName = m_problem->candidateFileName();
     request.tunables = m_tunables->values();
     m_scheduler->request(std::move(request));
 }
@@ -452,7 +466,7 @@ void MainWindow::updateProblemHeader()
     //: line above the editor; %1 problem name, %2 target architecture, %3 candidate file, %4 main sizes
     m_problemHeader->setText(tr("<b>%1</b> · %2 · <tt>%3</tt> · main sizes: %4")
                                  .arg(toQString(m_problem->name).toHtmlEscaped(), toQString(m_problem->arch),
-                                     QFileInfo(toQString(m_problem->baseline.fileName)).fileName().toHtmlEscaped(),
+                                     QFileInfo(toQString(m_problem->candidateFileName())).fileName().toHtmlEscaped(),
                                      sizes.join(QStringLiteral(", ")).toHtmlEscaped()));
     m_problemHeader->setToolTip(toQString(m_problem->description));
 }

@@ -347,6 +347,13 @@ double Problem::flops(const SizeSet& sizes) const
     return flopsExpression.empty() ? 0.0 : evaluate(flopsExpression, sizes.symbols(), file.string(), "flops");
 }
 
+std::string Problem::candidateFileName() const
+{
+    if (hasBaselineKernel())
+        return baseline.fileName;
+    return (dir / (language() == CandidateLanguage::Triton ? "kernel.py" : "kernel.cu")).string();
+}
+
 Problem parseProblem(const std::string& text, const std::filesystem::path& path)
 {
     const std::string file = path.string();

@@ -87,6 +87,9 @@ struct Problem {
     // The language candidates are written in: the baseline's (a .py baseline is Triton), else the
     // problem's preferred one.
     CandidateLanguage language() const { return hasBaselineKernel() ? baseline.language : preferredLanguage; }
+    // The file name a candidate written for this problem goes by: the baseline's, else kernel.py or
+    // kernel.cu (by language) in the problem's folder.
+    std::string candidateFileName() const;
 
     std::string bytesExpression;
     std::string flopsExpression;
