@@ -14,19 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${OUT:-$ROOT/gpu-compute-out}
 mkdir -p "$OUT/findings-dumps"
-CUDA_LIBS=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64
-if [[ ! -x .gpu/bin/kernelloop-runner && -f .gpu-pack/gpu.tar.xz ]]; then xz -dc .gpu-pack/gpu.tar.xz | tar -xf -; fi
-if [[ -x .gpu/bin/kernelloop-runner ]]; then
-    BIN=$ROOT/.gpu/bin
-    export LD_LIBRARY_PATH=$ROOT/.gpu/lib:$CUDA_LIBS:${LD_LIBRARY_PATH:-}
-else
-    BIN=${BIN:-$ROOT/build-gpu/bin}
-    export LD_LIBRARY_PATH=$CUDA_LIBS:${LD_LIBRARY_PATH:-}
-fi
-[[ -x "$BIN/kernelloop-cli" ]] || BIN=$(dirname "$(find "$ROOT/build-gpu" -type f -name kernelloop-cli -perm -u+x | head -1)")
-export KL_RUNNER=$BIN/kernelloop-runner KL_SOURCE_DIR=$ROOT KL_PYTHON=${KL_PYTHON:-python3} PYTHONUNBUFFERED=1 \
-    KL_TRITON_HELPER=$ROOT/python/kernelloop/triton_aot.py \
-    KL_REFERENCE_WORKER=$ROOT/python/kernelloop/torch_reference_worker.py
+source "$ROOT/scripts/gpu-env.sh"
 echo "binaries: $BIN" | tee "$OUT/log.txt"
 
 run() { # name problem candidate

@@ -16,16 +16,7 @@ BUDGET=${2:-4}
 OUT=${OUT:-$ROOT/gpu-first-kernel-out}
 mkdir -p "$OUT"
 WORK=$(mktemp -d)
-if [[ ! -x .gpu/bin/kernelloop-runner && -f .gpu-pack/gpu.tar.xz ]]; then
-    xz -dc .gpu-pack/gpu.tar.xz | tar -xf -
-fi
-BIN=$ROOT/.gpu/bin
-export LD_LIBRARY_PATH=$ROOT/.gpu/lib:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
-export KL_RUNNER=$BIN/kernelloop-runner KL_SOURCE_DIR=$ROOT KL_PYTHON=${KL_PYTHON:-python3} PYTHONUNBUFFERED=1 \
-    KL_TRITON_HELPER=$ROOT/python/kernelloop/triton_aot.py \
-    KL_REFERENCE_WORKER=$ROOT/python/kernelloop/torch_reference_worker.py \
-    KL_KERNELBENCH_HELPER=$ROOT/python/kernelloop/kernelbench_import.py \
-    KL_INDUCTOR_HELPER=$ROOT/python/kernelloop/inductor_kernel.py
+source "$ROOT/scripts/gpu-env.sh"
 echo "date $(date -u +%Y-%m-%dT%H:%MZ) commit $(cat .gpu/COMMIT 2>/dev/null) budget $BUDGET" | tee "$OUT/first-kernel.log"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader >>"$OUT/first-kernel.log" 2>&1
 

@@ -250,42 +250,36 @@ def _signature(source, name):
 
 
 def _fit(values, sizes):
-    """An expression over the size symbols equal to values[i] at sizes[i]: a constant, c * product of
-    symbols (each at most squared), found as import-kernelbench fits shapes. None when nothing fits."""
-    symbols = sorted(sizes[0].keys())
+    """An expression over the size symbols equal to values[i] at sizes[i]: a constant, or c times a product
+    of up to three symbols (a flattened 3-D tensor's numel; kernelbench_import's dim_expression fits one
+    dimension, at most two). None when nothing fits."""
     if all(v == values[0] for v in values):
         return str(values[0])
     import itertools
-    best = None
+    symbols = sorted(sizes[0].keys())
     for count in range(1, min(len(symbols), 3) + 1):
         for combo in itertools.combinations_with_replacement(symbols, count):
-            products = []
-            for s in sizes:
-                p = 1
-                for sym in combo:
-                    p *= s[sym]
-                products.append(p)
-            if any(p == 0 for p in products):
-                continue
-            if values[0] % products[0]:
+            products = [_product(s, combo) for s in sizes]
+            if 0 in products or values[0] % products[0]:
                 continue
             factor = values[0] // products[0]
             if factor and all(v == factor * p for v, p in zip(values, products)):
                 text = " * ".join(combo)
-                best = text if factor == 1 else "%d * %s" % (factor, text)
-                return best
-    return best
+                return text if factor == 1 else "%d * %s" % (factor, text)
+    return None
+
+
+def _product(sizes, symbols):
+    p = 1
+    for symbol in symbols:
+        p *= sizes[symbol]
+    return p
 
 
 def _pow2_values(chosen, configs, key, low, high):
-    seen = {c["kwargs"].get(key) for c in configs if c["kwargs"].get(key)}
-    seen.add(chosen)
-    values = set(v for v in seen if v)
-    v = low
-    while v <= high:
-        values.add(v)
-        v *= 2
-    return sorted(values)
+    """The powers of two from low to high, with the chosen value and every autotuning config's."""
+    values = {c["kwargs"].get(key) for c in configs} | {chosen} | {1 << i for i in range(64) if low <= 1 << i <= high}
+    return sorted(v for v in values if v)
 
 
 def convert(record, request):

@@ -17,10 +17,9 @@
 #include "tests/loop/loop_support.h"
 #include "tests/loop/scripted_model.h"
 
+#include "tests/kernelbench/kernelbench_cli.h"
 #include "tests/llm/golden_text.h"
 
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,18 +69,10 @@ std::string fixed()
 // The imported problem folder (kernelloop-cli import-kernelbench, no --baseline).
 QString importGelu(const QString& into)
 {
-    // Debian's python3 has PyTorch; the one on PATH may not (a pyenv).
-    QProcess cli;
-    auto environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("KL_PYTHON"), QStringLiteral("/usr/bin/python3"));
-    cli.setProcessEnvironment(environment);
-    cli.start(QStringLiteral(KL_CLI_PATH),
-        { QStringLiteral("import-kernelbench"), QStringLiteral(KL_SOURCE_DIR "/resources/kernelbench/gelu.py"),
-            QStringLiteral("-o"), into });
-    cli.waitForFinished(180000);
-    if (cli.exitCode() != 0)
-        qWarning("%s", cli.readAllStandardError().constData());
-    return cli.exitCode() == 0 ? into + QStringLiteral("/problem.json") : QString();
+    const auto run = kbtest::importKernelBench(QStringLiteral(KL_SOURCE_DIR "/resources/kernelbench/gelu.py"), into);
+    if (run.exitCode != 0)
+        qWarning("%s", qPrintable(run.err));
+    return run.exitCode == 0 ? into + QStringLiteral("/problem.json") : QString();
 }
 
 std::string userPrompt(const kl::test::SeenRequest& r)
