@@ -48,7 +48,7 @@ void BandwidthChart::rebuild()
     series->setColor(QColor(0x6a, 0x3d, 0x9a));
     attach(series, m_yAxis);
     auto* ceiling = new QLineSeries(this);
-    const double last = m_session && !m_session->rows.empty() ? m_session->rows.back().index : 1;
+    const double last = std::max(1, lastIndex());
     ceiling->replace({ QPointF(0.5, 100), QPointF(last + 0.5, 100) });
     //: bandwidth chart legend: a device-to-device copy of the same bytes
     ceiling->setName(tr("same-size copy"));

@@ -128,9 +128,18 @@ void IterationChart::redraw()
 
 int IterationChart::iterationOfX(double x) const { return static_cast<int>(std::lround(x)); }
 
+int IterationChart::lastIndex() const
+{
+    if (!m_session)
+        return 0;
+    const int rows = m_session->rows.empty() ? 0 : m_session->rows.back().index;
+    const int figures = m_session->figures.empty() ? 0 : m_session->figures.back().index;
+    return std::max(rows, figures);
+}
+
 std::pair<double, double> IterationChart::xRange() const
 {
-    const double last = m_session && !m_session->rows.empty() ? m_session->rows.back().index : 1;
+    const double last = std::max(1, lastIndex());
     return { 0.5, last + 0.5 };
 }
 

@@ -66,6 +66,9 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
 
     QValueAxis* iterationAxis() const { return m_xAxis; }
+    // The last iteration the session value knows of, from its rows or its figures: the two are read
+    // apart, and a live session's figures may already hold an iteration its rows do not (0: none).
+    int lastIndex() const;
     const figures::SizeFigures* sizeOf(const figures::IterationFigures& figures) const;
     void setNote(const QString& note);
     void attach(QAbstractSeries* series, QAbstractAxis* yAxis);

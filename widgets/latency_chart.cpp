@@ -157,7 +157,7 @@ void LatencyChart::rebuild()
         high = std::max({ high, at->p80Us.value_or(*at->medianUs), at->baselineUs.value_or(high) });
     }
     if (!best.isEmpty())
-        best.append(QPointF(m_session->rows.back().index, *bestSoFar));
+        best.append(QPointF(lastIndex(), *bestSoFar));
     // The baseline is timed again in every job; one line at the median of those timings says the
     // same as a point per iteration, in two points instead of thousands.
     QList<QPointF> baseline;
@@ -202,7 +202,7 @@ void LatencyChart::rebuild()
     for (const auto& [category, lane] : m_lanes) {
         const QList<QPointF>& points = failed[category];
         // A few pixels wide at any length; neighbours that touch merge, so the path never overlaps itself.
-        const double halfWidth = std::max(0.3, 0.004 * m_session->rows.back().index);
+        const double halfWidth = std::max(0.3, 0.004 * lastIndex());
         QList<QPointF> boxes;
         boxes.reserve(points.size() * 4);
         auto close = [&](double from, double to) {

@@ -1,0 +1,64 @@
+// Issue 28, the widgets on their own: what a first-contact test on a real screen found broken.
+#include "widgets/charts_panel.h"
+#include "widgets/iteration_selection.h"
+#include "widgets/latency_chart.h"
+#include "widgets/session_view.h"
+
+#include <QTest>
+
+using namespace kl;
+using namespace kl::gui;
+
+namespace {
+
+figures::IterationFigures timed(int index, double medianUs)
+{
+    figures::IterationFigures f;
+    f.index = index;
+    f.status = "ok";
+    f.category = "passed";
+    f.passed = true;
+    figures::SizeFigures size;
+    size.size = "8192x4096";
+    size.medianUs = medianUs;
+    size.p20Us = medianUs * 0.99;
+    size.p80Us = medianUs * 1.01;
+    size.baselineUs = 100.0;
+    f.sizes.push_back(size);
+    return f;
+}
+
+} // namespace
+
+class TestRealScreenWidgets : public QObject {
+    Q_OBJECT
+private slots:
+    // A live session's rows and figures are read apart: the baseline can be committed between the
+    // two reads, so the figures hold an iteration the rows do not. The charts drew from rows.back()
+    // and crashed (SIGSEGV in LatencyChart::rebuild after a finished session, then a live start).
+    void chartsDrawFiguresAheadOfTheRows()
+    {
+        IterationSelection selection;
+        ChartsPanel panel(&selection);
+        panel.resize(800, 500);
+        panel.show();
+        auto view = std::make_shared<SessionView>();
+        view->session.id = 2;
+        view->figures = { timed(1, 80.0) };
+        auto failed = figures::IterationFigures();
+        failed.index = 2;
+        failed.status = "failed";
+        failed.category = "wrong-result";
+        view->figures.push_back(failed);
+        view->sizes = figures::timedSizes(view->figures);
+        selection.setSession(view, {});
+        LatencyChart* latency = panel.latency();
+        QVERIFY(latency);
+        latency->redraw();
+        QCOMPARE(latency->failedCategories(), QStringList { QStringLiteral("wrong-result") });
+        QCOMPARE(latency->baselineValue(), std::optional<double>(100.0));
+    }
+};
+
+QTEST_MAIN(TestRealScreenWidgets)
+#include "test_real_screen_widgets.moc"
