@@ -57,7 +57,10 @@ void PythonWorker::start()
 {
     const auto started = Clock::now();
     const std::string python = pythonExecutable();
-    const std::string script = pythonHelperPath("torch_reference_worker.py", "KL_REFERENCE_WORKER").string();
+    const auto helper = pythonHelperPath("torch_reference_worker.py", "KL_REFERENCE_WORKER");
+    if (!std::filesystem::is_regular_file(helper))
+        workerFailure("cannot start: " + missingHelperMessage(helper, "KL_REFERENCE_WORKER"));
+    const std::string script = helper.string();
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
         workerFailure(std::string("cannot start: pipe: ") + std::strerror(errno));

@@ -25,6 +25,7 @@ enum class CompileErrorKind {
     TooLarge, // source over the size limit
     MissingKernel, // a launch names a kernel the source does not define
     NeedsTriton, // a Triton candidate where Python or Triton is missing
+    MissingHelper, // the installation lacks python/kernelloop/triton_aot.py
     Other,
 };
 const char* compileErrorKindName(CompileErrorKind kind); // "syntax", "undeclared-identifier", ...

@@ -105,6 +105,8 @@ const char* compileErrorKindName(CompileErrorKind kind)
         return "missing-kernel";
     case CompileErrorKind::NeedsTriton:
         return "needs-triton";
+    case CompileErrorKind::MissingHelper:
+        return "missing-helper";
     case CompileErrorKind::Other:
         return "other";
     }

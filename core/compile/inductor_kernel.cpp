@@ -128,8 +128,7 @@ InductorKernel inductorKernel(const Problem& problem, std::chrono::seconds limit
     const auto request = inductorRequest(problem);
     const auto helper = pythonHelperPath("inductor_kernel.py", "KL_INDUCTOR_HELPER");
     if (!std::filesystem::is_regular_file(helper))
-        throw Error("inductor.missing-helper", helper.string(), {},
-            "the helper inductor_kernel.py is missing (set KL_INDUCTOR_HELPER)");
+        throw Error("inductor.missing-helper", helper.string(), {}, missingHelperMessage(helper, "KL_INDUCTOR_HELPER"));
     const auto run = runPythonTool(pythonExecutable(), helper, request, limit);
     if (!run.started)
         throw Error("inductor.needs-inductor", problem.file.string(), {},

@@ -12,9 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
-#ifndef KL_SOURCE_DIR
-#define KL_SOURCE_DIR ""
-#endif
+// KL_SOURCE_DIR and KL_BINARY_DIR are defined only where KL_SOURCE_FALLBACK is on (development builds).
 
 namespace kl {
 
@@ -47,18 +45,30 @@ std::filesystem::path pythonHelperPath(const std::string& fileName, const char* 
     const fs::path relative = fs::path("python") / "kernelloop" / fileName;
     std::error_code error;
     const fs::path exe = fs::read_symlink("/proc/self/exe", error);
-    std::vector<fs::path> places;
-    if (!error) {
-        places.push_back(exe.parent_path().parent_path() / relative);
-        places.push_back(exe.parent_path().parent_path() / "share" / "kernelloop" / relative);
-    }
-    if (*KL_SOURCE_DIR)
+    if (error)
+        return fs::path("/usr/share/kernelloop") / relative;
+    const fs::path prefix = exe.parent_path().parent_path();
+    // Installed (PREFIX/bin beside PREFIX/share/kernelloop), or a relocatable folder (bin/ beside python/).
+    std::vector<fs::path> places { prefix / "share" / "kernelloop" / relative, prefix / relative };
+#if defined(KL_SOURCE_DIR) && defined(KL_BINARY_DIR)
+    // Development only: a program run from the build tree it was built in reads the source tree. An
+    // installed copy never does, so a test of the installed package sees what the package holds.
+    const fs::path build = fs::weakly_canonical(KL_BINARY_DIR, error);
+    const fs::path inside = exe.lexically_relative(build);
+    if (!error && !inside.empty() && *inside.begin() != "..")
         places.push_back(fs::path(KL_SOURCE_DIR) / relative);
-    places.push_back(fs::current_path(error) / relative);
+#endif
     for (const auto& place : places)
         if (fs::is_regular_file(place, error))
             return place;
-    return places.back();
+    return places.front();
+}
+
+std::string missingHelperMessage(const std::filesystem::path& helper, const char* envVariable)
+{
+    return "KernelLoop's helper " + helper.string()
+        + " is missing: this installation is incomplete (reinstall the kernelloop package, or set " + envVariable
+        + " to the helper)";
 }
 
 PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,

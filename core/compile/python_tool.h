@@ -21,9 +21,13 @@ struct PythonToolRun {
     double millis = 0.0;
 };
 
-// Where one of our helpers is: $ENV_VARIABLE, else python/kernelloop/FILE beside the executable's
-// folder (../python, ../share/kernelloop/python), in the source tree, or under the working folder.
+// Where one of our helpers is: $ENV_VARIABLE, else python/kernelloop/FILE relative to the executable
+// (../share/kernelloop/python, ../python); in development builds (KL_SOURCE_FALLBACK) also the source
+// tree, for a program run from its own build tree only. Not found: the first of those places.
 std::filesystem::path pythonHelperPath(const std::string& fileName, const char* envVariable);
+// "KernelLoop's helper PATH is missing: this installation is incomplete (...)": a missing helper is
+// a broken installation, never a missing PyTorch or Triton.
+std::string missingHelperMessage(const std::filesystem::path& helper, const char* envVariable);
 // The Python that runs the helpers: $KL_PYTHON, else "python3".
 std::string pythonExecutable();
 

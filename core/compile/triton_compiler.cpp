@@ -381,8 +381,8 @@ CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOp
     }
     const auto helper = tritonHelperPath();
     if (!std::filesystem::is_regular_file(helper))
-        return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,
-            "needs Triton: the helper " + helper.string() + " is missing (set KL_TRITON_HELPER)");
+        return failed(
+            CompileErrorKind::MissingHelper, candidate.fileName, 0, missingHelperMessage(helper, "KL_TRITON_HELPER"));
     const PythonToolRun run = runPythonTool(pythonExecutable(), helper, request, std::chrono::minutes(3));
     if (!run.started)
         return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,

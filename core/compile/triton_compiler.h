@@ -49,7 +49,7 @@ CompileErrorKind classifyTritonError(const std::string& exception, const std::st
 std::filesystem::path tritonHelperPath();
 
 // The whole compile: request, helper, reply. Never throws for a bad candidate; a missing Python or
-// Triton is CompileErrorKind::NeedsTriton.
+// Triton is CompileErrorKind::NeedsTriton, a missing helper CompileErrorKind::MissingHelper.
 CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOptions& options);
 
 } // namespace kl

@@ -35,7 +35,7 @@ json introspect(const KernelBenchImport& o)
 {
     const auto helper = pythonHelperPath("kernelbench_import.py", "KL_KERNELBENCH_HELPER");
     if (!fs::is_regular_file(helper))
-        refuse("needs-pytorch", o.file, "the helper " + helper.string() + " is missing (set KL_KERNELBENCH_HELPER)");
+        refuse("missing-helper", o.file, missingHelperMessage(helper, "KL_KERNELBENCH_HELPER"));
     const json request = { { "file", fs::absolute(o.file).string() } };
     const auto run = runPythonTool(pythonExecutable(), helper, request.dump(), std::chrono::seconds(o.timeoutSeconds));
     if (!run.started)

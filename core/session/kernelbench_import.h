@@ -29,7 +29,8 @@ struct ImportedProblem {
     std::vector<std::pair<std::string, std::string>> droppedFuzz; // size set (JSON), why it was left out
 };
 
-// Throws kl::Error "kernelbench.<kind>": no-file, exists, cannot-write, needs-pytorch, timeout,
+// Throws kl::Error "kernelbench.<kind>": no-file, exists, cannot-write, missing-helper (the
+// installation lacks python/kernelloop/kernelbench_import.py), needs-pytorch, timeout,
 // helper-died, random-ops, data-dependent, forward-failed, ... with the helper's message; and the
 // problem's own categories when what was written does not load.
 ImportedProblem importKernelBench(const KernelBenchImport& options);

@@ -113,6 +113,22 @@ private slots:
         QVERIFY2(run.err.contains(QStringLiteral("[kernelbench.no-file]")), qPrintable(run.err));
     }
 
+    // A missing helper is a broken installation, not a missing PyTorch (issue 30: an installed package
+    // without python/kernelloop said "needs-pytorch").
+    void missingHelper()
+    {
+        const QString file = QStringLiteral(KL_SOURCE_DIR "/resources/kernelbench/gelu.py");
+        QTemporaryDir tmp;
+        qputenv("KL_KERNELBENCH_HELPER", "/nonexistent/kernelbench_import.py");
+        const auto run = importKernelBench(file, tmp.path() + QStringLiteral("/a"));
+        qunsetenv("KL_KERNELBENCH_HELPER");
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(QStringLiteral("[kernelbench.missing-helper]")), qPrintable(run.err));
+        QVERIFY2(
+            run.err.contains(QStringLiteral("/nonexistent/kernelbench_import.py is missing")), qPrintable(run.err));
+        QVERIFY2(!run.err.contains(QStringLiteral("PyTorch")), qPrintable(run.err));
+    }
+
     // No interpreter at all, and an interpreter whose `import torch` fails: both "needs PyTorch".
     void needsPyTorch()
     {

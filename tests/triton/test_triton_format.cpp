@@ -406,6 +406,14 @@ private slots:
         qunsetenv("KL_PYTHON");
         QCOMPARE(missing.kind, CompileErrorKind::NeedsTriton);
         QVERIFY2(missing.summary.find("/nonexistent/python3") != std::string::npos, missing.summary.c_str());
+        // A missing helper is a broken installation, not a missing Triton.
+        qputenv("KL_TRITON_HELPER", "/nonexistent/triton_aot.py");
+        const CompileResult noHelper = compileCandidate(p.baseline, options);
+        qunsetenv("KL_TRITON_HELPER");
+        QCOMPARE(QString::fromLatin1(compileErrorKindName(noHelper.kind)), QStringLiteral("missing-helper"));
+        QVERIFY2(noHelper.summary.find("/nonexistent/triton_aot.py is missing") != std::string::npos,
+            noHelper.summary.c_str());
+        QVERIFY2(noHelper.summary.find("needs Triton") == std::string::npos, noHelper.summary.c_str());
     }
 };
 
