@@ -11,6 +11,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QPixmap>
@@ -20,64 +21,110 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <string_view>
 
 namespace {
 
 // A screenshot run gives up after this long without an analysis (e.g. a wedged compiler).
 constexpr int kScreenshotTimeoutMillis = 120000;
 
-void installTranslators(QApplication& app)
+void installTranslators(QCoreApplication& app)
 {
     auto* qtTranslator = new QTranslator(&app);
     if (qtTranslator->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
             QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        QApplication::installTranslator(qtTranslator);
+        QCoreApplication::installTranslator(qtTranslator);
     // English is the fallback: its file holds the plural forms the source text writes as "(s)".
     auto* translator = new QTranslator(&app);
     if (translator->load(QLocale(), QStringLiteral("kernelloop"), QStringLiteral("_"), QStringLiteral(":/i18n"))
         || translator->load(QStringLiteral(":/i18n/kernelloop_en")))
-        QApplication::installTranslator(translator);
+        QCoreApplication::installTranslator(translator);
+}
+
+void setIdentity(QCoreApplication& app)
+{
+    QCoreApplication::setApplicationName(QStringLiteral("KernelLoop"));
+    QCoreApplication::setOrganizationName(QStringLiteral("KernelLoop"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(KL_VERSION));
+    installTranslators(app);
+}
+
+// The command line; built once an application object exists (the texts are translated).
+struct CommandLine {
+    QCommandLineParser parser;
+    const QCommandLineOption db { QStringLiteral("db"),
+        QCoreApplication::translate(
+            "main", "The session store to review (default: $KERNELLOOP_DB or the default store)."),
+        QCoreApplication::translate("main", "store") };
+    const QCommandLineOption screenshot { QStringLiteral("screenshot"),
+        QCoreApplication::translate(
+            "main", "Save a PNG of the window once the first analysis (or session) is shown, then quit."),
+        QCoreApplication::translate("main", "file") };
+    // For screenshots of each state of the review workspace.
+    const QCommandLineOption iteration { QStringLiteral("iteration"),
+        QCoreApplication::translate("main", "Select this iteration of the opened session."), QStringLiteral("N") };
+    const QCommandLineOption inspector { QStringLiteral("inspector"),
+        QCoreApplication::translate("main", "Show this inspector tab (Source, Diff, Verification, Metrics, ...)."),
+        QStringLiteral("tab") };
+    const QCommandLineOption chart { QStringLiteral("chart"),
+        QCoreApplication::translate("main", "Show this chart tab (Latency, Bandwidth, ...)."), QStringLiteral("tab") };
+    const QCommandLineOption history { QStringLiteral("history"),
+        QCoreApplication::translate("main", "Show the history as this tab (Iterations or Proposal tree)."),
+        QStringLiteral("tab") };
+
+    CommandLine()
+    {
+        parser.setApplicationDescription(
+            QCoreApplication::translate("main", "A workbench for closed-loop CUDA kernel optimisation."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(QStringLiteral("file"),
+            QCoreApplication::translate(
+                "main", "A problem file (problem.json), a store or a recorded .klsession to open."),
+            QStringLiteral("[file]"));
+        parser.addOptions({ db, screenshot, iteration, inspector, chart, history });
+    }
+};
+
+// --help and --version only print: they must work where no display is (an ssh session, a package
+// check), so they are answered before a QApplication opens the window system.
+bool onlyPrints(int argc, char* argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view argument = argv[i];
+        if (argument == "--")
+            return false;
+        if (argument == "-h" || argument == "-?" || argument == "--help" || argument == "--help-all" || argument == "-v"
+            || argument == "--version")
+            return true;
+    }
+    return false;
 }
 
 } // namespace
 
 int main(int argc, char* argv[])
 {
+    if (onlyPrints(argc, argv)) {
+        QCoreApplication console(argc, argv);
+        setIdentity(console);
+        CommandLine line;
+        line.parser.process(console); // prints, then exits (0, or 1 for a bad option)
+        return 1;
+    }
     QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("KernelLoop"));
-    QApplication::setOrganizationName(QStringLiteral("KernelLoop"));
-    QApplication::setApplicationVersion(QStringLiteral(KL_VERSION));
+    setIdentity(app);
     QApplication::setDesktopFileName(QStringLiteral(KL_APP_ID));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/kernelloop.png")));
-    installTranslators(app);
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QApplication::translate("main", "A workbench for closed-loop CUDA kernel optimisation."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"),
-        QApplication::translate("main", "A problem file (problem.json), a store or a recorded .klsession to open."),
-        QStringLiteral("[file]"));
-    const QCommandLineOption dbOption(QStringLiteral("db"),
-        QApplication::translate("main", "The session store to review (default: $KERNELLOOP_DB or the default store)."),
-        QApplication::translate("main", "store"));
-    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
-        QApplication::translate(
-            "main", "Save a PNG of the window once the first analysis (or session) is shown, then quit."),
-        QApplication::translate("main", "file"));
-    // For screenshots of each state of the review workspace.
-    const QCommandLineOption iterationOption(QStringLiteral("iteration"),
-        QApplication::translate("main", "Select this iteration of the opened session."), QStringLiteral("N"));
-    const QCommandLineOption inspectorOption(QStringLiteral("inspector"),
-        QApplication::translate("main", "Show this inspector tab (Source, Diff, Verification, Metrics, ...)."),
-        QStringLiteral("tab"));
-    const QCommandLineOption chartOption(QStringLiteral("chart"),
-        QApplication::translate("main", "Show this chart tab (Latency, Bandwidth, ...)."), QStringLiteral("tab"));
-    const QCommandLineOption historyOption(QStringLiteral("history"),
-        QApplication::translate("main", "Show the history as this tab (Iterations or Proposal tree)."),
-        QStringLiteral("tab"));
-    parser.addOptions({ dbOption, screenshotOption, iterationOption, inspectorOption, chartOption, historyOption });
+    CommandLine line;
+    QCommandLineParser& parser = line.parser;
+    const QCommandLineOption& dbOption = line.db;
+    const QCommandLineOption& screenshotOption = line.screenshot;
+    const QCommandLineOption& iterationOption = line.iteration;
+    const QCommandLineOption& inspectorOption = line.inspector;
+    const QCommandLineOption& chartOption = line.chart;
+    const QCommandLineOption& historyOption = line.history;
     parser.process(app);
 
     kl::gui::MainWindow window;
