@@ -90,8 +90,12 @@ void computeCeiling(Context& c)
     f.evidence["pct_of_peak"] = pct;
     f.evidence["tflops"] = *tflops;
     f.evidence["peak_tflops"] = c.t.peakTflops;
+    // A kernel already issuing MMAs is told how to feed them, not to start using them.
+    const bool issuesMma = c.t.tensorInstructions && c.t.tensorInstructions->count > 0;
     f.directions = { "more independent math per thread (ILP) and fewer address and control instructions",
-        "use the wider pipes: packed half2 FMA, tensor cores" };
+        issuesMma ? "feed the tensor cores: larger tiles staged through shared memory, more pipeline stages, "
+                    "fragments reused across several MMAs"
+                  : "use the wider pipes: packed half2 FMA, tensor cores" };
     f.tunerHints = { hint::kMoreIlp, hint::kMoreWorkPerThread, hint::kLargerTiles };
 }
 

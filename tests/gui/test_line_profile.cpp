@@ -337,7 +337,7 @@ private slots:
     void rooflineDrawsTheMeasuredTensorCeiling()
     {
         auto reply
-            = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/findings/gemm-tiled-sol-synthetic.json"));
+            = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/findings/gemm-tiled-sol-h200.json"));
         reply["device"]["tensor_fp16_tflops"] = 635.4;
         reply["device"]["tensor_fp16_clock_mhz"] = 1980.0;
         auto detail = std::make_shared<store::IterationDetail>();

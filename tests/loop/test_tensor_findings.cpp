@@ -87,7 +87,7 @@ private Q_SLOTS:
     // result cache, where no compile report is at hand. Both must say it from the code.
     void cudaCoreGemmIssuedNoTensorInstructions()
     {
-        const QString db = evaluated(QStringLiteral("baseline.cu"), "gemm-tiled-sol-synthetic.json",
+        const QString db = evaluated(QStringLiteral("baseline.cu"), "gemm-tiled-sol-h200.json",
             { "KL_MODEL_RUNNER_METRICS", kTensorPipeBusy });
         QVERIFY2(!db.isEmpty(), qPrintable(m_output));
         QString messages;
@@ -104,7 +104,7 @@ private Q_SLOTS:
     // The runner's measured tensor ceiling, recorded with the device, beside the theoretical one.
     void historyAndShowGiveTheMeasuredTensorCeiling()
     {
-        const QString db = evaluated(QStringLiteral("baseline.cu"), "gemm-tiled-sol-synthetic.json",
+        const QString db = evaluated(QStringLiteral("baseline.cu"), "gemm-tiled-sol-h200.json",
             { "KL_MODEL_RUNNER_TENSOR_TFLOPS", "635.4" });
         QVERIFY2(!db.isEmpty(), qPrintable(m_output));
         const QString line = QStringLiteral(
@@ -125,7 +125,7 @@ private Q_SLOTS:
     // The WMMA candidate's PTX holds wmma.mma: the tensor pipe's figure is the finding, whatever ran.
     void wmmaGemmIsReadByItsTensorPipe()
     {
-        const QString db = evaluated(QStringLiteral("wmma.cu"), "gemm-wmma-sol-synthetic.json",
+        const QString db = evaluated(QStringLiteral("wmma.cu"), "gemm-wmma-sol-h200.json",
             { "KL_MODEL_RUNNER_METRICS", "sm__inst_executed_pipe_tensor.sum=0" });
         QVERIFY2(!db.isEmpty(), qPrintable(m_output));
         QString messages;
