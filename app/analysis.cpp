@@ -5,23 +5,6 @@
 
 namespace kl::gui {
 
-namespace {
-
-// The declared tunables with the engineer's values where they are still valid: the editor may
-// just have removed a tunable or narrowed its set.
-TunableValues applicableValues(const Candidate& candidate, const TunableValues& requested)
-{
-    TunableValues values = candidate.defaults();
-    for (const auto& [name, value] : requested) {
-        const Tunable* tunable = candidate.tunable(name);
-        if (tunable && std::find(tunable->values.begin(), tunable->values.end(), value) != tunable->values.end())
-            values[name] = value;
-    }
-    return values;
-}
-
-} // namespace
-
 std::shared_ptr<const AnalysisOutcome> analyse(const AnalysisRequest& request)
 {
     const auto start = std::chrono::steady_clock::now();
@@ -33,7 +16,9 @@ std::shared_ptr<const AnalysisOutcome> analyse(const AnalysisRequest& request)
         const Problem& problem = *request.problem;
         auto candidate = std::make_shared<const Candidate>(parseCandidate(request.source, request.fileName));
         outcome->candidate = candidate;
-        outcome->tunables = applicableValues(*candidate, request.tunables);
+        // The declared tunables with the engineer's values where they are still valid: the editor may
+        // just have removed a tunable or narrowed its set.
+        outcome->tunables = candidate->applicable(request.tunables);
 
         CompileOptions options;
         options.arch = problem.arch;

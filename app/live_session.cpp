@@ -1,12 +1,7 @@
 #include "app/live_session.h"
 
 #include "app/api_keys.h"
-#include "core/loop/tuning_session.h"
 #include "core/model/error.h"
-#include "core/model/problem.h"
-#include "core/pool/runner_endpoint.h"
-#include "core/runnerclient/runner_client.h"
-#include "core/store/store.h"
 
 #include <QTimer>
 
@@ -43,11 +38,8 @@ LiveSession::LiveSession(QObject* parent)
 
 LiveSession::~LiveSession()
 {
-    m_cancel.store(true);
-    if (m_gate)
-        m_gate->close("the window was closed");
-    if (m_proposer)
-        m_proposer->wake();
+    if (m_runner)
+        m_runner->stop("the window was closed");
     joinWorker();
 }
 
@@ -64,23 +56,39 @@ bool LiveSession::start(LiveSessionSetup setup)
         return false;
     }
     joinWorker();
-    m_cancel.store(false);
-    m_runnerPid.store(-1);
     m_countedTokens = 0;
     m_streamedChars = 0;
     m_tokensDirty = m_estimateDirty = false;
     m_sessionId = 0;
     m_budget = setup.only ? 1 : setup.recipe.budget;
-    m_pendingExtension = 0;
     m_iterations.clear();
     m_lastError.clear();
     m_status.clear();
     m_storePath = QString::fromStdString(setup.storePath);
-    m_gate = std::make_shared<GuiReviewGate>();
+
+    session::SessionSetup s;
+    s.recipe = std::move(setup.recipe);
+    s.store = setup.storePath;
+    s.localRunner = setup.runnerPath;
+    s.only = std::move(setup.only);
+    s.onlyTunables = std::move(setup.onlyTunables);
+    s.appendTo = setup.appendTo;
     // On the loop's thread, after the proposal's streamed text was posted: the usage follows it in order.
-    m_proposer = std::make_shared<LiveProposer>([this](std::int64_t n) { post({ nullptr, std::nullopt, false, n }); });
+    s.tokens = [this](std::int64_t n) { post({ nullptr, std::nullopt, false, n }); };
+    std::optional<std::string> failure; // told as the session's end, as a failure while it runs would be
+    try {
+        if (!s.only && s.recipe.proposer != session::ProposerChoice::Tuner)
+            s.llm = endpointFor(s.recipe.llm, std::move(setup.apiKey));
+    } catch (const Error& e) {
+        failure = "[" + e.category() + "] " + e.message();
+    }
+    setup.apiKey.clear();
+    m_runner = std::make_shared<session::SessionRunner>(std::move(s));
+    m_runner->events().subscribe([this](const std::shared_ptr<const LoopEvent>& e) {
+        post({ e, std::nullopt, false });
+    });
     m_running = true;
-    m_worker = std::thread([this, setup = std::move(setup)]() mutable { work(std::move(setup)); });
+    m_worker = std::thread([this, runner = m_runner, failure] { work(runner, failure); });
     return true;
 }
 
@@ -97,85 +105,18 @@ void LiveSession::post(Arrival arrival)
         QMetaObject::invokeMethod(this, &LiveSession::drain, Qt::QueuedConnection);
 }
 
-void LiveSession::work(LiveSessionSetup setup)
+void LiveSession::work(std::shared_ptr<session::SessionRunner> runner, std::optional<std::string> failure)
 {
-    const auto post = [this](Arrival arrival) { this->post(std::move(arrival)); };
-    const auto gate = m_gate;
-    const auto proposer = m_proposer;
     try {
-        const auto& recipe = setup.recipe;
-        const Problem problem = session::loadRecipeProblem(recipe);
-        auto store = store::Store::open(setup.storePath);
-        auto config = session::loopConfig(recipe);
-        if (setup.only)
-            config.proposerDetail = "human";
-        // The recipe's runners as the CLI makes them (bad endpoints fail before anything starts);
-        // none named: the local runner of recipe.device, held here so its pid can be shown.
-        const bool named = !recipe.runners.empty() || !recipe.runnersFile.empty();
-        std::unique_ptr<RunnerClient> local;
-        std::unique_ptr<pool::RunnerPool> runners;
-        if (named) {
-            auto options = session::poolOptions(recipe, setup.runnerPath);
-            options.endpoints.base.defaultJobTimeout = config.jobTimeout;
-            runners = std::make_unique<pool::RunnerPool>(session::runnerEndpoints(recipe), options);
-        } else {
-            RunnerConfig rc;
-            rc.deviceIndex = recipe.device;
-            rc.defaultJobTimeout = config.jobTimeout;
-            local = std::make_unique<RunnerClient>(pool::runnerStartedBy(setup.runnerPath, rc)); // a path or a command
-            runners = std::make_unique<pool::RunnerPool>(*local, "local:" + std::to_string(recipe.device));
-        }
-        TuningSession session(problem, store, *runners, config);
-        std::atomic<pid_t>* pid = &m_runnerPid;
-        RunnerClient* client = local.get();
-        const int handle = session.events().subscribe([post, pid, client](const std::shared_ptr<const LoopEvent>& e) {
-            // Only here: later events may come from a runner's own thread while it holds the client
-            // (pid() would wait for the job), and text from an LLM stream's thread.
-            if (client && std::holds_alternative<SessionStarted>(*e))
-                pid->store(client->pid());
-            post({ e, std::nullopt, false });
-        });
-        if (!setup.only) {
-            std::optional<EndpointConfig> endpoint;
-            if (recipe.proposer != session::ProposerChoice::Tuner)
-                endpoint = endpointFor(recipe.llm, std::move(setup.apiKey));
-            proposer->setInner(session::withStart(recipe, problem,
-                session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, session.eventStream())));
-        }
-        setup.apiKey.clear();
-        if (recipe.mode == LoopMode::Review)
-            session.setReviewGate(gate.get());
-        {
-            std::lock_guard lock(m_sessionMutex);
-            m_session = &session;
-            m_pool = runners.get();
-            m_lastPoolStatus.clear();
-            session.extendBudget(m_pendingExtension); // asked for before the loop began
-        }
-        struct Detach { // the GUI thread must not reach the session once it is gone
-            LiveSession* self;
-            ~Detach()
-            {
-                std::lock_guard lock(self->m_sessionMutex);
-                self->m_session = nullptr;
-                if (self->m_pool)
-                    self->m_lastPoolStatus = self->m_pool->status();
-                self->m_pool = nullptr;
-            }
-        } detach { this };
-        if (setup.only && setup.appendTo)
-            session.evaluateInto(setup.appendTo, *setup.only, setup.onlyTunables, &m_cancel);
-        else if (setup.only)
-            session.evaluateOne(*setup.only, setup.onlyTunables, &m_cancel);
+        if (failure)
+            post({ nullptr, failure, false });
         else
-            session.run(*proposer, &m_cancel);
-        session.events().unsubscribe(handle);
+            runner->run();
     } catch (const Error& e) {
         post({ nullptr, "[" + e.category() + "] " + e.message(), false });
     } catch (const std::exception& e) {
         post({ nullptr, std::string("[internal] ") + e.what(), false });
     }
-    m_runnerPid.store(-1);
     post({ nullptr, std::nullopt, true });
 }
 
@@ -281,19 +222,19 @@ void LiveSession::emitTokens()
 
 void LiveSession::setPaused(bool paused)
 {
-    if (m_proposer)
-        m_proposer->setPaused(paused);
+    if (m_runner)
+        m_runner->setPaused(paused);
 }
 
-bool LiveSession::paused() const { return m_proposer && m_proposer->paused(); }
+bool LiveSession::paused() const { return m_runner && m_runner->paused(); }
+
+pid_t LiveSession::runnerPid() const { return m_runner ? m_runner->localRunnerPid() : -1; }
 
 void LiveSession::stopNow()
 {
     if (!m_running)
         return;
-    m_cancel.store(true); // the runner client kills a job in flight within ~20 ms
-    m_gate->close("the engineer stopped the session");
-    m_proposer->wake();
+    m_runner->stop("the engineer stopped the session"); // the runner client kills a job in flight within ~20 ms
 }
 
 void LiveSession::extendBudget(int rounds)
@@ -301,36 +242,27 @@ void LiveSession::extendBudget(int rounds)
     if (rounds <= 0 || !m_running || m_budget <= 0)
         return;
     m_budget += rounds;
-    std::lock_guard lock(m_sessionMutex);
-    if (m_session)
-        m_session->extendBudget(rounds);
-    else
-        m_pendingExtension += rounds;
+    m_runner->extendBudget(rounds);
 }
 
-bool LiveSession::answerReview(ReviewDecision decision) { return m_gate && m_gate->answer(std::move(decision)); }
-
-bool LiveSession::reviewWaiting() const { return m_gate && m_gate->waiting(); }
-
-void LiveSession::evaluateCandidate(Candidate candidate, TunableValues tunables)
+bool LiveSession::answerReview(ReviewDecision decision)
 {
-    if (m_proposer)
-        m_proposer->addHumanCandidate(std::move(candidate), std::move(tunables));
+    return m_runner && m_runner->answerReview(std::move(decision));
+}
+
+bool LiveSession::reviewWaiting() const { return m_runner && m_runner->reviewWaiting(); }
+
+void LiveSession::evaluateCandidate(const Candidate& candidate, const TunableValues& tunables)
+{
+    if (m_runner)
+        m_runner->addCandidate(candidate, tunables);
 }
 
 std::vector<pool::RunnerStatus> LiveSession::poolStatus() const
 {
-    std::lock_guard lock(m_sessionMutex);
-    return m_pool ? m_pool->status() : m_lastPoolStatus;
+    return m_runner ? m_runner->poolStatus() : std::vector<pool::RunnerStatus> {};
 }
 
-bool LiveSession::continueFrom(int index)
-{
-    std::lock_guard lock(m_sessionMutex);
-    if (!m_session)
-        return false;
-    m_session->continueFrom(index);
-    return true;
-}
+bool LiveSession::continueFrom(int index) { return m_runner && m_runner->continueFrom(index); }
 
 } // namespace kl::gui

@@ -6,12 +6,12 @@
 // coalesced to at most ten updates a second; finished iterations and review requests are handed
 // on one by one, never dropped. Controls: pause after the current candidate, resume, stop now
 // (the runner is killed, the session ends cancelled, committed iterations stay), extend the
-// budget, answer a review, evaluate the engineer's kernel, continue from an iteration.
-#include "app/gui_review_gate.h"
-#include "app/live_proposer.h"
+// budget, answer a review, evaluate the engineer's kernel, continue from an iteration. The session
+// itself is core's (core/session/session_runner.h), as for the CLI: this is its adapter to the window.
 #include "core/loop/loop_events.h"
 #include "core/pool/runner_pool.h"
 #include "core/session/session_recipe.h"
+#include "core/session/session_runner.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -54,9 +54,9 @@ public:
     const QString& storePath() const { return m_storePath; }
     const QString& lastError() const { return m_lastError; } // "[category] message" of a failed start
     QString finalStatus() const { return m_status; } // "finished", "cancelled", "failed" once ended
-    pid_t runnerPid() const { return m_runnerPid.load(); } // -1 when none runs (or the recipe names runners)
+    pid_t runnerPid() const; // -1 when none runs (or the recipe names runners)
     // The runners of the session (one row per endpoint, as RunnerPool::status()): live while the
-    // loop runs, the last rows once it ended, empty before the first session. Any thread.
+    // loop runs, the last rows once it ended, empty before the first session. GUI thread.
     std::vector<pool::RunnerStatus> poolStatus() const;
 
     // Controls, from the GUI thread.
@@ -67,7 +67,8 @@ public:
     int budget() const { return m_budget; } // rounds after the baseline, extensions included (0: none)
     bool answerReview(ReviewDecision decision); // false when no proposal waits
     bool reviewWaiting() const;
-    void evaluateCandidate(Candidate candidate, TunableValues tunables); // into this session, next
+    // Into this session, next; its tunables applied by Candidate::withOverrides (throws kl::Error).
+    void evaluateCandidate(const Candidate& candidate, const TunableValues& tunables);
     // The running session's next round starts from its iteration `index` (the stored parent of the
     // next proposals). False when no loop runs.
     bool continueFrom(int index);
@@ -97,7 +98,7 @@ private:
     struct Inbox;
     struct Arrival;
     void post(Arrival arrival); // from the worker (or the loop's threads) to the GUI thread
-    void work(LiveSessionSetup setup);
+    void work(std::shared_ptr<session::SessionRunner> runner, std::optional<std::string> failure);
     void drain();
     void flushCoalesced();
     void emitTokens();
@@ -106,18 +107,11 @@ private:
 
     std::shared_ptr<Inbox> m_inbox;
     std::thread m_worker;
-    std::atomic<bool> m_cancel { false };
-    std::atomic<pid_t> m_runnerPid { -1 };
-    std::shared_ptr<GuiReviewGate> m_gate;
-    std::shared_ptr<LiveProposer> m_proposer; // set by the worker before the loop starts
-    mutable std::mutex m_sessionMutex;
-    TuningSession* m_session = nullptr; // while the loop runs, under m_sessionMutex
-    pool::RunnerPool* m_pool = nullptr; // while the loop runs, under m_sessionMutex
-    std::vector<pool::RunnerStatus> m_lastPoolStatus; // once it ended, under m_sessionMutex
+    // The last session's (set on the GUI thread by start(); its worker holds a copy while it runs).
+    std::shared_ptr<session::SessionRunner> m_runner;
     bool m_running = false;
     std::int64_t m_sessionId = 0;
     int m_budget = 0;
-    int m_pendingExtension = 0;
     QString m_storePath;
     QString m_lastError;
     QString m_status;

@@ -128,11 +128,7 @@ SessionController::SessionController(MainWindow* window)
     connect(m_reviewPanel, &ReviewPanel::runEditedRequested, this, [this] {
         try {
             auto edited = parseCandidate(toStdString(m_window->editor()->source()), "edited.cu");
-            TunableValues tunables; // the panel's values of the tunables the edited text declares
-            const TunableValues declared = edited.defaults();
-            for (const auto& [name, value] : m_window->tunablesPanel()->values())
-                if (declared.count(name))
-                    tunables[name] = value;
+            const TunableValues tunables = edited.applicable(m_window->tunablesPanel()->values());
             answer({ ReviewDecision::Kind::Replace, "edited by the engineer", {}, std::move(edited), tunables });
         } catch (const Error& e) {
             status(tr("The edited candidate cannot be used %1").arg(errorText(e)), true);
@@ -525,9 +521,9 @@ void SessionController::evaluateEditorKernel()
 {
     try {
         auto candidate = parseCandidate(toStdString(m_window->editor()->source()), "editor.cu");
-        const TunableValues tunables = m_window->tunablesPanel()->values();
+        const TunableValues tunables = candidate.applicable(m_window->tunablesPanel()->values());
         if (m_live->running()) {
-            m_live->evaluateCandidate(std::move(candidate), tunables);
+            m_live->evaluateCandidate(candidate, tunables);
             status(tr("The editor's kernel runs next in session %1").arg(m_live->sessionId()), false);
             return;
         }

@@ -1,5 +1,5 @@
-// kernelloop-cli tune / evaluate: the loop, headless. The flags become a session recipe
-// (core/session), which core turns into the loop's configuration and the proposer.
+// kernelloop-cli tune / evaluate: the loop, headless. The flags become a session recipe, which core's
+// session runner (core/session/session_runner.h) assembles and runs; this prints its events.
 #include "cli/cli_support.h"
 #include "cli/command.h"
 #include "cli/llm_options.h"
@@ -7,13 +7,8 @@
 #include "cli/tune_output.h"
 #include "core/pool/runner_endpoint.h"
 
-#include "core/loop/tuning_session.h"
 #include "core/model/error.h"
-#include "core/model/problem.h"
-#include "core/pool/runner_pool.h"
-#include "core/runnerclient/runner_client.h"
-#include "core/session/session_recipe.h"
-#include "core/store/store.h"
+#include "core/session/session_runner.h"
 
 #include <algorithm>
 #include <csignal>
@@ -50,9 +45,8 @@ void takeRunnerArgs(CommonOptions& o)
 }
 
 // One line per endpoint where the pool is more than one runner or something went wrong with one.
-void printPoolStatus(const pool::RunnerPool& pool)
+void printPoolStatus(const std::vector<pool::RunnerStatus>& status)
 {
-    const auto status = pool.status();
     const bool worth
         = status.size() > 1 || std::any_of(status.begin(), status.end(), [](const auto& s) { return s.faults > 0; });
     if (!worth)
@@ -106,37 +100,38 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
     cmd->add_flag("--no-cache", r.noCache, "evaluate again even when the same candidate was measured before");
 }
 
-// Makes the session's proposer once the session exists (an LLM proposer streams into its events).
-using ProposerFactory
-    = std::function<std::unique_ptr<Proposer>(const Problem& problem, const std::shared_ptr<LoopEvents>& events)>;
-
-// `one`: evaluate that candidate (in a session of its own, or as the next iteration of session `into`).
-int runSession(const CommonOptions& o, LoopConfig config, const ProposerFactory& makeProposer, const Candidate* one,
+// The session through core's session runner, its events printed. `one`: evaluate that candidate (in a
+// session of its own, or as the next iteration of session `into`); else the loop with `llm`'s endpoint.
+int runSession(const CommonOptions& o, const std::optional<EndpointConfig>& llm, const Candidate* one,
     const TunableValues& oneTunables, std::int64_t into = 0)
 {
     const auto& recipe = o.recipe;
-    const auto problem = session::loadRecipeProblem(recipe);
-    const auto endpoints = session::runnerEndpoints(recipe); // bad endpoints fail before anything starts
-    auto store = store::Store::open(storePath(recipe.db));
-    auto poolOptions = session::poolOptions(recipe, runnerPath(recipe.runner));
-    poolOptions.endpoints.base.defaultJobTimeout = config.jobTimeout;
-    pool::RunnerPool runners(endpoints, poolOptions); // stopped (Slurm allocations released) on every way out
+    session::SessionSetup setup;
+    setup.recipe = recipe;
+    setup.store = storePath(recipe.db);
+    setup.localRunner = runnerPath(recipe.runner);
+    setup.llm = llm;
+    if (one) {
+        setup.only = *one;
+        setup.onlyTunables = oneTunables;
+        setup.appendTo = into;
+    }
+    setup.cancel = &g_interrupted;
+    const bool json = o.json;
+    setup.note = [json](const std::string& note) { (json ? std::cerr : std::cout) << "note: " << note << "\n"; };
+    ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
+    if (recipe.mode == LoopMode::Review)
+        setup.reviewGate = &prompt;
 
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    TuneOutput output(std::cout, o.json, config.stop.maxIterations);
-    TuningSession session(problem, store, runners, config);
-    session.events().subscribe([&output](const std::shared_ptr<const LoopEvent>& e) { output.onEvent(*e); });
-    const auto proposer = makeProposer ? makeProposer(problem, session.eventStream()) : nullptr;
-    ReviewPrompt prompt(std::cin, std::cerr, &g_interrupted);
-    if (config.mode == LoopMode::Review)
-        session.setReviewGate(&prompt);
+    session::SessionRunner runner(std::move(setup));
+    TuneOutput output(std::cout, o.json, session::loopConfig(recipe).stop.maxIterations);
+    runner.events().subscribe([&output](const std::shared_ptr<const LoopEvent>& e) { output.onEvent(*e); });
     try {
-        const auto summary = one && into ? session.evaluateInto(into, *one, oneTunables, &g_interrupted)
-            : one                        ? session.evaluateOne(*one, oneTunables, &g_interrupted)
-                                         : session.run(*proposer, &g_interrupted);
+        const auto summary = runner.run();
         output.summary(summary);
-        printPoolStatus(runners);
+        printPoolStatus(runner.poolStatus());
         if (summary.cancelled)
             return Interrupted;
         if (into) // the session's baseline was measured when it ran
@@ -228,17 +223,7 @@ const CommandRegistration tune([](CLI::App& app) -> std::function<int()> {
             // Checked before the runner starts: a bad template folder fails at once.
             session::makeProposer(recipe, &*endpoint, nullptr);
         }
-        const bool json = o->json;
-        const ProposerFactory factory
-            = [recipe, endpoint, json](const Problem& problem, const std::shared_ptr<LoopEvents>& events) {
-                  std::vector<std::string> notes;
-                  auto proposer = session::withStart(
-                      recipe, problem, session::makeProposer(recipe, endpoint ? &*endpoint : nullptr, events), &notes);
-                  for (const auto& note : notes)
-                      (json ? std::cerr : std::cout) << "note: " << note << "\n";
-                  return proposer;
-              };
-        return runSession(*o, session::loopConfig(recipe), factory, nullptr, {});
+        return runSession(*o, endpoint, nullptr, {});
     };
 });
 
@@ -258,10 +243,7 @@ const CommandRegistration evaluate([](CLI::App& app) -> std::function<int()> {
     return [=]() {
         takeRunnerArgs(*o);
         const auto candidate = loadCandidate(*file);
-        const auto tunables = candidate.withOverrides(parseSets(*sets));
-        auto config = session::loopConfig(o->recipe);
-        config.proposerDetail = "human";
-        return runSession(*o, config, {}, &candidate, tunables, *into);
+        return runSession(*o, std::nullopt, &candidate, parseSets(*sets), *into);
     };
 });
 

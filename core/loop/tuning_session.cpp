@@ -543,7 +543,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
                 m_events->publish(IterationFinished { refused });
                 continue;
             }
-            if (m_config.mode == LoopMode::Review && m_gate) {
+            // The engineer's own candidates (Evaluate, Edit) are not reviewed: they wrote them.
+            if (m_config.mode == LoopMode::Review && m_gate && p.proposer != "human") {
                 phase(round, LoopPhase::Review, p.hypothesis);
                 m_events->publish(ReviewRequested { round, p, ctx.best, ctx.bestTunables });
                 const auto d = m_gate->review(p, ctx);

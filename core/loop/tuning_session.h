@@ -79,6 +79,9 @@ public:
     // Every observer subscribes here (the CLI's output, the GUI's live session); see loop_events.h.
     LoopEvents& events() { return *m_events; }
     const std::shared_ptr<LoopEvents>& eventStream() const { return m_events; } // for proposers' streamed text
+    // Publishes into `events` instead of its own stream (before run()): a session runner's, which its
+    // observers and its proposer's streamed text share before the loop exists.
+    void setEventStream(std::shared_ptr<LoopEvents> events) { m_events = std::move(events); }
     void setReviewGate(ReviewGate* gate) { m_gate = gate; }
 
     // Runs until a stop rule fires or `cancel` is set. Throws kl::Error("runner.no-device") when

@@ -432,18 +432,34 @@ TunableValues Candidate::defaults() const
     return values;
 }
 
+namespace {
+
+bool allows(const Tunable& t, std::int64_t value)
+{
+    return std::find(t.values.begin(), t.values.end(), value) != t.values.end();
+}
+
+} // namespace
+
 TunableValues Candidate::withOverrides(const TunableValues& overrides) const
 {
-    auto values = defaults();
     for (const auto& [name, value] : overrides) {
         const auto* t = tunable(name);
         if (!t)
             throw Error("candidate.unknown-tunable", fileName, name, "the candidate declares no tunable " + name);
-        if (std::find(t->values.begin(), t->values.end(), value) == t->values.end())
+        if (!allows(*t, value))
             throw Error("candidate.value-not-allowed", fileName, name,
                 std::to_string(value) + " is not an allowed value of " + name);
-        values[name] = value;
     }
+    return applicable(overrides);
+}
+
+TunableValues Candidate::applicable(const TunableValues& requested) const
+{
+    auto values = defaults();
+    for (const auto& [name, value] : requested)
+        if (const auto* t = tunable(name); t && allows(*t, value))
+            values[name] = value;
     return values;
 }
 

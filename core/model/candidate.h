@@ -90,6 +90,10 @@ struct Candidate {
     // Defaults overridden by `overrides`; throws kl::Error ("candidate.unknown-tunable",
     // "candidate.value-not-allowed") for a name not declared or a value outside its set.
     TunableValues withOverrides(const TunableValues& overrides) const;
+    // The one rule for values that may no longer fit (the editor's panel after the source changed):
+    // the defaults, overridden by each requested value of a declared tunable that allows it; the rest
+    // is dropped. withOverrides is the same rule, refusing instead of dropping.
+    TunableValues applicable(const TunableValues& requested) const;
 };
 
 // Largest source accepted (bytes): bigger is refused before it reaches the compiler.

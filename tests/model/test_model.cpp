@@ -107,6 +107,11 @@ private Q_SLOTS:
         const auto p = kl::loadProblem(example("layernorm_gelu"));
         expectError([&] { p.baseline.withOverrides({ { "THREADZ", 64 } }); }, "candidate.unknown-tunable", "THREADZ");
         expectError([&] { p.baseline.withOverrides({ { "THREADS", 100 } }); }, "candidate.value-not-allowed", "100");
+        // The same rule, dropping what no longer fits (the editor's panel after an edit) instead of refusing.
+        const kl::TunableValues kept = p.baseline.applicable({ { "THREADZ", 64 }, { "THREADS", 100 }, { "VEC", 4 } });
+        const kl::TunableValues expected { { "CACHE", 0 }, { "TANH", 0 }, { "THREADS", 128 }, { "VEC", 4 } };
+        QCOMPARE(kept, expected);
+        QCOMPARE(p.baseline.withOverrides({ { "VEC", 4 } }), expected);
     }
 
     void planErrors_data()
