@@ -342,11 +342,48 @@ void migrate6to7(Database& db)
     }
 }
 
+// v7 → v8: campaigns (many problems run as sessions over a runner pool, core/store/campaign_store.h): the
+// campaign (its name, the per-problem recipe as a `tune` line, its owning process) and one row per problem
+// (where it stands, the category of a failure, the session that ran it). A deleted session leaves its row
+// without a session rather than taking the row with it.
+void migrate7to8(Database& db)
+{
+    // IF NOT EXISTS: a file taken back to an older version by hand (the tests' downgrades) may still have them.
+    db.exec(R"sql(
+CREATE TABLE IF NOT EXISTS campaigns (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    recipe TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    ended_ms INTEGER,
+    owner_pid INTEGER,
+    owner_host TEXT,
+    owner_start TEXT
+);
+CREATE TABLE IF NOT EXISTS campaign_problems (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    problem TEXT NOT NULL,
+    status TEXT NOT NULL,
+    category TEXT NOT NULL DEFAULT '',
+    detail TEXT NOT NULL DEFAULT '',
+    session_id INTEGER REFERENCES sessions(id) ON DELETE SET NULL,
+    endpoint TEXT NOT NULL DEFAULT '',
+    attempts INTEGER NOT NULL DEFAULT 0,
+    started_ms INTEGER,
+    ended_ms INTEGER,
+    PRIMARY KEY (campaign_id, position)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS campaign_problems_session ON campaign_problems(session_id);
+)sql");
+}
+
 // migrations[v - 1] takes a file from version v to v + 1.
 const std::vector<std::function<void(Database&)>>& migrations()
 {
     static const std::vector<std::function<void(Database&)>> steps { migrate1to2, migrate2to3, migrate3to4, migrate4to5,
-        migrate5to6, migrate6to7 };
+        migrate5to6, migrate6to7, migrate7to8 };
     return steps;
 }
 

@@ -10,7 +10,7 @@ namespace kl::store {
 
 class Database;
 
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 constexpr int kApplicationId = 0x4b4c4f50; // "KLOP"
 
 // Version 1: the first release. Candidates carry their source inline, results keep metrics as
@@ -25,7 +25,10 @@ extern const std::string_view kSchemaV2;
 // Version 4 adds the session's owning process (sessions.owner_pid, owner_host,
 // owner_start) and the table size_results (each main size's own timing figures).
 // Version 5 adds results.runner_endpoint (the runner endpoint that measured a result).
-// Version 6 (current) adds results.pc_sampling_json (the runner's PC samples of a result).
+// Version 6 adds results.pc_sampling_json (the runner's PC samples of a result).
+// Version 7 adds size_results.pct_of_sol and sol_bound (speed of light per size).
+// Version 8 (current) adds campaigns and campaign_problems (many problems run as sessions, one record;
+// core/store/campaign_store.h).
 
 // Brings the database to kSchemaVersion: creates it when empty, migrates it when older.
 // Throws kl::Error "store.newer-version" (written by a newer KernelLoop), "store.not-kernelloop"

@@ -39,14 +39,14 @@ private slots:
         const auto path = freshPath();
         {
             auto store = Store::open(path);
-            QCOMPARE(Store::schemaVersion(), 7);
+            QCOMPARE(Store::schemaVersion(), 8);
             QVERIFY(store.checkIntegrity().empty());
         }
         RawDb raw(path);
         KL_COMPARE_TEXT(raw.text("PRAGMA journal_mode"), "wal");
-        QCOMPARE(raw.integer("PRAGMA user_version"), 7);
+        QCOMPARE(raw.integer("PRAGMA user_version"), 8);
         QCOMPARE(raw.integer("PRAGMA application_id"), 0x4b4c4f50);
-        QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 12);
+        QCOMPARE(raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 14);
         QCOMPARE(
             raw.integer("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'results_verified'"), 1);
     }

@@ -183,7 +183,7 @@ private slots:
         {
             RawDb raw(path);
             QCOMPARE(raw.integer("PRAGMA user_version"), std::int64_t(kSchemaVersion));
-            QCOMPARE(kSchemaVersion, 7);
+            QCOMPARE(kSchemaVersion, 8);
             KL_COMPARE_TEXT(raw.rows("SELECT pc_sampling_json FROM results"), "NULL\nNULL\n");
         }
         QVERIFY(store.iteration(session, 1)->result->pcSampling.is_null());
