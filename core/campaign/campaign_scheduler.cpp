@@ -60,7 +60,7 @@ struct Board {
 
 } // namespace
 
-std::string CampaignScheduler::run(const std::atomic<bool>* cancel)
+std::string CampaignScheduler::run(std::atomic<bool>* cancel)
 {
     Board board { {}, {}, store::CampaignStore::open(m_store), {}, {}, {}, {}, 0, {} };
     for (const auto& p : board.record.problems(m_campaignId)) {

@@ -45,7 +45,7 @@ ProblemOutcome outcomeOf(const LoopSummary& summary);
 // once it exists. May throw kl::Error (an import, a start kernel, a runner that cannot start): the
 // scheduler makes a failed row of its category.
 using RunProblem = std::function<ProblemOutcome(
-    const ProblemJob& job, const std::function<void(std::int64_t)>& started, const std::atomic<bool>* cancel)>;
+    const ProblemJob& job, const std::function<void(std::int64_t)>& started, std::atomic<bool>* cancel)>;
 
 // Told on the workers' threads as problems start and end (one call at a time).
 struct ProblemEvent {
@@ -71,7 +71,7 @@ public:
 
     // Runs the campaign's pending problems and records its status: "finished" (no problem pending),
     // "cancelled", or "incomplete" (every runner was given up with problems left). Returns it.
-    std::string run(const std::atomic<bool>* cancel = nullptr);
+    std::string run(std::atomic<bool>* cancel = nullptr);
 
 private:
     std::filesystem::path m_store;

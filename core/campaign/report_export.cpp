@@ -30,10 +30,11 @@ std::string sessionText(const ProblemRow& r)
         + (r.bestIteration ? ", iteration " + std::to_string(r.bestIteration) : std::string());
 }
 
-// `timed`: problems where the contender was timed at all; with none, fast_p says nothing.
-std::string share(const FastP& f, int timed)
+// `timed`: problems where the contender was timed; when kernels passed but none was timed against it, fast_p
+// says nothing (a CUDA reference has no PyTorch contender).
+std::string share(const FastP& f, int timed, int done)
 {
-    if (timed == 0)
+    if (timed == 0 && done > 0)
         return "- (not timed)";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%d/%d (%.1f%%)", f.fast, f.of, 100.0 * f.share());
@@ -91,12 +92,12 @@ std::string reportTable(const CampaignReport& report)
         << (report.device.empty() ? std::string() : ", on " + report.device) << "\n"
         << "recipe: " << report.campaign.recipe << "\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%3s %-24s %-26s %10s %9s %9s %9s %6s %-7s %5s %8s  %s\n", "#", "problem",
+    std::snprintf(line, sizeof line, "%3s %-24s %-34s %10s %9s %9s %9s %6s %-7s %5s %8s  %s\n", "#", "problem",
         "verdict", "best us", "vs base", "vs eager", "vs compile", "%SOL", "bound", "cands", "time s", "session");
     out << line;
     for (const auto& r : report.rows) {
-        std::snprintf(line, sizeof line, "%3d %-24s %-26s %10s %9s %9s %9s %6s %-7s %5d %8s  %s\n", r.position + 1,
-            r.name.substr(0, 24).c_str(), verdict(r).substr(0, 26).c_str(), figureText(r.medianUs, 2).c_str(),
+        std::snprintf(line, sizeof line, "%3d %-24s %-34s %10s %9s %9s %9s %6s %-7s %5d %8s  %s\n", r.position + 1,
+            r.name.substr(0, 24).c_str(), verdict(r).substr(0, 34).c_str(), figureText(r.medianUs, 2).c_str(),
             times(r.speedup).c_str(), times(r.vsEager).c_str(), times(r.vsCompile).c_str(),
             figureText(r.pctOfSol, 1).c_str(), boundText(r).c_str(), r.candidates, figureText(r.seconds, 1).c_str(),
             sessionText(r).c_str());
@@ -105,10 +106,10 @@ std::string reportTable(const CampaignReport& report)
             out << "      " << oneLine(r.detail).substr(0, 160) << "\n";
     }
     out << headline(report) << "\n";
-    out << "fast_1.0: " << share(c.fastEager1, c.withEager) << " vs eager, " << share(c.fastCompile1, c.withCompile)
-        << " vs torch.compile\n";
-    out << "fast_1.2: " << share(c.fastEager12, c.withEager) << " vs eager, " << share(c.fastCompile12, c.withCompile)
-        << " vs torch.compile\n";
+    out << "fast_1.0: " << share(c.fastEager1, c.withEager, c.done) << " vs eager, "
+        << share(c.fastCompile1, c.withCompile, c.done) << " vs torch.compile\n";
+    out << "fast_1.2: " << share(c.fastEager12, c.withEager, c.done) << " vs eager, "
+        << share(c.fastCompile12, c.withCompile, c.done) << " vs torch.compile\n";
     out << "geometric mean: " << mean(c.geomeanVsEager, c.withEager) << " vs eager, "
         << mean(c.geomeanVsCompile, c.withCompile) << " vs torch.compile, " << mean(c.geomeanSpeedup, c.withSpeedup)
         << " vs baseline\n";
@@ -123,10 +124,10 @@ std::string reportMarkdown(const CampaignReport& report)
         << "Status " << report.campaign.status << (report.device.empty() ? std::string() : " on " + report.device)
         << "; every problem ran `" << report.campaign.recipe << "`. " << headline(report) << ".\n\n"
         << "| | vs PyTorch eager | vs torch.compile |\n|---|---|---|\n"
-        << "| fast_1.0 | " << share(c.fastEager1, c.withEager) << " | " << share(c.fastCompile1, c.withCompile)
-        << " |\n"
-        << "| fast_1.2 | " << share(c.fastEager12, c.withEager) << " | " << share(c.fastCompile12, c.withCompile)
-        << " |\n"
+        << "| fast_1.0 | " << share(c.fastEager1, c.withEager, c.done) << " | "
+        << share(c.fastCompile1, c.withCompile, c.done) << " |\n"
+        << "| fast_1.2 | " << share(c.fastEager12, c.withEager, c.done) << " | "
+        << share(c.fastCompile12, c.withCompile, c.done) << " |\n"
         << "| geometric mean | " << mean(c.geomeanVsEager, c.withEager) << " | "
         << mean(c.geomeanVsCompile, c.withCompile) << " |\n\n"
         << "fast_p: the share of all " << c.problems

@@ -195,6 +195,11 @@ EvaluateResult madeUpAnswer(const EvaluateRequest& e, const DeviceDescription& d
         if (e.pythonReference) { // PyTorch eager as a contender, as the real runner's worker times it
             ct.eager = summary(150.0, rng);
             ct.speedupVsEager = ct.eager->medianUs / ct.candidate.medianUs;
+            // KL_MODEL_RUNNER_TORCH_COMPILE_US=X: torch.compile compiled and took X us (unset: not timed).
+            if (const char* compiled = std::getenv("KL_MODEL_RUNNER_TORCH_COMPILE_US"); compiled && *compiled) {
+                ct.torchCompile = summary(std::stod(compiled), rng);
+                ct.speedupVsCompile = ct.torchCompile->medianUs / ct.candidate.medianUs;
+            }
         }
         timing.cases.push_back(ct);
     }
@@ -241,6 +246,19 @@ bool skipProfileIfSlower(const EvaluateRequest& e, EvaluateResult& r)
     r.header.detail += (r.header.detail.empty() ? "" : "; ") + skip;
     r.pcSampling = nullptr;
     return true;
+}
+
+// With KL_MODEL_RUNNER_WRONG_KERNEL=NAME, every job whose candidate launches a kernel NAME first fails
+// verification (wrong-result), as a real runner answers a kernel that computes something else.
+bool wrongResult(const EvaluateRequest& e)
+{
+    const char* name = std::getenv("KL_MODEL_RUNNER_WRONG_KERNEL");
+    if (!name || !*name)
+        return false;
+    for (const auto& c : e.cases)
+        if (!c.programs.candidate.launches.empty() && c.programs.candidate.launches.front().kernel == name)
+            return true;
+    return false;
 }
 
 // With KL_MODEL_RUNNER_METRICS="NAME=VALUE,NAME=VALUE", every kernel of a profile that was measured
@@ -337,6 +355,9 @@ int main(int argc, char** argv)
                 std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
             }
             EvaluateResult r = recorded ? recorded->answer(*e, device) : madeUpAnswer(*e, device);
+            if (wrongResult(*e))
+                r = EvaluateResult::failure(
+                    e->id, Category::WrongResult, "max abs error 1.5 at index 7 (runner double)");
             overrideMetrics(r);
             if (!skipProfileIfSlower(*e, r) && e->options.pcSampling)
                 r.pcSampling = recordedSampling();
