@@ -76,7 +76,8 @@ for sid, lab, name, summary, _ in rows:
 EOF
 }
 
-DB=$WORK/kl.db
+# The store lives under $OUT from the start: a call cut at its time limit still brings back every finished session.
+DB=$OUT/first-kernel.db
 for dir in "$WORK"/p/*/; do
     name=$(basename "$dir")
     size=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sizes"]["main"][0].get("label","?"))' "$dir/problem.json")
@@ -101,7 +102,6 @@ for dir in "$WORK"/p/*/; do
         kill $replay 2>/dev/null
     fi
 done
-cp "$DB" "$OUT/first-kernel.db" 2>/dev/null
 {
     echo
     echo "| problem | size | iteration 1 | | its kernel | after tuning (best) | candidates | per min | stop |"

@@ -114,6 +114,14 @@ def capture(request):
     reference = _load_reference(request["reference"])
     scalars = request.get("scalars", {})
     torch._dynamo.reset()
+    # A candidate is one kernel. Inductor splits a long reduction into a partial and a final kernel when
+    # the reduced rows are few (softmax at 4096x6144 came back as two kernels, refused); with the split
+    # off it writes one looped reduction kernel, which the tuner can then retile.
+    try:
+        import torch._inductor.config as inductor_config
+        inductor_config.split_reductions = False
+    except Exception:  # noqa: BLE001 - an Inductor without the switch splits as before; refusals say so
+        pass
     compiled = torch.compile(reference, dynamic=True)
     record = {"torch": torch.__version__, "triton": triton.__version__, "code": "", "kernels": [],
               "sizes": request["sizes"]}
