@@ -241,7 +241,7 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     const auto& proposal = e.proposal;
     const int round = pending.round;
     const auto start = pending.start;
-    storeListings(false);
+    m_recorder.storeListings(false);
     if (pending.job) {
         auto pooled = pending.job->get();
         pool::trace(pending.tag + " answered");
@@ -286,13 +286,11 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     if (o.category == "cancelled")
         return e;
     const auto recording = Clock::now();
-    record(o, proposal, parentId, a);
-    if (m_config.useCache && !o.fromCache && a.result && cacheable(o.category) && o.candidateId) {
-        if (auto detail = m_store.iteration(m_sessionId, o.index); detail && detail->result)
-            m_store.cacheStore(a.cacheKey, detail->result->id);
-    }
+    m_recorder.record(o, proposal, parentId, a);
+    if (m_config.useCache && !o.fromCache && a.result && cacheable(o.category) && o.candidateId)
+        m_recorder.cacheResult(a.cacheKey, o.index);
     if (pending.listings.valid() && o.index > 0)
-        m_listings.emplace_back(o.index, std::move(pending.listings));
+        m_recorder.addListings(o.index, std::move(pending.listings));
     o.phasesMs["record"] = msSince(recording);
     pool::trace(pending.tag + " recorded as iteration " + std::to_string(o.index));
     e.timings = a.timings;
@@ -320,64 +318,6 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
         }
     }
     return e;
-}
-
-void TuningSession::storeListings(bool all)
-{
-    for (auto it = m_listings.begin(); it != m_listings.end();) {
-        if (!all && it->second.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-            ++it;
-            continue;
-        }
-        try {
-            m_store.addToResultCompile({ m_sessionId, it->first }, it->second.get());
-        } catch (const std::bad_alloc&) {
-            // Listings past memory: the iteration keeps its result without them.
-        }
-        it = m_listings.erase(it);
-    }
-}
-
-void TuningSession::record(
-    IterationOutcome& o, const Proposal& proposal, std::optional<std::int64_t> parentId, const EvaluationArtifacts& a)
-{
-    const auto key = candidateKey(o.sourceHash, proposal.tunables);
-    if (auto it = m_candidateIds.find(key); it != m_candidateIds.end()) {
-        o.candidateId = it->second;
-    } else {
-        auto c = candidateRecord(proposal, m_config.proposerDetail);
-        c.parentId = parentId;
-        o.candidateId = m_store.addCandidate(m_sessionId, c);
-        m_candidateIds[key] = *o.candidateId;
-    }
-    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
-    o.index = ref.index;
-    if (!o.category.empty()) {
-        // The runner's typed reply as the store records it; the loop's own verdict and first-size figures
-        // on top (the outcome also covers failures before the runner and results from the cache).
-        const auto& toolkit = m_reference->toolkit;
-        store::ResultRecord r;
-        if (a.result)
-            r = store::resultFromEvaluateResult(*a.result, toolkit);
-        else
-            r.toolkit = toolkit;
-        r.status = o.status;
-        r.category = o.category;
-        r.detail = o.detail;
-        r.medianUs = o.medianUs;
-        r.gbps = o.gbps;
-        r.pctOfCopy = o.pctOfCopy;
-        r.speedup = o.speedup;
-        r.fromCache = o.fromCache;
-        r.compile = a.staticJson;
-        r.endpoint = o.endpoint;
-        m_store.recordResult(ref, r);
-        if (!o.findings.empty())
-            m_store.recordFindings(ref, findingRecords(o.findings));
-    }
-    for (const auto& x : proposal.exchanges)
-        m_store.recordExchange(ref, exchangeRecord(x));
-    m_store.finishIteration(ref, "done");
 }
 
 } // namespace kl

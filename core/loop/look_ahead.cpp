@@ -69,14 +69,13 @@ ProposalContext TuningSession::anticipatedContext(int nextRound, int remaining,
     const bool baselineRound = !m_best; // round 0: the baseline will be the incumbent (if it passes)
     ProposalContext ctx;
     if (winner)
-        ctx = contextOf(
+        ctx = m_briefing.context(
             Incumbent { winner->proposal, winner->outcome, winner->timings, winner->statics }, nextRound, remaining);
     else if (m_best)
-        ctx = contextOf(*m_best, nextRound, remaining);
+        ctx = m_briefing.context(*m_best, nextRound, remaining);
     else
-        ctx = contextOf(
+        ctx = m_briefing.context(
             Incumbent { pending[next]->e.proposal, pending[next]->e.outcome, {}, {} }, nextRound, remaining);
-    ctx.history = m_history;
     for (const auto& e : arrived) {
         auto h = historyEntry(e.outcome);
         h.kept = &e == winner;

@@ -1,7 +1,8 @@
 #pragma once
-// Inside the loop only: the incumbent, and a candidate between TuningSession::begin (cached, or compiled and queued on
+// Inside the loop only: a candidate between TuningSession::begin (cached, or compiled and queued on
 // the runner pool, or failed before the runner) and TuningSession::complete (recorded).
 #include "core/loop/evaluation.h"
+#include "core/loop/proposer_briefing.h"
 #include "core/loop/tuning_session.h"
 #include "core/pool/compile_stage.h"
 #include "core/pool/runner_pool.h"
@@ -12,14 +13,6 @@
 #include <string>
 
 namespace kl {
-
-// The best candidate so far (or the one "continue from here" chose), what the next round starts from.
-struct TuningSession::Incumbent {
-    Proposal proposal;
-    IterationOutcome outcome;
-    std::vector<SizeTiming> timings;
-    StaticSummary statics;
-};
 
 struct TuningSession::Pending {
     EvaluatedCandidate e;
@@ -48,8 +41,5 @@ std::string candidateKey(const std::string& sourceHash, const TunableValues& tun
 
 // The key a proposal is compiled ahead under (core/loop/compile_ahead.h): what its compile reads.
 std::string compiledAheadKey(const Proposal& proposal);
-
-// What the proposer is told of an iteration (ProposalContext::history).
-EvaluatedProposal historyEntry(const IterationOutcome& outcome, std::string rejection = {});
 
 } // namespace kl

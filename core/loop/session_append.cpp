@@ -73,7 +73,7 @@ LoopSummary TuningSession::evaluateInto(
             "the session was measured on a " + storedModel + ", this runner's GPU is a " + m_device.name
                 + ": two GPU models are never mixed in one comparison (start a new session on it)");
     m_sessionId = sessionId;
-    m_candidateIds.clear();
+    m_recorder.beginSession(sessionId, m_reference->toolkit);
 
     const auto rows = m_store.listIterations(sessionId);
     int round = 0;
@@ -101,7 +101,7 @@ LoopSummary TuningSession::evaluateInto(
         summary.passed = 1;
         summary.best = e.outcome;
     }
-    storeListings(true); // the engineer's candidate is shown whole: its listings are in the store first
+    m_recorder.storeListings(true); // the engineer's candidate is shown whole: its listings are in the store first
     m_events->publish(IterationFinished { e.outcome });
     m_store.recordSessionSummary(sessionId, countedSummary(stored->summary, e.outcome, best));
     summary.stopReason

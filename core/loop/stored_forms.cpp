@@ -1,5 +1,7 @@
 #include "core/loop/stored_forms.h"
 
+#include "core/loop/loop_values.h"
+
 namespace kl {
 
 store::CandidateRecord::Proposer storedProposer(const std::string& kind)
@@ -100,6 +102,30 @@ store::CandidateRecord candidateRecord(const Proposal& proposal, const std::stri
     c.hypothesis = proposal.hypothesis;
     c.predictedSpeedup = proposal.predictedSpeedup;
     return c;
+}
+
+nlohmann::json toJson(const LoopSummary& s)
+{
+    nlohmann::json j = { { "stop_reason", s.stopReason }, { "rounds", s.rounds }, { "evaluated", s.evaluated },
+        { "passed", s.passed }, { "wall_seconds", s.wallSeconds }, { "candidates_per_minute", s.candidatesPerMinute },
+        { "candidates_per_round", s.candidatesPerRound }, { "tokens", s.tokens }, { "cancelled", s.cancelled },
+        { "compile_ahead", { { "compiled", s.compiledAhead }, { "used", s.usedAhead } } } };
+    if (s.passAtK)
+        j["pass_at_k"] = *s.passAtK;
+    if (s.speedupAtK)
+        j["speedup_at_k"] = *s.speedupAtK;
+    if (s.baseline && s.baseline->medianUs)
+        j["baseline_us"] = *s.baseline->medianUs;
+    if (s.best) {
+        j["best_iteration"] = s.best->index;
+        if (s.best->medianUs)
+            j["best_us"] = *s.best->medianUs;
+        if (s.best->speedup)
+            j["best_speedup"] = *s.best->speedup;
+        if (s.best->pctOfCopy)
+            j["best_pct_of_copy"] = *s.best->pctOfCopy;
+    }
+    return j;
 }
 
 } // namespace kl

@@ -5,6 +5,7 @@
 #include "core/loop/compile_ahead.h"
 #include "core/loop/evaluation.h"
 #include "core/loop/pending_candidate.h"
+#include "core/loop/round_decision.h"
 #include "core/loop/scaling.h"
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
@@ -25,29 +26,6 @@
 namespace kl {
 
 namespace {
-
-DeviceLimits limitsOf(const protocol::DeviceDescription& d, const std::string& arch)
-{
-    auto limits = DeviceLimits::forArch(arch);
-    limits.name = d.name;
-    if (d.smCount > 0)
-        limits.smCount = d.smCount;
-    if (d.sharedPerSm > 0)
-        limits.sharedPerSm = d.sharedPerSm;
-    if (d.sharedPerBlock > 0)
-        limits.sharedPerBlock = d.sharedPerBlock;
-    if (d.sharedPerBlockOptin > 0)
-        limits.sharedPerBlockOptin = d.sharedPerBlockOptin;
-    if (d.registersPerSm > 0)
-        limits.registersPerSm = int(d.registersPerSm);
-    if (d.maxThreadsPerSm > 0)
-        limits.maxThreadsPerSm = d.maxThreadsPerSm;
-    if (d.maxBlocksPerSm > 0)
-        limits.maxBlocksPerSm = d.maxBlocksPerSm;
-    if (d.l2Bytes > 0)
-        limits.l2Bytes = d.l2Bytes;
-    return limits;
-}
 
 // A proposer that throws (a bug, input it could not handle) costs its round, not the session: the
 // round is stored as proposer.internal with the error, and the loop goes on.
@@ -103,6 +81,8 @@ TuningSession::TuningSession(const Problem& problem, store::Store& store, Runner
     , m_ownPool(std::make_unique<pool::RunnerPool>(runner))
     , m_pool(m_ownPool.get())
     , m_config(std::move(config))
+    , m_recorder(store, m_config.proposerDetail)
+    , m_briefing(problem)
 {
 }
 
@@ -111,6 +91,8 @@ TuningSession::TuningSession(const Problem& problem, store::Store& store, pool::
     , m_store(store)
     , m_pool(&runners)
     , m_config(std::move(config))
+    , m_recorder(store, m_config.proposerDetail)
+    , m_briefing(problem)
 {
 }
 
@@ -144,6 +126,7 @@ void TuningSession::startRunners()
     pool::trace("starting the runners");
     m_device = m_pool->start(); // throws runner.no-device when no runner has a GPU (the compile is waited for)
     m_limits = limitsOf(m_device, m_problem.arch);
+    m_briefing.setDevice(m_device, m_limits);
     pool::trace("runners started: " + m_device.name);
 
     auto job = compiling.get();
@@ -192,170 +175,25 @@ void TuningSession::prepare(const std::string& proposerName)
               { "trials", m_config.evaluate.trials }, { "seed", m_config.evaluate.seed }, { "runners", endpoints } };
     m_sessionId = m_store.createSession(s);
     m_created = true;
+    m_recorder.beginSession(m_sessionId, m_reference->toolkit);
     m_events->publish(SessionStarted { m_sessionId, m_problem.name, s.proposer, m_device, m_config.mode,
         m_config.stop.maxIterations, std::max(1, m_config.candidatesPerIteration) });
 }
 
-void TuningSession::recordRefusal(IterationOutcome& o, const Proposal& proposal, const store::DecisionRecord* decision)
-{
-    o.candidateId = m_store.addCandidate(m_sessionId, candidateRecord(proposal, m_config.proposerDetail));
-    const auto ref = m_store.beginIteration(m_sessionId, o.candidateId, o.round);
-    o.index = ref.index;
-    if (!proposal.failure.empty()) {
-        store::ResultRecord r;
-        r.status = "error";
-        r.category = o.category;
-        r.detail = o.detail;
-        m_store.recordResult(ref, r);
-    }
-    for (const auto& x : proposal.exchanges)
-        m_store.recordExchange(ref, exchangeRecord(x));
-    if (decision)
-        m_store.recordDecision(ref, *decision);
-    m_store.finishIteration(ref, proposal.failure.empty() ? "refused" : "proposer-error");
-}
-
 double TuningSession::decide(std::vector<EvaluatedCandidate>& batch)
 {
-    EvaluatedCandidate* winner = nullptr;
-    Comparison winning;
-    const bool first = noIncumbentYet();
-    for (auto& e : batch) {
-        auto& o = e.outcome;
-        if (o.category != "passed" || e.timings.empty())
-            continue;
-        if (first) { // nothing to compare with: the fastest kernel that passed starts the incumbent line
-            if (!winner || o.medianUs.value_or(0.0) < winner->outcome.medianUs.value_or(0.0))
-                winner = &e;
-            continue;
-        }
-        const auto c = e.vsIncumbent ? *e.vsIncumbent : compareTimings(e.timings, m_best->timings, m_config.noiseGain);
-        o.comparison = c.summary();
-        o.losesOnSomeSize = c.losesOnSomeSize;
-        o.speedupOverBest = c.speedup;
-        if (c.faster && (!winner || c.low > winning.low)) {
-            winner = &e;
-            winning = c;
-        }
-    }
-    for (auto& e : batch) {
-        auto& o = e.outcome;
-        store::DecisionRecord d;
-        if (&e == winner) {
-            d.kind = store::DecisionRecord::Kind::AutoKeep;
-            d.reason = first ? std::string("the first kernel to pass verification; PyTorch eager is its baseline")
-                             : "new best: " + o.comparison + " over the previous best";
-            o.kept = true;
-        } else {
-            d.kind = store::DecisionRecord::Kind::AutoRevert;
-            d.reason = o.category != "passed" ? o.category + ": " + o.detail
-                                              : "not faster beyond the noise: " + o.comparison;
-        }
-        if (o.index > 0)
-            m_store.recordDecision({ m_sessionId, o.index }, d);
-    }
-    if (!winner)
+    const auto decision = decideRound(batch, noIncumbentYet() ? nullptr : m_best.get(), m_config.noiseGain);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+        if (batch[i].outcome.index > 0)
+            m_recorder.recordDecision(batch[i].outcome.index, decision.decisions[i]);
+    if (!decision.kept)
         return 0.0;
-    const double gain = first ? 0.0 : winning.speedup - 1.0;
-    m_best->proposal = winner->proposal;
-    m_best->outcome = winner->outcome;
-    m_best->timings = winner->timings;
-    m_best->statics = winner->statics;
-    return gain;
-}
-
-ProposalContext TuningSession::context(int round, int remaining) const
-{
-    auto ctx = contextOf(*m_best, round, remaining);
-    ctx.history = m_history;
-    return ctx;
-}
-
-ProposalContext TuningSession::contextOf(const Incumbent& best, int round, int remaining) const
-{
-    ProposalContext ctx;
-    ctx.problem = &m_problem;
-    ctx.iteration = round;
-    ctx.best = best.proposal.candidate;
-    ctx.bestTunables = best.proposal.tunables;
-    ctx.bestSourceHash = best.outcome.sourceHash;
-    ctx.bestMedianUs = best.outcome.medianUs;
-    ctx.bestSpeedup = best.outcome.speedup;
-    if (m_baseline)
-        ctx.baselineMedianUs = m_baseline->medianUs;
-    else if (best.outcome.medianUs && best.outcome.speedup) // PyTorch eager's, from the best's own job
-        ctx.baselineMedianUs = *best.outcome.medianUs * *best.outcome.speedup;
-    ctx.bestStatic = best.statics;
-    ctx.bestFindings = best.outcome.findings;
-    ctx.bestGbps = best.outcome.gbps;
-    ctx.bestPctOfCopy = best.outcome.pctOfCopy;
-    ctx.bestPctOfSol = best.outcome.pctOfSol;
-    ctx.bestSolBound = best.outcome.solBound ? std::string(boundName(*best.outcome.solBound)) : std::string();
-    ctx.hardware.name = m_device.name;
-    ctx.hardware.arch = m_problem.arch;
-    ctx.hardware.smCount = m_device.smCount;
-    ctx.hardware.l2Bytes = m_device.l2Bytes;
-    ctx.hardware.sharedPerSm = m_device.sharedPerSm;
-    ctx.hardware.sharedPerBlockOptIn = m_limits.sharedPerBlockOptin;
-    ctx.hardware.registersPerSm = m_limits.registersPerSm;
-    ctx.hardware.maxWarpsPerSm = m_limits.maxThreadsPerSm / m_limits.warpSize;
-    ctx.hardware.smClockMhz = m_device.smClockMhz;
-    ctx.hardware.copyGbps = m_device.copyBandwidthGbps;
-    const Precision precision = m_problem.computePrecision();
-    ctx.hardware.fp32Tflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
-    ctx.hardware.peakTflops
-        = ceilingTflops(precision, m_device.computeCapability, m_device.smCount, m_device.smClockMhz);
-    if (ctx.hardware.peakTflops <= 0)
-        ctx.hardware.peakTflops = ctx.hardware.fp32Tflops;
-    else
-        ctx.hardware.precision = precisionLabel(precision);
-    ctx.hardware.measuredTensorTflops = m_device.tensorFp16Tflops;
-    ctx.steering = m_steering;
-    ctx.remainingBudget = remaining;
-    ctx.examples = m_examples;
-    return ctx;
-}
-
-EvaluatedProposal historyEntry(const IterationOutcome& o, std::string rejection)
-{
-    EvaluatedProposal h;
-    h.iteration = o.index;
-    h.proposer = o.proposer;
-    h.sourceHash = o.sourceHash;
-    h.tunables = o.tunables;
-    h.hypothesis = o.hypothesis;
-    h.category = o.category;
-    h.detail = o.detail;
-    h.medianUs = o.medianUs;
-    h.speedup = o.speedup;
-    h.kept = o.kept;
-    h.findings = o.findings;
-    h.rejection = std::move(rejection);
-    return h;
-}
-
-nlohmann::json toJson(const LoopSummary& s)
-{
-    nlohmann::json j = { { "stop_reason", s.stopReason }, { "rounds", s.rounds }, { "evaluated", s.evaluated },
-        { "passed", s.passed }, { "wall_seconds", s.wallSeconds }, { "candidates_per_minute", s.candidatesPerMinute },
-        { "candidates_per_round", s.candidatesPerRound }, { "tokens", s.tokens }, { "cancelled", s.cancelled },
-        { "compile_ahead", { { "compiled", s.compiledAhead }, { "used", s.usedAhead } } } };
-    if (s.passAtK)
-        j["pass_at_k"] = *s.passAtK;
-    if (s.speedupAtK)
-        j["speedup_at_k"] = *s.speedupAtK;
-    if (s.baseline && s.baseline->medianUs)
-        j["baseline_us"] = *s.baseline->medianUs;
-    if (s.best) {
-        j["best_iteration"] = s.best->index;
-        if (s.best->medianUs)
-            j["best_us"] = *s.best->medianUs;
-        if (s.best->speedup)
-            j["best_speedup"] = *s.best->speedup;
-        if (s.best->pctOfCopy)
-            j["best_pct_of_copy"] = *s.best->pctOfCopy;
-    }
-    return j;
+    const auto& winner = batch[*decision.kept];
+    m_best->proposal = winner.proposal;
+    m_best->outcome = winner.outcome;
+    m_best->timings = winner.timings;
+    m_best->statics = winner.statics;
+    return decision.gain;
 }
 
 LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock::time_point start)
@@ -372,7 +210,7 @@ LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock
     if (noIncumbentYet() && status == "finished")
         status = "failed"; // a problem with no kernel, and none passed: nothing was found to keep
     summary.cancelled = status == "cancelled";
-    storeListings(true);
+    m_recorder.storeListings(true);
     if (m_ahead) {
         m_ahead->dropWaiting();
         const auto tally = m_ahead->tally();
@@ -416,17 +254,7 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
     LoopSummary summary;
     summary.candidatesPerRound = std::max(1, m_config.candidatesPerIteration);
     m_scaling = {};
-    m_examples.clear();
-    for (const auto& row : m_store.bestVerifiedCandidates(m_problem.name, { m_sessionId }, 3)) {
-        char text[64];
-        std::snprintf(text, sizeof text, "%.2fx over its baseline", row.speedup);
-        std::string summaryText = text;
-        if (row.pctOfCopy) {
-            std::snprintf(text, sizeof text, ", %.0f%% of a same-size copy", *row.pctOfCopy);
-            summaryText += text;
-        }
-        m_examples.push_back({ row.problemName, summaryText + ", verified", row.source, row.speedup });
-    }
+    m_briefing.readExamples(m_store, m_sessionId);
 
     const int aheadWidth = m_config.compileAhead < 0 ? CompileAhead::widthForThisHost() : m_config.compileAhead;
     if (aheadWidth > 0)
@@ -458,167 +286,212 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
             return finish(summary, "cancelled", start);
         }
         const int remaining = stop.maxIterations > 0 ? stop.maxIterations - progress.iterations : 1000;
-        adoptFork(); // "continue from here", asked for while the last round ran
-        const auto ctx = context(round, remaining);
-        phase(round, LoopPhase::Propose, proposer.kind());
-        pool::trace("round " + std::to_string(round) + " proposing");
-        auto proposals = proposeOrFail(proposer, ctx, std::max(1, m_config.candidatesPerIteration), cancel);
-        pool::trace("round " + std::to_string(round) + ": " + std::to_string(proposals.size()) + " proposals");
-        if (m_ahead)
-            m_ahead->dropWaiting(); // guesses not started: the CPU is the real round's now
-        if (cancel && cancel->load()) { // e.g. while an LLM was still writing
+        const RoundEnd end = runRound(proposer, round, remaining, progress, summary, cancel);
+        if (end == RoundEnd::Cancelled) {
             summary.stopReason = "cancelled";
             return finish(summary, "cancelled", start);
         }
-        if (proposals.empty()) {
+        if (end == RoundEnd::Exhausted) {
             progress.proposerExhausted = true;
             summary.stopReason = *stopReason(stop, progress);
             break;
         }
-        std::vector<EvaluatedCandidate> batch;
-        RoundTally tally; // for the stop rules: proposer failures count apart from measured gains
-        tally.proposals = int(proposals.size());
-        tally.cycle = proposer.cycle();
-        // Candidates queued on the pool, recorded in the order proposed (a refusal waits for those before it).
-        std::vector<std::unique_ptr<Pending>> pending;
-        const auto collect = [&] {
-            for (std::size_t next = 0; next < pending.size(); ++next) {
-                lookAhead(proposer, round + 1, batch, pending, next); // while pending[next] runs
-                auto e = complete(*pending[next], m_best->outcome.candidateId);
-                if (e.outcome.category == "cancelled")
-                    continue;
-                ++summary.evaluated;
-                if (e.outcome.category == "passed")
-                    ++summary.passed;
-                batch.push_back(std::move(e));
-            }
-            pending.clear();
-        };
-        // Without review, the round's candidates compile side by side (the whole round at once, up to the
-        // CPU's threads), each queued on the pool once compiled and its turn come, so that no GPU waits
-        // behind another candidate's compile and the jobs still run in the order proposed
-        // (core/pool/compile_stage.h); the cache is read first, here, on the loop's store.
-        std::vector<std::unique_ptr<Pending>> compiled(proposals.size());
-        pool::TurnOrder order;
-        if (!(m_config.mode == LoopMode::Review && m_gate) && proposals.size() > 1) {
-            std::vector<Pending*> toCompile;
-            for (std::size_t i = 0; i < proposals.size(); ++i)
-                if (proposals[i].failure.empty()) {
-                    compiled[i] = begin(proposals[i], round, cancel, false);
-                    if (compiled[i]->awaitingCompile) {
-                        compiled[i]->order = &order;
-                        compiled[i]->turn = int(toCompile.size());
-                        toCompile.push_back(compiled[i].get());
-                    }
-                }
-            pool::compileConcurrently(int(toCompile.size()),
-                pool::roundCompileWidth(m_pool->usableRunners(), int(toCompile.size())),
-                [&](int i) { compileAndQueue(*toCompile[std::size_t(i)], cancel); });
-        }
-        for (std::size_t at = 0; at < proposals.size(); ++at) {
-            auto& p = proposals[at];
-            summary.tokens += exchangeTokens(p.exchanges);
-            if (cancel && cancel->load()) {
-                for (auto& rest : compiled) // queued already: answered as cancelled, never recorded
-                    if (rest)
-                        pending.push_back(std::move(rest));
-                break;
-            }
-            IterationOutcome refused;
-            refused.round = round;
-            refused.proposer = p.proposer;
-            refused.hypothesis = p.hypothesis;
-            refused.sourceHash = contentHash(p.candidate.source);
-            refused.tunables = p.tunables;
-            if (!p.failure.empty()) {
-                refused.status = "error";
-                refused.category = "proposer." + p.failure;
-                refused.detail = p.failureDetail;
-                ++tally.proposerFailures;
-                tally.lastFailure = refused.category;
-                collect();
-                recordRefusal(refused, p, nullptr);
-                remember({ p, refused, {}, {}, {} });
-                m_history.push_back(historyEntry(refused));
-                m_events->publish(IterationFinished { refused });
-                continue;
-            }
-            // The engineer's own candidates (Evaluate, Edit) are not reviewed: they wrote them.
-            if (m_config.mode == LoopMode::Review && m_gate && p.proposer != "human") {
-                phase(round, LoopPhase::Review, p.hypothesis);
-                m_events->publish(ReviewRequested { round, p, ctx.best, ctx.bestTunables });
-                const auto d = m_gate->review(p, ctx);
-                store::DecisionRecord record;
-                if (d.kind == ReviewDecision::Kind::Reject || d.kind == ReviewDecision::Kind::Steer) {
-                    record.kind = d.kind == ReviewDecision::Kind::Reject ? store::DecisionRecord::Kind::Reject
-                                                                         : store::DecisionRecord::Kind::Steer;
-                    record.reason = d.reason;
-                    record.steering = d.steering;
-                    if (!d.steering.empty())
-                        m_steering.push_back(d.steering);
-                    refused.category = d.kind == ReviewDecision::Kind::Reject ? "rejected" : "steered";
-                    refused.detail = d.kind == ReviewDecision::Kind::Reject ? d.reason : d.steering;
-                    collect();
-                    recordRefusal(refused, p, &record);
-                    remember({ p, refused, {}, {}, {} });
-                    m_history.push_back(historyEntry(refused, d.reason));
-                    m_events->publish(IterationFinished { refused });
-                    continue;
-                }
-                if (d.kind == ReviewDecision::Kind::Replace && d.replacement) {
-                    p.candidate = *d.replacement;
-                    p.tunables = d.replacement->withOverrides(d.replacementTunables);
-                    p.proposer = "human";
-                    p.hypothesis = d.reason.empty() ? "edited by the engineer" : d.reason;
-                }
-            }
-            pending.push_back(compiled[at] ? std::move(compiled[at]) : begin(p, round, cancel));
-        }
-        collect();
-        phase(round, LoopPhase::Decide, {});
-        const int incumbent = m_best->outcome.index;
-        const bool firstKernelRound = noIncumbentYet();
-        const double gain = decide(batch);
-        {
-            bool anyPassed = false;
-            std::optional<double> best;
-            for (const auto& e : batch)
-                if (e.outcome.category == "passed") {
-                    anyPassed = true;
-                    if (e.outcome.speedupOverBest && (!best || *e.outcome.speedupOverBest > *best))
-                        best = e.outcome.speedupOverBest;
-                }
-            m_scaling.addRound(anyPassed, best);
-        }
-        storeListings(false); // those made by now are in the store before the window reads the round
-        for (const auto& e : batch) {
-            remember(e);
-            m_history.push_back(historyEntry(e.outcome));
-            m_events->publish(IterationFinished { e.outcome });
-        }
-        if (m_best->outcome.index != incumbent)
-            m_events->publish(
-                IncumbentChanged { m_best->outcome, incumbent > 0 ? std::optional<int>(incumbent) : std::nullopt });
-        pool::trace("round " + std::to_string(round) + " decided");
-        summary.rounds = round;
-        tally.gain = gain;
-        tally.measured = std::any_of(batch.begin(), batch.end(),
-            [](const auto& e) { return e.outcome.category == "passed" && !e.timings.empty(); });
-        if (firstKernelRound) {
-            // The first kernel is a start, not a gain: patience counts from the rounds after it.
-            tally.withoutKernel = !tally.measured;
-            tally.measured = false;
-            for (const auto& e : batch)
-                if (e.outcome.category != "passed")
-                    tally.lastFailure = e.outcome.category + ": " + e.outcome.detail.substr(0, 160);
-        }
-        recordRound(progress, tally);
-        if (cancel && cancel->load()) {
-            summary.stopReason = "cancelled";
-            return finish(summary, "cancelled", start);
-        }
     }
     return finish(summary, "finished", start);
+}
+
+// One round: the proposals, each refused, reviewed or queued in the order proposed, their results
+// collected, the round decided.
+TuningSession::RoundEnd TuningSession::runRound(Proposer& proposer, int round, int remaining, LoopProgress& progress,
+    LoopSummary& summary, const std::atomic<bool>* cancel)
+{
+    adoptFork(); // "continue from here", asked for while the last round ran
+    const auto ctx = m_briefing.context(*m_best, round, remaining);
+    phase(round, LoopPhase::Propose, proposer.kind());
+    pool::trace("round " + std::to_string(round) + " proposing");
+    auto proposals = proposeOrFail(proposer, ctx, std::max(1, m_config.candidatesPerIteration), cancel);
+    pool::trace("round " + std::to_string(round) + ": " + std::to_string(proposals.size()) + " proposals");
+    if (m_ahead)
+        m_ahead->dropWaiting(); // guesses not started: the CPU is the real round's now
+    if (cancel && cancel->load()) // e.g. while an LLM was still writing
+        return RoundEnd::Cancelled;
+    if (proposals.empty())
+        return RoundEnd::Exhausted;
+    std::vector<EvaluatedCandidate> batch;
+    RoundTally tally; // for the stop rules: proposer failures count apart from measured gains
+    tally.proposals = int(proposals.size());
+    tally.cycle = proposer.cycle();
+    // Candidates queued on the pool, recorded in the order proposed (a refusal waits for those before it).
+    std::vector<std::unique_ptr<Pending>> pending;
+    const auto collect = [&] { collectRound(proposer, round, pending, batch, summary); };
+    pool::TurnOrder order;
+    auto compiled = compileTogether(proposals, round, order, cancel);
+    for (std::size_t at = 0; at < proposals.size(); ++at) {
+        auto& p = proposals[at];
+        summary.tokens += exchangeTokens(p.exchanges);
+        if (cancel && cancel->load()) {
+            for (auto& rest : compiled) // queued already: answered as cancelled, never recorded
+                if (rest)
+                    pending.push_back(std::move(rest));
+            break;
+        }
+        if (!p.failure.empty()) {
+            auto refused = refusedOutcome(p, round);
+            refused.status = "error";
+            refused.category = "proposer." + p.failure;
+            refused.detail = p.failureDetail;
+            ++tally.proposerFailures;
+            tally.lastFailure = refused.category;
+            collect();
+            refuse(refused, p, nullptr, {});
+            continue;
+        }
+        // The engineer's own candidates (Evaluate, Edit) are not reviewed: they wrote them.
+        if (m_config.mode == LoopMode::Review && m_gate && p.proposer != "human" && !review(p, ctx, round, collect))
+            continue;
+        pending.push_back(compiled[at] ? std::move(compiled[at]) : begin(p, round, cancel));
+    }
+    collect();
+    closeRound(batch, round, tally);
+    summary.rounds = round;
+    recordRound(progress, tally);
+    return cancel && cancel->load() ? RoundEnd::Cancelled : RoundEnd::Next;
+}
+
+// The queued candidates' results, in order, into the round's batch; the next round's guesses compile
+// while each runs.
+void TuningSession::collectRound(Proposer& proposer, int round, std::vector<std::unique_ptr<Pending>>& pending,
+    std::vector<EvaluatedCandidate>& batch, LoopSummary& summary)
+{
+    for (std::size_t next = 0; next < pending.size(); ++next) {
+        lookAhead(proposer, round + 1, batch, pending, next); // while pending[next] runs
+        auto e = complete(*pending[next], m_best->outcome.candidateId);
+        if (e.outcome.category == "cancelled")
+            continue;
+        ++summary.evaluated;
+        if (e.outcome.category == "passed")
+            ++summary.passed;
+        batch.push_back(std::move(e));
+    }
+    pending.clear();
+}
+
+// Without review, the round's candidates compile side by side (the whole round at once, up to the CPU's
+// threads), each queued on the pool once compiled and its turn come, so that no GPU waits behind another
+// candidate's compile and the jobs still run in the order proposed (core/pool/compile_stage.h); the cache
+// is read first, here, on the loop's store. One entry per proposal, null where it is begun later.
+std::vector<std::unique_ptr<TuningSession::Pending>> TuningSession::compileTogether(
+    const std::vector<Proposal>& proposals, int round, pool::TurnOrder& order, const std::atomic<bool>* cancel)
+{
+    std::vector<std::unique_ptr<Pending>> compiled(proposals.size());
+    if ((m_config.mode == LoopMode::Review && m_gate) || proposals.size() <= 1)
+        return compiled;
+    std::vector<Pending*> toCompile;
+    for (std::size_t i = 0; i < proposals.size(); ++i)
+        if (proposals[i].failure.empty()) {
+            compiled[i] = begin(proposals[i], round, cancel, false);
+            if (compiled[i]->awaitingCompile) {
+                compiled[i]->order = &order;
+                compiled[i]->turn = int(toCompile.size());
+                toCompile.push_back(compiled[i].get());
+            }
+        }
+    pool::compileConcurrently(int(toCompile.size()),
+        pool::roundCompileWidth(m_pool->usableRunners(), int(toCompile.size())),
+        [&](int i) { compileAndQueue(*toCompile[std::size_t(i)], cancel); });
+    return compiled;
+}
+
+// The engineer's decision on `p`: false when it was rejected or steered (recorded as such, after the
+// candidates queued before it, by `collect`); a replacement takes its place in `p`.
+bool TuningSession::review(Proposal& p, const ProposalContext& ctx, int round, const std::function<void()>& collect)
+{
+    phase(round, LoopPhase::Review, p.hypothesis);
+    m_events->publish(ReviewRequested { round, p, ctx.best, ctx.bestTunables });
+    const auto d = m_gate->review(p, ctx);
+    if (d.kind == ReviewDecision::Kind::Reject || d.kind == ReviewDecision::Kind::Steer) {
+        store::DecisionRecord record;
+        record.kind = d.kind == ReviewDecision::Kind::Reject ? store::DecisionRecord::Kind::Reject
+                                                             : store::DecisionRecord::Kind::Steer;
+        record.reason = d.reason;
+        record.steering = d.steering;
+        if (!d.steering.empty())
+            m_briefing.addSteering(d.steering);
+        auto refused = refusedOutcome(p, round);
+        refused.category = d.kind == ReviewDecision::Kind::Reject ? "rejected" : "steered";
+        refused.detail = d.kind == ReviewDecision::Kind::Reject ? d.reason : d.steering;
+        collect();
+        refuse(refused, p, &record, d.reason);
+        return false;
+    }
+    if (d.kind == ReviewDecision::Kind::Replace && d.replacement) {
+        p.candidate = *d.replacement;
+        p.tunables = d.replacement->withOverrides(d.replacementTunables);
+        p.proposer = "human";
+        p.hypothesis = d.reason.empty() ? "edited by the engineer" : d.reason;
+    }
+    return true;
+}
+
+IterationOutcome TuningSession::refusedOutcome(const Proposal& p, int round) const
+{
+    IterationOutcome o;
+    o.round = round;
+    o.proposer = p.proposer;
+    o.hypothesis = p.hypothesis;
+    o.sourceHash = contentHash(p.candidate.source);
+    o.tunables = p.tunables;
+    return o;
+}
+
+// A proposal that never ran, recorded, remembered and told as an iteration.
+void TuningSession::refuse(
+    IterationOutcome& o, const Proposal& p, const store::DecisionRecord* decision, const std::string& rejection)
+{
+    m_recorder.recordRefusal(o, p, decision);
+    remember({ p, o, {}, {}, {} });
+    m_briefing.addToHistory(historyEntry(o, rejection));
+    m_events->publish(IterationFinished { o });
+}
+
+// The round decided: the new best if any, pass@k's tally, every iteration told, and what the stop
+// rules count of it.
+void TuningSession::closeRound(std::vector<EvaluatedCandidate>& batch, int round, RoundTally& tally)
+{
+    phase(round, LoopPhase::Decide, {});
+    const int incumbent = m_best->outcome.index;
+    const bool firstKernelRound = noIncumbentYet();
+    const double gain = decide(batch);
+    bool anyPassed = false;
+    std::optional<double> bestOverIncumbent;
+    for (const auto& e : batch)
+        if (e.outcome.category == "passed") {
+            anyPassed = true;
+            if (e.outcome.speedupOverBest && (!bestOverIncumbent || *e.outcome.speedupOverBest > *bestOverIncumbent))
+                bestOverIncumbent = e.outcome.speedupOverBest;
+        }
+    m_scaling.addRound(anyPassed, bestOverIncumbent);
+    m_recorder.storeListings(false); // those made by now are in the store before the window reads the round
+    for (const auto& e : batch) {
+        remember(e);
+        m_briefing.addToHistory(historyEntry(e.outcome));
+        m_events->publish(IterationFinished { e.outcome });
+    }
+    if (m_best->outcome.index != incumbent)
+        m_events->publish(
+            IncumbentChanged { m_best->outcome, incumbent > 0 ? std::optional<int>(incumbent) : std::nullopt });
+    pool::trace("round " + std::to_string(round) + " decided");
+    tally.gain = gain;
+    tally.measured = std::any_of(
+        batch.begin(), batch.end(), [](const auto& e) { return e.outcome.category == "passed" && !e.timings.empty(); });
+    if (firstKernelRound) {
+        // The first kernel is a start, not a gain: patience counts from the rounds after it.
+        tally.withoutKernel = !tally.measured;
+        tally.measured = false;
+        for (const auto& e : batch)
+            if (e.outcome.category != "passed")
+                tally.lastFailure = e.outcome.category + ": " + e.outcome.detail.substr(0, 160);
+    }
 }
 
 std::optional<std::string> TuningSession::measureBaseline(
@@ -645,7 +518,8 @@ std::optional<std::string> TuningSession::measureBaseline(
     ++summary.evaluated;
     first.outcome.kept = first.outcome.category == "passed";
     m_baseline = first.outcome;
-    m_history.push_back(historyEntry(first.outcome));
+    m_briefing.setBaseline(first.outcome);
+    m_briefing.addToHistory(historyEntry(first.outcome));
     m_events->publish(IterationFinished { first.outcome });
     if (!first.outcome.kept) {
         summary.stopReason = "the baseline did not pass: " + first.outcome.category + ": " + first.outcome.detail;

@@ -7,8 +7,10 @@
 #include "core/compile/static_report.h"
 #include "core/findings/finding.h"
 #include "core/loop/comparison.h"
+#include "core/loop/iteration_recorder.h"
 #include "core/loop/loop_events.h"
 #include "core/loop/loop_values.h"
+#include "core/loop/proposer_briefing.h"
 #include "core/loop/scaling.h"
 #include "core/loop/stop_policy.h"
 #include "core/model/problem.h"
@@ -18,6 +20,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -33,6 +36,7 @@ struct CompiledAhead;
 namespace pool {
 class RunnerPool;
 struct PooledResult;
+class TurnOrder;
 } // namespace pool
 namespace store {
 class Store;
@@ -116,7 +120,6 @@ public:
     void extendBudget(int rounds);
 
 private:
-    struct Incumbent;
     struct Pending; // a candidate compiled and queued on the pool (or failed, or cached), not yet recorded
     void prepare(const std::string& proposerName);
     // Round 0: the baseline kernel's job. The session's final status when it cannot go on, else none.
@@ -131,8 +134,6 @@ private:
         const Proposal& proposal, int round, const std::atomic<bool>* cancel, bool queueNow = true);
     void compileAndQueue(Pending& pending, const std::atomic<bool>* cancel); // thread-safe: no store access
     EvaluatedCandidate complete(Pending& pending, std::optional<std::int64_t> parentId);
-    ProposalContext context(int round, int remaining) const;
-    ProposalContext contextOf(const Incumbent& best, int round, int remaining) const; // history left empty
     // Compiling ahead (look_ahead.cpp): before the loop waits for pending[next], the proposer's guesses
     // for round `nextRound` from what has arrived (`arrived`) compile on m_ahead's threads.
     void lookAhead(const Proposer& proposer, int nextRound, const std::vector<EvaluatedCandidate>& arrived,
@@ -144,18 +145,28 @@ private:
     int remainingAfter(int rounds) const; // rounds left in the budget after `rounds` (1000: no limit)
     void phase(int round, LoopPhase phase, const std::string& detail = {});
     double decide(std::vector<EvaluatedCandidate>& batch); // the round's gain over the previous best
-    void recordRefusal(IterationOutcome& outcome, const Proposal& proposal, const store::DecisionRecord* decision);
+    // The steps of one round (run()): see tuning_session.cpp.
+    enum class RoundEnd { Next, Exhausted, Cancelled };
+    RoundEnd runRound(Proposer& proposer, int round, int remaining, LoopProgress& progress, LoopSummary& summary,
+        const std::atomic<bool>* cancel);
+    void collectRound(Proposer& proposer, int round, std::vector<std::unique_ptr<Pending>>& pending,
+        std::vector<EvaluatedCandidate>& batch, LoopSummary& summary);
+    std::vector<std::unique_ptr<Pending>> compileTogether(
+        const std::vector<Proposal>& proposals, int round, pool::TurnOrder& order, const std::atomic<bool>* cancel);
+    bool review(Proposal& proposal, const ProposalContext& context, int round, const std::function<void()>& collect);
+    IterationOutcome refusedOutcome(const Proposal& proposal, int round) const;
+    void refuse(IterationOutcome& outcome, const Proposal& proposal, const store::DecisionRecord* decision,
+        const std::string& rejection);
+    void closeRound(std::vector<EvaluatedCandidate>& batch, int round, RoundTally& tally);
     LoopSummary finish(LoopSummary summary, std::string status, Clock::time_point start);
-    void record(IterationOutcome& outcome, const Proposal& proposal, std::optional<std::int64_t> parentId,
-        const struct EvaluationArtifacts& artifacts);
-    // Listings made since: into their iterations' stored compile JSON; `all`: waits for every one.
-    void storeListings(bool all);
 
     const Problem& m_problem;
     store::Store& m_store;
     std::unique_ptr<pool::RunnerPool> m_ownPool; // the single runner's pool
     pool::RunnerPool* m_pool = nullptr;
     LoopConfig m_config;
+    IterationRecorder m_recorder;
+    ProposerBriefing m_briefing;
     std::shared_ptr<LoopEvents> m_events = std::make_shared<LoopEvents>();
     ReviewGate* m_gate = nullptr;
     std::atomic<int> m_extraRounds { 0 };
@@ -169,11 +180,7 @@ private:
     std::string m_problemHash;
     std::unique_ptr<Incumbent> m_best;
     std::optional<IterationOutcome> m_baseline;
-    std::vector<EvaluatedProposal> m_history;
-    std::vector<std::string> m_steering;
     ScalingTally m_scaling;
-    std::vector<RetrievedExample> m_examples; // from earlier sessions, for proposers that learn from them
-    std::map<std::string, std::int64_t> m_candidateIds; // source hash + tunables → candidate row
     struct Reference {
         CompiledCandidate reference;
         std::optional<CompiledCandidate> baseline; // none: no kernel yet, PyTorch eager is the baseline
@@ -184,8 +191,6 @@ private:
     // no source and no timings, and the first candidate to pass becomes the incumbent.
     bool noIncumbentYet() const;
     std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
-    // Code listings still being made, by iteration index (core/store/code_listings.h).
-    std::vector<std::pair<int, std::future<nlohmann::json>>> m_listings;
     // Last: its threads use the members above and are joined first (one session's run() at a time).
     std::unique_ptr<CompileAhead> m_ahead;
     bool m_finished = false; // finish() ran: the stored session has its status

@@ -2,8 +2,11 @@
 // (valid configurations only, no repeats, findings steer the order, exhaustive covers the space).
 #include "core/findings/finding.h"
 #include "core/loop/comparison.h"
+#include "core/loop/proposer_briefing.h"
+#include "core/loop/round_decision.h"
 #include "core/loop/scaling.h"
 #include "core/loop/stop_policy.h"
+#include "core/loop/tuning_session.h"
 #include "core/model/hash.h"
 #include "core/model/problem.h"
 #include "core/tuner/move_ranking.h"
@@ -119,6 +122,38 @@ private Q_SLOTS:
         QCOMPARE(c.sizes.size(), std::size_t(2));
         QVERIFY(c.sizes[1].high < 1.0);
         QVERIFY(c.speedup > 1.0); // geometric mean still favours it
+    }
+
+    // A round's decision (core/loop/round_decision.h): the surest gain beyond the noise is kept, the rest
+    // reverted with the reason the proposer sees; with no kernel yet the fastest that passed is kept.
+    void roundDecisionKeepsTheSurestGain()
+    {
+        const auto timed = [](double median, std::uint64_t seed, std::string category = "passed") {
+            kl::EvaluatedCandidate e;
+            e.outcome.category = std::move(category);
+            e.outcome.medianUs = median;
+            e.timings = { { "main", samples(median, median * 0.002, 40, seed), 100.0 } };
+            return e;
+        };
+        kl::Incumbent incumbent;
+        incumbent.timings = { { "main", samples(100.0, 0.2, 40, 1), 100.0 } };
+        std::vector<kl::EvaluatedCandidate> batch { timed(99.9, 2), timed(80.0, 3), timed(70.0, 4, "mismatch") };
+        batch[2].outcome.detail = "max abs error 0.5";
+        const auto d = kl::decideRound(batch, &incumbent, 0.01);
+        QCOMPARE(d.kept, std::optional<std::size_t>(1));
+        QVERIFY(d.gain > 0.2 && d.gain < 0.3);
+        QVERIFY(batch[1].outcome.kept && !batch[0].outcome.kept && !batch[2].outcome.kept);
+        QCOMPARE(d.decisions.size(), std::size_t(3));
+        QCOMPARE(d.decisions[1].kind, kl::store::DecisionRecord::Kind::AutoKeep);
+        QVERIFY(
+            QString::fromStdString(d.decisions[0].reason).startsWith(QStringLiteral("not faster beyond the noise")));
+        QCOMPARE(d.decisions[2].reason, std::string("mismatch: max abs error 0.5"));
+
+        std::vector<kl::EvaluatedCandidate> first { timed(90.0, 5), timed(85.0, 6) };
+        const auto f = kl::decideRound(first, nullptr, 0.01);
+        QCOMPARE(f.kept, std::optional<std::size_t>(1));
+        QCOMPARE(f.gain, 0.0);
+        QVERIFY(QString::fromStdString(f.decisions[1].reason).startsWith(QStringLiteral("the first kernel")));
     }
 
     void stopRules()
