@@ -11,7 +11,8 @@ foreach(component gui data)
 endforeach()
 foreach(file bin/kernelloop share/applications/${APP_ID}.desktop share/metainfo/${APP_ID}.metainfo.xml
              share/icons/hicolor/scalable/apps/${APP_ID}.svg share/icons/hicolor/256x256/apps/${APP_ID}.png
-             share/kernelloop/examples/layernorm_gelu/problem.json)
+             share/kernelloop/examples/layernorm_gelu/problem.json share/kernelloop/python/kernelloop/triton_aot.py
+             share/kernelloop/sessions/layernorm_gelu-h200.klsession)
     if(NOT EXISTS ${PREFIX}/${file})
         message(FATAL_ERROR "missing after install: ${file}\n${out}")
     endif()
