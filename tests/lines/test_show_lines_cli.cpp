@@ -28,9 +28,13 @@ struct Run {
     QString err;
 };
 
-Run cli(const QStringList& arguments, const QMap<QString, QString>& variables = {})
+// `workingDirectory`: where the CLI runs (empty: here).
+Run cli(
+    const QStringList& arguments, const QMap<QString, QString>& variables = {}, const QString& workingDirectory = {})
 {
     QProcess process;
+    if (!workingDirectory.isEmpty())
+        process.setWorkingDirectory(workingDirectory);
     auto environment = QProcessEnvironment::systemEnvironment();
     environment.remove(QStringLiteral("KERNELLOOP_DB"));
     for (auto it = variables.begin(); it != variables.end(); ++it)
@@ -181,7 +185,12 @@ private slots:
                       QStringLiteral("--no-cache") },
                 { { QStringLiteral("KL_NVDISASM"), nvdisasm },
                     { QStringLiteral("KL_MODEL_RUNNER_PC_SAMPLING"),
-                        sourcePath(QStringLiteral("tests/fixtures/lines/pointer_chase-lines-h200.json")) } });
+                        sourcePath(QStringLiteral("tests/fixtures/lines/pointer_chase-lines-h200.json")) },
+                    // NVRTC names the source in the PTX by the compiling process's folder: compiled here, in
+                    // the temporary folder, never reused from a compile elsewhere, the checkout's path (of
+                    // any length) cannot change the sizes compared below.
+                    { QStringLiteral("KERNELLOOP_COMPILE_CACHE"), QStringLiteral("off") } },
+                m_dir.path());
         QVERIFY2(evaluated.exitCode == 0, qPrintable(evaluated.out + evaluated.err));
         for (const auto& index : { QStringLiteral("1"), QStringLiteral("2") }) { // the baseline, the candidate
             const auto run
