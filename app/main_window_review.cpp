@@ -2,6 +2,7 @@
 // menu's actions, and handing an iteration's source to the editor.
 #include "app/main_window.h"
 
+#include "app/campaign_report_window.h"
 #include "app/review_workspace.h"
 #include "app/store_document.h"
 #include "core/model/error.h"
@@ -65,6 +66,18 @@ void MainWindow::buildReviewMenu()
             openCandidate(toQString(focus->detail->candidate->source), focus->detail->candidate->tunables);
     });
     m_iterationActions.append(candidate);
+    review->addSeparator();
+    m_sessionActions.append(review->addAction(tr("Campaign &Report…"), this, [this] {
+        if (!m_review->hasStore())
+            return;
+        QString error;
+        const auto open = [this](qint64 session) {
+            m_review->openSession(session);
+            showWorkspace(Workspace::Review);
+        };
+        if (!showCampaignReport(m_review->document()->path(), this, open, &error))
+            setStatus(error, true);
+    }));
 
     QMenu* view = nullptr;
     for (QAction* action : menuBar()->actions())

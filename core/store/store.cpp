@@ -423,13 +423,20 @@ std::optional<ResultRecord> Store::cacheLookup(const std::string& key) const
 
 void Store::cacheStore(const std::string& key, std::int64_t resultId)
 {
-    auto select = m_impl->db.cached("SELECT 1 FROM results WHERE id = ?1");
-    select.bind(1, resultId);
-    if (!select.step())
-        throw Error("store.unknown-result", m_impl->path.string(), std::to_string(resultId), "no such result");
+    // One write transaction, taken first: a read left open here (the check's statement) would make the
+    // insert upgrade a stale snapshot, which SQLite refuses at once ("database is locked", no busy wait)
+    // when another connection wrote meanwhile: a campaign's sessions write one file side by side.
+    Transaction transaction(m_impl->db);
+    {
+        auto select = m_impl->db.cached("SELECT 1 FROM results WHERE id = ?1");
+        select.bind(1, resultId);
+        if (!select.step())
+            throw Error("store.unknown-result", m_impl->path.string(), std::to_string(resultId), "no such result");
+    }
     auto insert
         = m_impl->db.cached("INSERT OR REPLACE INTO evaluation_cache (key, result_id, stored_ms) VALUES (?1, ?2, ?3)");
     insert.bind(1, key).bind(2, resultId).bind(3, nowMs()).run();
+    transaction.commit();
 }
 
 // --- checks ---
