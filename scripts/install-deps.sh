@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
-# Installs every Debian package KernelLoop's build and tests need. Idempotent: safe to run again.
+# Installs the Debian packages KernelLoop needs. Idempotent: safe to run again.
+#   scripts/install-deps.sh build   what configuring and building every target needs (scripts/run.sh)
+#   scripts/install-deps.sh         that, and what the tests run (scripts/test.sh)
 set -euo pipefail
+what="${1:-test}"
 
-packages=(
+build_packages=(
     cmake ninja-build g++ pkg-config git
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libqscintilla2-qt6-dev qt6-tools-dev qt6-l10n-tools qt6-tools-dev-tools
     libgl-dev
     nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libmuparser-dev libdtl-dev libcli11-dev
     libcpp-httplib-dev qtkeychain-qt6-dev libkainjow-mustache-dev zlib1g-dev
+)
+test_packages=(
     sqlite3 appstream desktop-file-utils
     # test_torch_worker runs the real PyTorch reference worker under Debian's CPU PyTorch (/usr/bin/python3)
     python3-torch
     # The runner pool's tests start an sshd on loopback and a one-node Slurm cluster (tests/pool).
     openssh-client openssh-server slurmctld slurmd slurm-client munge
+    # packaging_installed_deb: cpack's Depends (dpkg-shlibdeps, file), lintian, and strace to prove
+    # that the installed programs never read the source tree.
+    dpkg-dev file lintian strace
 )
+case "$what" in
+    build) packages=("${build_packages[@]}") ;;
+    test) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+    *)
+        echo "usage: $0 [build|test]" >&2
+        exit 2
+        ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

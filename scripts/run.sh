@@ -3,12 +3,15 @@
 #   scripts/run.sh              the GUI
 #   scripts/run.sh --headless   the same example through kernelloop-cli (no display needed): the
 #                               static report, then the tuner and LLM sessions recorded on an H200
+#
+# It builds only the three programs it runs, in the ci preset's tree that ./scripts/test.sh builds
+# everything in: the test command then reuses every object built here (issue 28, first contact).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh dev
+./scripts/build.sh ci kernelloop kernelloop-cli kernelloop-runner
 example=resources/examples/layernorm_gelu/problem.json
-cli=./build/dev/cli/kernelloop-cli
-if [ "${1:-}" = "--headless" ] || [ ! -x build/dev/app/kernelloop ]; then
+cli=./build/ci/cli/kernelloop-cli
+if [ "${1:-}" = "--headless" ] || [ ! -x build/ci/app/kernelloop ]; then
     "$cli" check "$example"
     db=$(mktemp -d)/kernelloop.db
     "$cli" import resources/sessions/layernorm_gelu-h200.klsession --db "$db"
@@ -18,5 +21,5 @@ if [ "${1:-}" = "--headless" ] || [ ! -x build/dev/app/kernelloop ]; then
     "$cli" history --hypotheses --db "$db"
     echo "more: $cli show ITERATION --db $db   (on a GPU machine: $cli tune $example)"
 else
-    exec ./build/dev/app/kernelloop "$example"
+    exec ./build/ci/app/kernelloop "$example"
 fi
