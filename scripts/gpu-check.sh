@@ -90,8 +90,12 @@ else
 fi
 export KL_RUNNER=$BIN/kernelloop-runner KL_SOURCE_DIR=$ROOT QT_QPA_PLATFORM=offscreen
 # Triton candidates and PyTorch references (test_gpu_triton_hostile): the machine's python3 has both.
+# Every helper by its variable: the carried binaries are outside a build tree, so they never look in
+# the source tree on their own (python_tool.cpp).
 export KL_PYTHON=${KL_PYTHON:-python3} PYTHONUNBUFFERED=1 KL_TRITON_HELPER=$ROOT/python/kernelloop/triton_aot.py \
-    KL_REFERENCE_WORKER=$ROOT/python/kernelloop/torch_reference_worker.py
+    KL_REFERENCE_WORKER=$ROOT/python/kernelloop/torch_reference_worker.py \
+    KL_KERNELBENCH_HELPER=$ROOT/python/kernelloop/kernelbench_import.py \
+    KL_INDUCTOR_HELPER=$ROOT/python/kernelloop/inductor_kernel.py
 DATE=$(date -u +%Y-%m-%dT%H:%MZ)
 say "date $DATE commit $COMMIT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv >>"$LOG" 2>&1
