@@ -1,6 +1,7 @@
 #include "app/main_window.h"
 
 #include "app/analysis_scheduler.h"
+#include "app/help_dialogs.h"
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "app/store_document.h"
@@ -29,6 +30,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -36,6 +38,8 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace kl::gui {
 
@@ -52,6 +56,9 @@ std::string noKernelYet(const Problem& problem)
         + "  torch.compile's kernel (Start: inductor);\n" + c + "or write one here in the " + c
         + "@kl format (docs/formats.md).\n";
 }
+
+// Room a window manager's title bar and frame take above and around the window (a guess until shown).
+constexpr int kTitleBarAllowance = 40;
 
 // Edits are analysed once the engineer pauses typing, not on every key.
 constexpr int kEditDebounceMillis = 500;
@@ -123,7 +130,13 @@ MainWindow::MainWindow(QWidget* parent)
     editorLayout->addWidget(m_findBar);
 
     m_reportView->setReportModel(m_reportModel);
-    m_tunablesPane = titled(tr("Tunables"), m_tunables, this);
+    // Many tunables scroll: the pane's height is never the window's (a 1366x768 laptop).
+    auto* tunablesScroll = new QScrollArea(this);
+    tunablesScroll->setWidget(m_tunables);
+    tunablesScroll->setWidgetResizable(true);
+    tunablesScroll->setFrameShape(QFrame::NoFrame);
+    tunablesScroll->setMinimumHeight(fontMetrics().lineSpacing() * 3);
+    m_tunablesPane = titled(tr("Tunables"), tunablesScroll, this);
     m_rightSplitter->addWidget(m_tunablesPane);
     m_rightSplitter->addWidget(titled(tr("Static report"), m_reportView, this));
     m_rightSplitter->addWidget(titled(tr("Occupancy"), m_occupancy, this));
@@ -153,6 +166,9 @@ MainWindow::MainWindow(QWidget* parent)
     m_session = new SessionController(this);
 
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long message is cut at the window's edge, never widens the window past the screen.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_status->setMinimumWidth(1);
     statusBar()->addWidget(m_status, 1);
     statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_timing);
@@ -175,7 +191,9 @@ MainWindow::MainWindow(QWidget* parent)
     // First contact: big enough that every column of the review and the report is readable.
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray())) {
         const QSize room = screen() ? screen()->availableGeometry().size() : QSize(1600, 1000);
-        resize(std::min(1600, room.width()), std::min(1000, room.height()));
+        // The frame is the window manager's and unknown before the first show: room is left for a
+        // title bar, so that on a 1366x768 laptop the status bar is on the screen too.
+        resize(std::min(1600, room.width()), std::min(1000, room.height() - kTitleBarAllowance));
     }
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
@@ -225,7 +243,8 @@ void MainWindow::buildMenus()
         if (m_problem)
             openProblem(QString::fromStdString(m_problem->file.string()));
     });
-    reload->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    // F5, not Ctrl+Shift+R: that is Reject in review mode (issue 28: both at once did nothing).
+    reload->setShortcut(QKeySequence(Qt::Key_F5));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -250,6 +269,7 @@ void MainWindow::buildMenus()
         view->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    addHelpActions(this, help);
     help->addAction(tr("&About KernelLoop"), this, [this] {
         QMessageBox::about(this, tr("About KernelLoop"),
             tr("<p><b>KernelLoop %1</b></p><p>A workbench for closed-loop CUDA kernel "
@@ -473,11 +493,16 @@ void MainWindow::updateProblemHeader()
 
 void MainWindow::fitRightPane()
 {
-    // Tunables and the report as tall as their contents, the chart gets the rest.
+    // Tunables as tall as their contents, the chart at least readable (axis labels not elided), the
+    // report as tall as its rows where that leaves room, else it scrolls (a 1366x768 laptop).
     const int total = m_rightSplitter->height() > 0 ? m_rightSplitter->height() : 700;
-    const int tunables = m_tunablesPane->sizeHint().height();
-    const int report = m_reportView->naturalHeight() + 24;
-    m_rightSplitter->setSizes({ tunables, report, std::max(200, total - tunables - report) });
+    auto* scroll = m_tunablesPane->findChild<QScrollArea*>();
+    const int tunables
+        = m_tunables->sizeHint().height() + m_tunablesPane->sizeHint().height() - scroll->sizeHint().height() + 4;
+    constexpr int kReadableChart = 230;
+    const int report = std::clamp(total - tunables - kReadableChart, m_reportView->minimumHeight() + 24,
+        std::max(m_reportView->minimumHeight() + 24, m_reportView->naturalHeight() + 24));
+    m_rightSplitter->setSizes({ tunables, report, std::max(0, total - tunables - report) });
 }
 
 void MainWindow::jumpToDiagnostic(const QModelIndex& index)

@@ -28,7 +28,12 @@ namespace kl::gui {
 
 void MainWindow::buildReviewMenu()
 {
-    QMenu* review = menuBar()->addMenu(tr("&Review"));
+    auto* review = new QMenu(tr("&Review"), menuBar());
+    QAction* help = nullptr; // before Help, where the other menus are
+    for (QAction* a : menuBar()->actions())
+        if (a->menu() && a->text() == tr("&Help"))
+            help = a;
+    menuBar()->insertMenu(help, review);
     QAction* best = review->addAction(tr("Select &Best Iteration"), this, [this] {
         if (m_review->hasSession())
             m_review->openSession(m_review->selection()->session()->session.id);

@@ -98,6 +98,9 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     left->addWidget(m_history);
     left->setStretchFactor(0, 1);
     left->setStretchFactor(1, 3);
+    // The inspector's tallest tab (Lines: source, listing and hot lines) set the whole window's height;
+    // on a laptop with the review dock open a tab scrolls or clips instead.
+    m_inspector->setMinimumHeight(150);
     auto* right = new QSplitter(Qt::Vertical, this);
     right->addWidget(m_inspector);
     right->addWidget(m_charts);

@@ -151,7 +151,8 @@ SessionController::SessionController(MainWindow* window)
             m_noDevice = toQString(answer.substr(kNoDevicePrefix.size()));
             //: banner on a machine without a GPU; %1 is the runner's own message
             m_banner->setText(
-                tr("No GPU: %1. Browsing, editing and static analysis work; running a session needs a GPU.")
+                tr("No GPU here: %1. Browsing, editing and static analysis work; a session runs on a GPU elsewhere "
+                   "through Session ▸ New Session (Runner: ssh host kernelloop-runner, or Runner endpoints).")
                     .arg(m_noDevice));
             m_bannerBar->show();
         } else {
@@ -253,6 +254,9 @@ void SessionController::buildMenu()
     m_evaluate->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
     //: menu action: the selected iteration becomes the base of the next proposals
     m_continue = menu->addAction(tr("&Continue from Here"), this, &SessionController::continueFromSelected);
+    //: Session menu section: what answers the proposal waiting in the Proposal Review dock
+    menu->addSection(tr("Proposal"));
+    menu->addActions(m_reviewPanel->reviewActions()); // their shortcuts, listed where they can be found
     menu->addSeparator();
     menu->addAction(m_reviewDock->toggleViewAction());
     menu->addAction(m_transcriptDock->toggleViewAction());
@@ -299,8 +303,15 @@ QString SessionController::startSession(const session::SessionRecipe& recipe)
     };
     if (m_live->running())
         return refuse(tr("A session is already running: stop it first"));
-    if (!m_noDevice.isEmpty()) // the runner's own words, as the CLI prints them
-        return refuse(QStringLiteral("[runner.no-device] ") + tr("this needs a GPU: no GPU: %1").arg(m_noDevice));
+    // The probe answered for the default local runner only: a session on other runners (the Runner
+    // field's program or command line, ssh/Slurm/cmd endpoints) is checked by its own start.
+    const bool probedRunner = recipe.runners.empty() && recipe.runnersFile.empty()
+        && (recipe.runner.empty() || toQString(recipe.runner) == m_runnerPath);
+    if (!m_noDevice.isEmpty() && probedRunner) // the runner's own words, as the CLI prints them
+        return refuse(QStringLiteral("[runner.no-device] ")
+            + tr("this needs a GPU: no GPU: %1. A GPU elsewhere: give its runner in Session ▸ New Session (Runner, "
+                 "Runner endpoints).")
+                  .arg(m_noDevice));
     LiveSessionSetup setup;
     setup.recipe = recipe;
     try {
@@ -467,8 +478,11 @@ void SessionController::showLiveRead()
 void SessionController::onReview(const ReviewRequested& request)
 {
     m_reviewPanel->showRequest(request);
+    const bool wasShown = m_reviewDock->isVisible();
     m_reviewDock->show();
     m_reviewDock->raise();
+    if (!wasShown || m_reviewDock->height() < m_window->height() / 3) // room for the plan and the diff
+        m_window->resizeDocks({ m_reviewDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
     m_phases->setState(tr("waiting for your review"));
     if (!m_problem)
         return;

@@ -33,7 +33,8 @@ IterationChart::IterationChart(IterationSelection* selection, QWidget* parent)
     m_marker->setPen(pen);
     //: chart legend: the vertical line at the selected iteration
     m_marker->setName(tr("selected"));
-    setMinimumSize(360, 240);
+    // Small enough for a 1366x768 laptop with the review dock open; the splitters give more where there is room.
+    setMinimumSize(300, 170);
 }
 
 void IterationChart::attach(QAbstractSeries* series, QAbstractAxis* yAxis)

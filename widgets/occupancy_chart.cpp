@@ -56,7 +56,7 @@ OccupancyChart::OccupancyChart(QWidget* parent)
     }
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(180);
+    setMinimumHeight(120); // a laptop with the review dock open; the splitter gives it the rest
     rebuild();
 }
 

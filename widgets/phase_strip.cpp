@@ -1,5 +1,6 @@
 #include "widgets/phase_strip.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -62,10 +63,16 @@ PhaseStrip::PhaseStrip(QWidget* parent)
     layout->addWidget(m_elapsed);
     layout->addStretch(1);
     layout->addWidget(m_tokens);
+    // A long state (an error's whole text) is elided to the room left: as it was, it widened the
+    // window past a laptop's screen.
+    m_state->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_state->setMinimumWidth(m_state->fontMetrics().horizontalAdvance(QStringLiteral("waiting for your review")));
+    m_state->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_state->installEventFilter(this);
     //: phase strip: tooltip of the token count
     m_tokens->setToolTip(tr("LLM tokens: the server's count for finished replies; the reply being written is "
                             "estimated from its length until its count arrives"));
-    layout->addWidget(m_state);
+    layout->addWidget(m_state, 1);
     m_tick->setInterval(250);
     connect(m_tick, &QTimer::timeout, this, &PhaseStrip::refresh);
     reset();
@@ -82,7 +89,7 @@ void PhaseStrip::reset()
     m_streamingTokens = 0;
     m_tokens->clear();
     //: phase strip: no session is running
-    m_state->setText(tr("no session running"));
+    setState(tr("no session running"));
     refresh();
 }
 
@@ -134,7 +141,25 @@ void PhaseStrip::showTokens()
     m_tokens->setText(text);
 }
 
-void PhaseStrip::setState(const QString& state) { m_state->setText(state); }
+void PhaseStrip::setState(const QString& state)
+{
+    m_stateText = state;
+    showState();
+}
+
+void PhaseStrip::showState()
+{
+    const QString shown = m_state->fontMetrics().elidedText(m_stateText, Qt::ElideRight, m_state->width());
+    m_state->setText(shown);
+    m_state->setToolTip(shown == m_stateText ? QString() : m_stateText);
+}
+
+bool PhaseStrip::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_state && event->type() == QEvent::Resize)
+        showState();
+    return QWidget::eventFilter(watched, event);
+}
 
 void PhaseStrip::refresh()
 {
@@ -164,7 +189,7 @@ QString PhaseStrip::text() const
         out += QStringLiteral(" | ") + m_elapsed->text();
     if (!m_tokens->text().isEmpty())
         out += QStringLiteral(" | ") + m_tokens->text();
-    return out + QStringLiteral(" | ") + m_state->text();
+    return out + QStringLiteral(" | ") + m_stateText;
 }
 
 } // namespace kl::gui

@@ -31,15 +31,20 @@ public:
     QString text() const; // what the strip says, for tests and tooltips
     LoopPhase phase() const { return m_phase; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override; // the state label's resize
+
 private:
     void refresh();
     void showTokens();
+    void showState(); // the state elided to the room left, whole in the tooltip
 
     std::map<LoopPhase, QLabel*> m_labels;
     QLabel* m_round;
     QLabel* m_elapsed;
     QLabel* m_tokens;
     QLabel* m_state;
+    QString m_stateText; // whole; the label may show it elided
     QTimer* m_tick;
     QElapsedTimer m_sincePhase;
     LoopPhase m_phase = LoopPhase::Propose;

@@ -7,6 +7,7 @@
 #include "widgets/static_report_view.h"
 #include "widgets/string_conversion.h"
 
+#include <QAction>
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -14,6 +15,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -55,7 +57,7 @@ QString diffHtml(const std::string& header, const std::string& unified)
 ReviewPanel::ReviewPanel(QWidget* parent)
     : QWidget(parent)
     , m_title(new QLabel(this))
-    , m_plan(new QLabel(this))
+    , m_plan(new QPlainTextEdit(this))
     , m_diff(new QTextBrowser(this))
     , m_severity(new QLabel(this))
     , m_compileError(new QPlainTextEdit(this))
@@ -63,22 +65,35 @@ ReviewPanel::ReviewPanel(QWidget* parent)
     , m_reportView(new StaticReportView(this))
     , m_reason(new QLineEdit(this))
     , m_hint(new QLabel(this))
+    // No mnemonics: Alt+A, Alt+R and Alt+E open the Analysis, Review and Edit menus.
     //: review button (Ctrl+Return): run the proposal
-    , m_accept(new QPushButton(tr("&Accept"), this))
+    , m_accept(new QPushButton(tr("Accept"), this))
     //: review button (Ctrl+Shift+R): refuse the proposal; the reason goes to the proposer
-    , m_reject(new QPushButton(tr("&Reject"), this))
+    , m_reject(new QPushButton(tr("Reject"), this))
     //: review button (Ctrl+Shift+T): do not run it; the text steers the next proposal
-    , m_steer(new QPushButton(tr("S&teer"), this))
+    , m_steer(new QPushButton(tr("Steer"), this))
     //: review button (Ctrl+Shift+E): open the proposal in the editor to change it
-    , m_edit(new QPushButton(tr("&Edit"), this))
+    , m_edit(new QPushButton(tr("Edit"), this))
     //: review button: evaluate the editor's version of the proposal instead
-    , m_runEdited(new QPushButton(tr("Run E&dited"), this))
+    , m_runEdited(new QPushButton(tr("Run Edited"), this))
+    //: menu action: run the proposal waiting for review
+    , m_acceptAction(new QAction(tr("&Accept Proposal"), this))
+    //: menu action: refuse the proposal with the reason typed in the review panel
+    , m_rejectAction(new QAction(tr("&Reject Proposal with the Reason"), this))
+    //: menu action: do not run the proposal; the review panel's text steers the next one
+    , m_steerAction(new QAction(tr("S&teer the Next Proposal"), this))
+    //: menu action: open the proposal in the editor to change it
+    , m_editAction(new QAction(tr("&Edit Proposal in the Editor"), this))
 {
     m_title->setStyleSheet(QStringLiteral("font-weight: bold;"));
-    m_plan->setWordWrap(true);
-    m_plan->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long plan scrolls in its own pane: as a wrapped label it made the dock (and with it the window)
+    // as tall as the plan, past the screen's edge.
+    m_plan->setReadOnly(true);
+    m_plan->setFrameShape(QFrame::NoFrame);
+    m_plan->setMinimumHeight(m_plan->fontMetrics().lineSpacing() * 2 + 8);
     m_diff->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_diff->setLineWrapMode(QTextEdit::NoWrap);
+    m_diff->setMinimumHeight(m_diff->fontMetrics().lineSpacing() * 3 + 8);
     m_severity->setWordWrap(true);
     m_compileError->setReadOnly(true);
     m_compileError->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -88,36 +103,57 @@ ReviewPanel::ReviewPanel(QWidget* parent)
     //: review: the text of Reject (a reason) or Steer (the next proposal's direction)
     m_reason->setPlaceholderText(tr("Reason to reject, or text to steer the next proposal"));
     m_hint->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    m_accept->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-    m_reject->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
-    m_steer->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
-    m_edit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-    for (QPushButton* b : { m_accept, m_reject, m_steer, m_edit, m_runEdited })
-        b->setToolTip(b->shortcut().toString(QKeySequence::NativeText));
+    m_acceptAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_rejectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    m_steerAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    m_editAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    for (auto [button, action] : { std::pair { m_accept, m_acceptAction }, { m_reject, m_rejectAction },
+             { m_steer, m_steerAction }, { m_edit, m_editAction } }) {
+        button->setToolTip(action->shortcut().toString(QKeySequence::NativeText));
+        connect(action, &QAction::triggered, button, &QPushButton::click);
+    }
+    // Until the window puts them in its menu, the panel's own keys (a panel shown on its own).
+    addActions(reviewActions());
     m_runEdited->hide();
 
-    auto* statics = new QWidget(this);
+    auto* statics = new QWidget;
     auto* staticsLayout = new QVBoxLayout(statics);
     staticsLayout->setContentsMargins(0, 0, 0, 0);
     staticsLayout->addWidget(m_severity);
     staticsLayout->addWidget(m_compileError);
     staticsLayout->addWidget(m_reportView, 1);
+    // The static side scrolls as a whole: its wrapped lines never set the dock's height.
+    auto* staticsScroll = new QScrollArea(this);
+    staticsScroll->setWidget(statics);
+    staticsScroll->setWidgetResizable(true);
+    staticsScroll->setFrameShape(QFrame::NoFrame);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_diff);
-    split->addWidget(statics);
+    split->addWidget(staticsScroll);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    // The plan above the diff, each scrolling in its own pane; the splitter moves the line between them.
+    auto* planAndDiff = new QSplitter(Qt::Vertical, this);
+    planAndDiff->addWidget(m_plan);
+    planAndDiff->addWidget(split);
+    planAndDiff->setStretchFactor(0, 1);
+    planAndDiff->setStretchFactor(1, 3);
+    planAndDiff->setChildrenCollapsible(false);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_reason, 1);
     for (QPushButton* b : { m_accept, m_reject, m_steer, m_edit, m_runEdited })
         buttons->addWidget(b);
+    // The keys beside the title: a line of its own made the dock taller than a laptop has room for.
+    auto* titleRow = new QHBoxLayout;
+    titleRow->addWidget(m_title, 2);
+    titleRow->addWidget(m_hint, 3);
+    m_hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_hint->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_title);
-    layout->addWidget(m_plan);
-    layout->addWidget(split, 1);
+    layout->addLayout(titleRow);
+    layout->addWidget(planAndDiff, 1);
     layout->addLayout(buttons);
-    layout->addWidget(m_hint);
 
     connect(m_accept, &QPushButton::clicked, this, [this] { answer(AcceptAnswer); });
     connect(m_reject, &QPushButton::clicked, this, [this] { answer(RejectAnswer); });
@@ -149,7 +185,7 @@ void ReviewPanel::showRequest(const ReviewRequested& request)
         plan += QLatin1Char('\n') + tr("Predicted effect: %1x over the incumbent").arg(*p.predictedSpeedup, 0, 'f', 2);
     else
         plan += QLatin1Char('\n') + tr("Predicted effect: not stated");
-    m_plan->setText(plan);
+    m_plan->setPlainText(plan);
     const auto changes
         = review::candidateChanges(request.best.source, request.bestTunables, p.candidate.source, p.tunables);
     const auto unified = review::unifiedDiff(request.best.source, p.candidate.source,
@@ -210,6 +246,8 @@ void ReviewPanel::setButtonsEnabled(bool enabled)
 {
     for (QPushButton* b : { m_accept, m_reject, m_steer, m_edit, m_runEdited })
         b->setEnabled(enabled);
+    for (QAction* a : reviewActions())
+        a->setEnabled(enabled);
     m_reason->setEnabled(enabled);
 }
 
@@ -234,7 +272,12 @@ void ReviewPanel::answer(int kind)
 
 QString ReviewPanel::diffText() const { return m_diff->toPlainText(); }
 
-QString ReviewPanel::planText() const { return m_plan->text(); }
+QString ReviewPanel::planText() const { return m_plan->toPlainText(); }
+
+QList<QAction*> ReviewPanel::reviewActions() const
+{
+    return { m_acceptAction, m_rejectAction, m_steerAction, m_editAction };
+}
 
 QString ReviewPanel::staticText() const
 {

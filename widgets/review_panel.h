@@ -12,6 +12,7 @@
 
 #include <memory>
 
+class QAction;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -48,6 +49,10 @@ public:
     QPushButton* steerButton() const { return m_steer; }
     QPushButton* editButton() const { return m_edit; }
     QPushButton* runEditedButton() const { return m_runEdited; }
+    // Accept, Reject, Steer and Edit as actions with their shortcuts (Ctrl+Return, Ctrl+Shift+R,
+    // Ctrl+Shift+T, Ctrl+Shift+E), for the window's menu: the buttons hold none, so that a key is
+    // never claimed twice. Enabled while a proposal waits.
+    QList<QAction*> reviewActions() const;
 
 signals:
     void accepted();
@@ -63,7 +68,7 @@ private:
     bool m_hasRequest = false;
     std::shared_ptr<const ReviewRequested> m_request;
     QLabel* m_title;
-    QLabel* m_plan;
+    QPlainTextEdit* m_plan;
     QTextBrowser* m_diff;
     QLabel* m_severity;
     QPlainTextEdit* m_compileError;
@@ -76,6 +81,10 @@ private:
     QPushButton* m_steer;
     QPushButton* m_edit;
     QPushButton* m_runEdited;
+    QAction* m_acceptAction;
+    QAction* m_rejectAction;
+    QAction* m_steerAction;
+    QAction* m_editAction;
 };
 
 } // namespace kl::gui

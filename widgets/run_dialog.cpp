@@ -67,8 +67,11 @@ RunDialog::RunDialog(QWidget* parent)
     , m_target(new QDoubleSpinBox(this))
     , m_patience(spin(this, 0, 1000, 2, tr("never")))
     , m_candidates(spin(this, 1, 64, 1))
-    , m_metrics(combo(
-          this, { QStringLiteral("none"), QStringLiteral("default"), QStringLiteral("sol"), QStringLiteral("stalls") }))
+    // Every set the CLI takes: "lines" (PC sampling per source line) and "deep" (stalls + lines) too;
+    // without them "From a line" dropped --metrics lines without a word.
+    , m_metrics(combo(this,
+          { QStringLiteral("none"), QStringLiteral("default"), QStringLiteral("sol"), QStringLiteral("stalls"),
+              QStringLiteral("lines"), QStringLiteral("deep") }))
     , m_mode(combo(this, { QStringLiteral("auto"), QStringLiteral("review") }))
     , m_label(new QLineEdit(this))
     , m_db(new QLineEdit(this))
@@ -95,6 +98,11 @@ RunDialog::RunDialog(QWidget* parent)
     //: window title of the dialog that starts a tuning session
     setWindowTitle(tr("New Session"));
     m_metrics->setCurrentText(QStringLiteral("default"));
+    m_metrics->setObjectName(QStringLiteral("metrics"));
+    //: run dialog: tooltip of the Metric set field
+    m_metrics->setToolTip(tr("CUPTI per candidate: none; default (throughput, occupancy, caches); sol (speed of light, "
+                             "tensor pipes); stalls (warp stall reasons); lines (PC sampling per source line: the "
+                             "Lines tab); deep (stalls and lines)"));
     // A problem with no kernel yet (a PyTorch reference only) starts from torch.compile's kernel, a file,
     // or (empty) the model's first kernel; the tuner alone then takes torch.compile's.
     m_start->setEditable(true);
@@ -184,6 +192,7 @@ RunDialog::RunDialog(QWidget* parent)
     form->addRow(tr("Patience (rounds)"), m_patience);
     //: run dialog: k candidates evaluated per round
     form->addRow(tr("Candidates per round"), m_candidates);
+    //: run dialog: CUPTI metric set; lines = PC sampling per source line, deep = stall counters and lines
     form->addRow(tr("Metric set"), m_metrics);
     form->addRow(tr("Mode"), m_mode);
     form->addRow(tr("Label"), m_label);
@@ -319,6 +328,8 @@ void RunDialog::setRecipe(const session::SessionRecipe& r)
     m_target->setValue(r.targetSpeedup);
     m_patience->setValue(r.patience);
     m_candidates->setValue(r.candidatesPerRound);
+    if (m_metrics->findText(toQString(r.metrics)) < 0) // a set this dialog does not list: kept, not dropped
+        m_metrics->addItem(toQString(r.metrics));
     m_metrics->setCurrentText(toQString(r.metrics));
     m_mode->setCurrentText(r.mode == LoopMode::Review ? QStringLiteral("review") : QStringLiteral("auto"));
     m_label->setText(toQString(r.label));

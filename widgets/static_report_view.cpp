@@ -36,8 +36,10 @@ void StaticReportView::setReportModel(StaticReportModel* model)
     setModel(m_transpose);
     connect(model, &QAbstractItemModel::modelReset, this, &StaticReportView::hideRedundantRows);
     hideRedundantRows();
-    // Every metric stays visible: a splitter may give the view more room, never less.
-    setMinimumHeight(naturalHeight());
+    // A few metrics at least; the rest scroll on a short screen (a 1366x768 laptop), and the window's
+    // splitters give the view its natural height where there is room.
+    const int header = std::max(horizontalHeader()->sizeHint().height(), fontMetrics().height() + 8);
+    setMinimumHeight(std::min(naturalHeight(), header + 4 * verticalHeader()->defaultSectionSize() + 2 * frameWidth()));
 }
 
 QModelIndex StaticReportView::viewIndex(int launch, int column) const

@@ -2,8 +2,10 @@
 #include "widgets/charts_panel.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/latency_chart.h"
+#include "widgets/run_dialog.h"
 #include "widgets/session_view.h"
 
+#include <QComboBox>
 #include <QTest>
 
 using namespace kl;
@@ -57,6 +59,24 @@ private slots:
         latency->redraw();
         QCOMPARE(latency->failedCategories(), QStringList { QStringLiteral("wrong-result") });
         QCOMPARE(latency->baselineValue(), std::optional<double>(100.0));
+    }
+
+    // Every metric set the CLI takes is offered, and a pasted line keeps its set: "From a line" with
+    // --metrics lines left the combo at "default" and the session ran without PC sampling.
+    void runDialogOffersEveryMetricSet()
+    {
+        RunDialog dialog;
+        auto* metrics = dialog.findChild<QComboBox*>(QStringLiteral("metrics"));
+        QVERIFY(metrics);
+        for (const char* set : { "none", "default", "sol", "stalls", "lines", "deep" }) {
+            QVERIFY2(metrics->findText(QLatin1String(set)) >= 0, set);
+            QCOMPARE(dialog.useCommandLine(
+                         QStringLiteral("kernelloop-cli tune p.json --metrics %1").arg(QLatin1String(set))),
+                QString());
+            QCOMPARE(QString::fromStdString(dialog.recipe().metrics), QLatin1String(set));
+            QVERIFY(dialog.commandLine().contains(QStringLiteral("--metrics %1").arg(QLatin1String(set)))
+                || std::string(set) == "default");
+        }
     }
 };
 

@@ -1,0 +1,304 @@
+// Issue 28, the window on a real screen, offscreen: a 1366x768 laptop and a 1920x1080 monitor. The
+// window (with room for a title bar) and its status bar stay on the screen in each workspace and
+// while a proposal waits for review; long messages do not widen it; Reject works from the keyboard;
+// a session runs on the runner the run dialog names while the default one has no GPU.
+// Real parts: the runner double at the process boundary, the LLM replay server over loopback.
+#include "app/live_session.h"
+#include "app/main_window.h"
+#include "app/review_workspace.h"
+#include "app/session_controller.h"
+#include "live_window.h"
+#include "tests/llm/replay_bodies.h"
+#include "tests/llm/replay_server.h"
+#include "tests/scoped_env.h"
+#include "widgets/phase_strip.h"
+#include "widgets/review_panel.h"
+#include "widgets/run_dialog.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+using namespace kl;
+using namespace kl::gui;
+
+namespace {
+
+const QString examplePath = QStringLiteral(KL_SOURCE_DIR "/resources/examples/layernorm_gelu/problem.json");
+
+// What a window manager's title bar takes above the window on the screens tried (openbox: 20-30 px).
+constexpr int kTitleBar = 40;
+
+// Every reply is the recorded kernel as a distinct variant with a long plan, streamed.
+void serveVariants(test::ReplayServer& server)
+{
+    server.route("/v1/chat/completions", [](const test::SeenRequest& r, int n) {
+        auto text = test::fixture("replies/ok_vectorised.md");
+        text.insert(text.find("```cuda\n") + 8, "// variant " + std::to_string(n) + "\n");
+        std::string plan = "Plan:";
+        for (int i = 0; i < 40; ++i) // a plan as long as a model writes, wrapped to many lines
+            plan += " keep the row in registers and load it with 16-byte vectors, sentence " + std::to_string(i) + ".";
+        text = plan + "\n\n" + text;
+        const test::ReplyUsage usage { std::int64_t(r.body.size() / 4), 700 };
+        test::Reply out;
+        if (nlohmann::json::parse(r.body).value("stream", false)) {
+            out.contentType = "text/event-stream";
+            out.body = test::openAiStream({ test::tokenPieces(text) }, "replay", usage);
+            out.chunked = true;
+            out.chunkSize = 256;
+        } else {
+            out.body = test::openAiCompletion({ text }, "replay", usage);
+        }
+        return out;
+    });
+}
+
+session::SessionRecipe reviewRecipe(const QString& db, const test::ReplayServer& server)
+{
+    session::SessionRecipe r;
+    r.problem = examplePath.toStdString();
+    r.db = db.toStdString();
+    r.runner = KL_MODEL_RUNNER;
+    r.metrics = "none";
+    r.patience = 0;
+    r.trials = 1;
+    r.budget = 3;
+    r.proposer = session::ProposerChoice::Llm;
+    r.mode = LoopMode::Review;
+    r.llm.baseUrl = server.url("/v1");
+    r.llm.model = "replay";
+    r.llm.roles = "single";
+    r.llm.keyEnv = "KL_TEST_LLM_KEY";
+    return r;
+}
+
+// Empty when the window, with a title bar above it, and its status bar are on a screen of `screen`.
+QString fits(MainWindow& window, QSize screen)
+{
+    QTest::qWait(100); // docks shown on the event loop lay out on it
+    const int room = screen.height() - kTitleBar;
+    if (window.minimumSizeHint().height() > room)
+        return QStringLiteral("the window needs %1 px of height, the screen has %2 under its title bar")
+            .arg(window.minimumSizeHint().height())
+            .arg(room);
+    if (window.height() > room || window.width() > screen.width())
+        return QStringLiteral("the window is %1x%2 on a %3x%4 screen")
+            .arg(window.width())
+            .arg(window.height())
+            .arg(screen.width())
+            .arg(screen.height());
+    QStatusBar* status = window.statusBar();
+    if (!status->isVisible() || status->mapTo(&window, QPoint(0, status->height())).y() > window.height())
+        return QStringLiteral("the status bar is not on the window");
+    return {};
+}
+
+} // namespace
+
+class TestRealScreen : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelLoopTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_gui_real_screen"));
+        qputenv("KERNELLOOP_NO_KEYCHAIN", "1");
+        qputenv("KERNELLOOP_RUNNER", KL_MODEL_RUNNER);
+        qputenv("KL_TEST_LLM_KEY", "sk-kl-real-screen-test");
+        qunsetenv("KL_MODEL_RUNNER_NO_DEVICE");
+        qunsetenv("KL_MODEL_RUNNER_DELAY_MS");
+    }
+
+    void editorWorkspaceFitsALaptop()
+    {
+        MainWindow window;
+        const QSize laptop(1366, 768);
+        window.resize(laptop.width(), laptop.height() - kTitleBar);
+        window.show();
+        QVERIFY(window.openProblem(examplePath));
+        window.showWorkspace(MainWindow::Workspace::Editor);
+        QString why = fits(window, laptop);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        window.showWorkspace(MainWindow::Workspace::Review);
+        why = fits(window, laptop);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+    }
+
+    // A long status or phase-strip message is cut, not a wider window.
+    void longMessagesDoNotWidenTheWindow()
+    {
+        MainWindow window;
+        window.resize(1366, 728);
+        window.show();
+        QVERIFY(window.openProblem(examplePath));
+        const QString longText = QStringLiteral("[runner.lost] ") + QString(400, QLatin1Char('x'));
+        emit window.review()->statusMessage(longText, true); // what a failed read says in the status bar
+        SessionController* controller = window.sessionController();
+        controller->phaseStrip()->setState(longText);
+        controller->phaseStrip()->parentWidget()->show();
+        QTest::qWait(100);
+        QVERIFY2(window.width() <= 1366 && window.minimumSizeHint().width() <= 1366,
+            qPrintable(QStringLiteral("%1 / %2").arg(window.width()).arg(window.minimumSizeHint().width())));
+        QVERIFY(controller->phaseStrip()->text().endsWith(longText)); // whole for tests and the tooltip
+    }
+
+    void reviewDockKeepsTheWindowOnTheScreen_data()
+    {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("1366x768") << QSize(1366, 768);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
+    // A proposal arrives in review mode: the Proposal Review dock opens with its long plan, the diff and
+    // the static report, and the window stays within the screen with the buttons on it. Then Reject
+    // from the keyboard (Ctrl+Shift+R, also once File ▸ Reload Problem) sends the reason.
+    void reviewDockKeepsTheWindowOnTheScreen()
+    {
+        QFETCH(QSize, screen);
+        QTemporaryDir dir;
+        test::ReplayServer server;
+        serveVariants(server);
+        const test::ScopedEnv env { { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
+        MainWindow window;
+        window.move(screen.width() == 1366 ? QPoint(0, 0) : QPoint(1366, 0)); // onto that screen
+        QVERIFY(test::openWithRunner(
+            window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(screen.width(), screen.height() - kTitleBar)));
+        SessionController* controller = window.sessionController();
+        QCOMPARE(controller->startSession(reviewRecipe(dir.filePath(QStringLiteral("r.db")), server)), QString());
+        ReviewPanel* panel = controller->reviewPanel();
+        QTRY_VERIFY_WITH_TIMEOUT(panel->hasRequest(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->staticText().startsWith(QStringLiteral("Compiling")), 20000);
+        QVERIFY(panel->planText().contains(QStringLiteral("sentence 39")));
+        const QString why = fits(window, screen);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        for (QPushButton* button : { panel->acceptButton(), panel->rejectButton() }) {
+            QVERIFY(button->isVisible());
+            const QPoint bottom = button->mapTo(&window, QPoint(0, button->height()));
+            QVERIFY2(bottom.y() <= window.height(), qPrintable(QString::number(bottom.y())));
+        }
+
+        // Reject from the keyboard, with the reason typed in the panel.
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        panel->reasonEdit()->setFocus();
+        QTest::keyClicks(panel->reasonEdit(), QStringLiteral("KEY-REASON: keep the scalar tail"));
+        QTest::keyClick(panel->reasonEdit(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY2(!panel->hasRequest(), "Ctrl+Shift+R did not reject");
+        QVERIFY(server.waitForRequests("/v1/chat/completions", 2, std::chrono::seconds(20)));
+        QVERIFY(server.requests().back().body.find("KEY-REASON") != std::string::npos);
+        controller->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 20000);
+    }
+
+    // No GPU here, a GPU elsewhere: the default runner has no device, the run dialog's Runner field (a
+    // command line, as ssh would be) or an endpoint names one that has; the session runs on it. The
+    // default runner alone is still refused with the runner's words.
+    void runnerFromTheDialogWhileTheDefaultHasNoDevice()
+    {
+        const test::ScopedEnv noDevice { { "KL_MODEL_RUNNER_NO_DEVICE", "cuInit failed: CUDA_ERROR_NO_DEVICE (test)" },
+            { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        SessionController* controller = window.sessionController();
+        QVERIFY(controller->noDevice());
+        const QString elsewhere = QStringLiteral("env -u KL_MODEL_RUNNER_NO_DEVICE " KL_MODEL_RUNNER);
+        for (const bool asEndpoint : { false, true }) {
+            RunDialog dialog(&window);
+            session::SessionRecipe recipe;
+            recipe.problem = examplePath.toStdString();
+            recipe.db = dir.filePath(asEndpoint ? QStringLiteral("e.db") : QStringLiteral("r.db")).toStdString();
+            recipe.budget = 1;
+            recipe.metrics = "none";
+            recipe.trials = 1;
+            dialog.setRecipe(recipe);
+            if (asEndpoint)
+                dialog.findChild<QPlainTextEdit*>(QStringLiteral("runnerEndpoints"))
+                    ->setPlainText(QStringLiteral("cmd:") + elsewhere);
+            else
+                dialog.findChild<QLineEdit*>(QStringLiteral("runner"))->setText(elsewhere);
+            QCOMPARE(controller->startSession(dialog.recipe()), QString());
+            QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 60000);
+            QVERIFY2(controller->live()->finalStatus() == QStringLiteral("finished"),
+                qPrintable(controller->live()->lastError()));
+            QVERIFY(controller->live()->iterations().size() >= 2); // the baseline and a candidate, measured
+        }
+        // The default runner, probed: refused, and the refusal says where a GPU elsewhere goes.
+        session::SessionRecipe local;
+        local.problem = examplePath.toStdString();
+        local.db = dir.filePath(QStringLiteral("n.db")).toStdString();
+        const QString refused = controller->startSession(local);
+        QVERIFY2(refused.startsWith(QStringLiteral("[runner.no-device]")), qPrintable(refused));
+        QVERIFY(refused.contains(QStringLiteral("Runner endpoints")));
+    }
+
+    // The review actions are in the Session menu, with the keys the panel's hint names.
+    void reviewActionsInTheMenu()
+    {
+        MainWindow window;
+        QStringList shortcuts;
+        for (QAction* menu : window.menuBar()->actions())
+            if (menu->menu())
+                for (QAction* a : menu->menu()->actions())
+                    if (!a->shortcut().isEmpty())
+                        shortcuts << a->shortcut().toString();
+        for (const char* key : { "Ctrl+Return", "Ctrl+Shift+R", "Ctrl+Shift+T", "Ctrl+Shift+E" })
+            QCOMPARE(shortcuts.count(QLatin1String(key)), 1);
+        QCOMPARE(shortcuts.count(QStringLiteral("F5")), 1); // Reload Problem
+        QCOMPARE(shortcuts.removeDuplicates(), 0); // no key claimed twice
+
+        // Help ▸ Keyboard Shortcuts lists them, read from the menus.
+        auto* help = window.findChild<QAction*>(QStringLiteral("helpShortcuts"));
+        QVERIFY(help);
+        QStringList listed;
+        QTimer::singleShot(0, &window, [&listed] {
+            QWidget* dialog = QApplication::activeModalWidget();
+            if (!dialog)
+                return;
+            if (auto* table = dialog->findChild<QTableWidget*>(QStringLiteral("shortcutTable")))
+                for (int row = 0; row < table->rowCount(); ++row)
+                    listed << table->item(row, 0)->text() + QStringLiteral(" = ") + table->item(row, 1)->text();
+            dialog->close();
+        });
+        help->trigger();
+        QVERIFY2(listed.contains(QStringLiteral("Session ▸ Reject Proposal with the Reason = Ctrl+Shift+R")),
+            qPrintable(listed.join(QLatin1Char('\n'))));
+        QVERIFY(listed.contains(QStringLiteral("File ▸ Reload Problem = F5")));
+    }
+};
+
+// The offscreen platform's screens as the test means them: a laptop, and a monitor to its right (its
+// default single 800x600 screen made Qt place and size the window for a screen smaller than both).
+int main(int argc, char** argv)
+{
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("screens.json"));
+    QFile file(config);
+    if (!file.open(QIODevice::WriteOnly))
+        return 1;
+    file.write(R"({"screens": [
+        {"name": "laptop", "x": 0, "y": 0, "width": 1366, "height": 768, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1},
+        {"name": "monitor", "x": 1366, "y": 0, "width": 1920, "height": 1080, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
+    ]})");
+    file.close();
+    if (qEnvironmentVariable("QT_QPA_PLATFORM") == QLatin1String("offscreen"))
+        qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toLocal8Bit());
+    QApplication app(argc, argv);
+    TestRealScreen test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
+#include "test_real_screen.moc"
