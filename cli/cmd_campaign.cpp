@@ -150,8 +150,10 @@ int runCampaign(CampaignOptions& o)
     const auto db = storePath(recipe.db);
     auto record = store::CampaignStore::open(db);
     std::string name = o.name;
-    if (name.empty() && o.dirs.size() == 1)
-        name = fs::path(o.dirs.front()).lexically_normal().filename().string();
+    if (name.empty() && o.dirs.size() == 1) {
+        auto dir = fs::absolute(o.dirs.front()).lexically_normal();
+        name = (dir.filename().empty() ? dir.parent_path() : dir).filename().string(); // "kb/" names kb
+    }
     if (name.empty())
         throw Error("cli.missing-option", {}, "--name", "name the campaign (--name), or give one --dir");
     std::int64_t id = 0;
@@ -160,8 +162,16 @@ int runCampaign(CampaignOptions& o)
         id = existing->id;
         const int left = record.resume(id);
         every = session::parseCommandLine(existing->recipe); // the recipe it started with
+        // Where it runs now is this command's: the store, the local runner, how remote runners are reached.
         every.db = recipe.db;
         every.runner = recipe.runner;
+        every.remoteRunner = recipe.remoteRunner;
+        every.sshOptions = recipe.sshOptions;
+        every.slurmGres = recipe.slurmGres;
+        every.device = recipe.device;
+        if (!o.problems.empty() || !o.dirs.empty())
+            if (collectProblems(o.problems, o.dirs).size() != record.problems(id).size())
+                std::cout << "note: the campaign keeps the problems it started with\n";
         std::cout << "resuming campaign " << id << " \"" << name << "\": " << left << " of "
                   << record.problems(id).size() << " problems to run\n";
     } else {
