@@ -92,7 +92,8 @@ for file in bin/kernelloop bin/kernelloop-cli bin/kernelloop-runner \
     share/kernelloop/examples/layernorm_gelu/problem.json share/kernelloop/examples/layernorm_gelu_triton/problem.json \
     share/kernelloop/examples/kernelbench_triton/softmax.py share/kernelloop/kernelbench/softmax.py \
     share/kernelloop/sessions/layernorm_gelu-h200.klsession share/kernelloop/prompts/planner.system.md \
-    share/doc/kernelloop/copyright share/doc/kernelloop/changelog.gz; do
+    share/doc/kernelloop/copyright share/doc/kernelloop/changelog.gz share/doc/kernelloop/README.md \
+    share/doc/kernelloop/docs/formats.md; do
     [ -e "$prefix/$file" ] || fail "the package lacks /usr/$file"
 done
 
