@@ -70,7 +70,8 @@ namespace kl::runner {
 
 // Entry points a driver may lack (newer than the oldest driver we run on): null when absent, and
 // the runner skips what they are for. cuFuncGetParamInfo: CUDA 12.4.
-#define KL_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
+// cuIpcGetMemHandle: absent from a driver without IPC support; the PyTorch worker then gets host copies.
+#define KL_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo) X(cuIpcGetMemHandle)
 
 struct CudaDriver {
 #define KL_CUDA_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

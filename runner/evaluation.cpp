@@ -8,6 +8,7 @@
 #include "runner/copy_bandwidth.h"
 #include "runner/guarded_wait.h"
 #include "runner/job_failure.h"
+#include "runner/memory_plan.h"
 #include "runner/tensor_peak.h"
 
 #include <chrono>
@@ -113,6 +114,15 @@ Evaluator::Evaluator(const Device& device)
 
 Evaluator::~Evaluator() = default;
 
+void Evaluator::startPythonWorker()
+{
+    try {
+        m_pythonWorker.launch();
+    } catch (const JobFailure& failure) { // said again by the first job that needs the worker
+        std::fprintf(stderr, "PyTorch worker not started early: %s\n", failure.what());
+    }
+}
+
 const HelperKernels& Evaluator::helpers()
 {
     if (!m_helpers)
@@ -120,14 +130,47 @@ const HelperKernels& Evaluator::helpers()
     return *m_helpers;
 }
 
+std::size_t Evaluator::flushBytesFor(std::size_t asked) const
+{
+    return asked ? (asked + 3) / 4 * 4 : 2 * m_device.l2Bytes();
+}
+
 Timer& Evaluator::timer(std::size_t flushBytes)
 {
-    const std::size_t wanted = flushBytes ? (flushBytes + 3) / 4 * 4 : 2 * m_device.l2Bytes();
+    const std::size_t wanted = flushBytesFor(flushBytes);
     if (!m_timer || m_timer->flushBytes() != wanted) {
         m_timer.reset();
         m_timer = std::make_unique<Timer>(m_device, helpers(), wanted);
     }
     return *m_timer;
+}
+
+std::optional<std::string> Evaluator::planMemory(const protocol::EvaluateRequest& request)
+{
+    std::size_t free = 0, total = 0;
+    if (m_device.driver().cuMemGetInfo(&free, &total) != CUDA_SUCCESS)
+        return std::nullopt; // cannot tell: the allocations will say
+    MemoryPlanContext context;
+    context.flushBytes = flushBytesFor(static_cast<std::size_t>(std::max<std::int64_t>(request.options.flushBytes, 0)));
+    context.flushAllocated = m_timer && m_timer->flushBytes() == context.flushBytes;
+    context.leanProfile = leanProfile();
+    context.referenceCacheCapacity = m_referenceCache.capacity();
+    context.referenceCacheOnDevice = referenceCacheOnDevice();
+    context.referenceOnGpu = request.pythonReference && referenceOnGpuWanted();
+    if (request.pythonReference && !m_pythonWorker.started())
+        context.headroomBytes += 512ull << 20; // the worker's own CUDA context and torch's kernels
+    const MemoryPlan plan = planJobMemory(request, context);
+    // What the runner holds and could give back: a flush buffer of another size, the cached outputs.
+    const std::size_t oldFlush = m_timer && !context.flushAllocated ? m_timer->flushBytes() : 0;
+    const std::size_t cached = referenceCacheOnDevice() ? m_referenceCache.bytes() : 0;
+    if (std::optional<std::string> shortfall = memoryShortfall(plan, free + oldFlush + cached, total))
+        return shortfall;
+    if (plan.needed() > free + oldFlush && cached > 0) {
+        std::fprintf(stderr, "memory plan: the reference cache (%s) released: the job %s, %s free\n",
+            formatBytes(cached).c_str(), plan.describe().c_str(), formatBytes(free).c_str());
+        m_referenceCache.clear();
+    }
+    return std::nullopt;
 }
 
 protocol::DeviceDescription Evaluator::description()
@@ -167,8 +210,27 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         return outcome;
     }
 
-    // Load.
+    // Plan: the job's peak device memory against what is free, before anything is launched.
     auto started = Clock::now();
+    if (const std::optional<std::string> shortfall = planMemory(request)) {
+        result.phasesMs["memory_plan"] = millisSince(started);
+        fail(JobFailure(Category::OutOfMemory, *shortfall));
+        return outcome;
+    }
+    result.phasesMs["memory_plan"] = millisSince(started);
+
+    // torch.compile's compilation for this job's sizes, once per runner: the worker compiles while the
+    // runner loads and verifies, so that no timing phase waits for it.
+    if (request.options.time && request.pythonReference) {
+        try {
+            warmCompiledContenders(request, m_pythonWorker, m_warmedContenders);
+        } catch (const JobFailure& failure) { // the reference's own call says it again
+            std::fprintf(stderr, "torch.compile warm-up not sent: %s\n", failure.what());
+        }
+    }
+
+    // Load.
+    started = Clock::now();
     progress("load", 0, 1);
     std::unique_ptr<LoadedModule> reference, candidate, baseline;
     try {
@@ -199,10 +261,19 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     }
     if (verified.split.referenceStore > 0.0)
         result.phasesMs["verify_reference_store"] = verified.split.referenceStore;
-    if (request.pythonReference) { // what the tensors' trip through host shared memory costs
-        result.phasesMs["verify_reference_transfer"] = verified.split.referenceTransfer;
+    std::string notes; // said in the detail, whatever the verdict
+    if (request.pythonReference) {
+        // By the host path what the tensors' trip through host shared memory costs; on the GPU what
+        // handing the worker our buffers costs.
+        result.phasesMs[verified.split.referenceOnGpu > 0 ? "verify_reference_open" : "verify_reference_transfer"]
+            = verified.split.referenceTransfer;
         result.phasesMs["verify_reference_worker"] = verified.split.referenceWorker;
         result.phasesMs["reference_worker_start"] = m_pythonWorker.startMillis();
+        result.phasesMs["reference_worker_start_wait"] = m_pythonWorker.startWaitMillis();
+        if (!verified.split.referenceHostFallback.empty())
+            notes += "; reference by host copies (" + verified.split.referenceHostFallback + ")";
+        else if (verified.split.referenceOnGpu > 0)
+            notes += "; reference on the GPU";
     }
     result.phasesMs["verify_prepare"] = verified.split.prepare;
     result.phasesMs["verify_reference"] = verified.split.reference;
@@ -211,20 +282,39 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     result.verification = verified.verification;
     if (verified.failure) {
         fail(*verified.failure);
+        result.header.detail += notes;
         return outcome;
     }
     result.header.status = protocol::Status::Ok;
     result.header.category = Category::Passed;
     const int trials = std::max(1, request.options.trials);
     result.header.detail = "verified " + std::to_string(request.cases.size()) + " case"
-        + (request.cases.size() == 1 ? "" : "s") + " x " + std::to_string(trials) + " trial" + (trials == 1 ? "" : "s");
+        + (request.cases.size() == 1 ? "" : "s") + " x " + std::to_string(trials) + " trial" + (trials == 1 ? "" : "s")
+        + notes;
 
-    // Time.
+    // Time. torch.compile's warm-up, if still running in the worker, ends first: nothing of the
+    // worker's may run on the GPU while the runner times.
+    if (request.options.time && request.pythonReference && m_pythonWorker.started()) {
+        started = Clock::now();
+        try {
+            m_pythonWorker.settle(std::chrono::seconds(300));
+        } catch (const JobFailure& failure) { // restarted by the contenders' call, which says so
+            std::fprintf(stderr, "torch.compile warm-up: %s\n", failure.what());
+        }
+        result.phasesMs["contenders_warm_wait"] = millisSince(started);
+        for (const nlohmann::json& warmed : m_pythonWorker.takeAnswered())
+            if (warmed.value("compile_ms", 0.0) > 0.0)
+                result.phasesMs["contenders_compile"] += warmed.value("compile_ms", 0.0);
+    }
     std::unique_ptr<CaseMemory> profiledMemory; // the timed memory of the profiled case (lean profile)
     if (request.options.time) {
         started = Clock::now();
         try {
-            result.timing = timeCases(request, *candidate, baseline.get(), progress, profiledMemory);
+            std::string timingNote;
+            result.timing
+                = timeCases(request, *candidate, baseline.get(), progress, profiledMemory, result.phasesMs, timingNote);
+            if (!timingNote.empty())
+                result.header.detail += "; " + timingNote;
         } catch (const JobFailure& failure) {
             result.phasesMs["time"] = millisSince(started);
             fail(failure);
@@ -330,7 +420,8 @@ const protocol::Case* profiledCase(const protocol::EvaluateRequest& request)
 } // namespace
 
 protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, LoadedModule& candidate,
-    LoadedModule* baseline, const ProgressFunction& progress, std::unique_ptr<CaseMemory>& kept)
+    LoadedModule* baseline, const ProgressFunction& progress, std::unique_ptr<CaseMemory>& kept,
+    std::map<std::string, double>& phasesMs, std::string& note)
 {
     const protocol::EvaluateOptions& options = request.options;
     Timer& clock = timer(static_cast<std::size_t>(std::max<std::int64_t>(options.flushBytes, 0)));
@@ -418,9 +509,20 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         }
         progress("time", ++done, timedCases * 3);
 
-        if (request.pythonReference) // PyTorch as a contender, same case, same job
-            timePythonContenders(
-                m_device, memory, testCase, *request.pythonReference, m_pythonWorker, clock.flushBytes(), timed);
+        if (request.pythonReference) { // PyTorch as a contender, same case, same job, repeated as the baseline
+            const TimingBudget like = budget(0.25, true);
+            ContenderBudget contenders;
+            contenders.adaptive = like.adaptive;
+            contenders.warmupMs = like.warmupMs;
+            contenders.minReps = like.adaptiveMinReps;
+            contenders.maxReps = like.maxReps;
+            contenders.halfWidth = like.halfWidth;
+            contenders.timeCapMs = like.budgetMs;
+            const auto contendersStarted = Clock::now();
+            timePythonContenders(m_device, memory, testCase, *request.pythonReference, m_pythonWorker,
+                clock.flushBytes(), contenders, timed, phasesMs, note);
+            phasesMs["time_contenders"] += millisSince(contendersStarted);
+        }
 
         timed.gbps = verify::achievedGbps(testCase.bytes, timed.candidate.medianUs);
         timed.tflops = timed.candidate.medianUs > 0.0 ? testCase.flops / (timed.candidate.medianUs * 1e6) : 0.0;

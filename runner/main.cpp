@@ -15,9 +15,11 @@ namespace {
 void usage()
 {
     std::fprintf(stderr,
-        "usage: kernelloop-runner [--device N]\n"
+        "usage: kernelloop-runner [--device N] [--python-worker]\n"
         "  Speaks runner protocol v1 on stdin/stdout. KL_CUDA_DRIVER overrides the driver library\n"
-        "  (libcuda.so.1); KL_RUNNER_KERNEL_TIMEOUT_MS the wall-clock guard per launch sequence.\n");
+        "  (libcuda.so.1); KL_RUNNER_KERNEL_TIMEOUT_MS the wall-clock guard per launch sequence.\n"
+        "  --python-worker starts the PyTorch reference worker with the runner (a problem with a PyTorch\n"
+        "  reference: its start overlaps the client's compile of the baseline).\n");
 }
 
 } // namespace
@@ -25,6 +27,7 @@ void usage()
 int main(int argc, char** argv)
 {
     int device = 0;
+    bool pythonWorker = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if ((arg == "--device" || arg == "-d") && i + 1 < argc) {
@@ -34,6 +37,8 @@ int main(int argc, char** argv)
                 usage();
                 return 2;
             }
+        } else if (arg == "--python-worker") {
+            pythonWorker = true;
         } else if (arg == "--help" || arg == "-h") {
             usage();
             return 0;
@@ -56,7 +61,7 @@ int main(int argc, char** argv)
     dup2(STDERR_FILENO, STDOUT_FILENO);
 
     const char* driver = std::getenv("KL_CUDA_DRIVER");
-    kl::runner::Session session(device, protocolOut, driver ? driver : "");
+    kl::runner::Session session(device, protocolOut, driver ? driver : "", pythonWorker);
     const int status = session.run(std::cin);
     std::fflush(protocolOut);
     std::fflush(stderr);

@@ -55,7 +55,14 @@ PythonWorker::~PythonWorker() { stop(); }
 
 void PythonWorker::start()
 {
-    const auto started = Clock::now();
+    launch();
+    awaitHello();
+}
+
+void PythonWorker::launch()
+{
+    if (m_pid > 0)
+        return;
     const std::string python = pythonExecutable();
     const auto helper = pythonHelperPath("torch_reference_worker.py", "KL_REFERENCE_WORKER");
     if (!std::filesystem::is_regular_file(helper))
@@ -87,7 +94,20 @@ void PythonWorker::start()
     m_fromWorker = out[0];
     m_pending.clear();
     signal(SIGPIPE, SIG_IGN); // a dead worker is an error reply, not the runner's death
+    m_launched = Clock::now();
+    m_helloPending = true;
+    m_unanswered = 0;
     writeAll(m_toWorker, "{\"op\":\"hello\"}\n");
+}
+
+void PythonWorker::awaitHello()
+{
+    if (!m_helloPending)
+        return;
+    m_helloPending = false;
+    const auto waiting = Clock::now();
+    const std::string python = pythonExecutable();
+    const std::string script = pythonHelperPath("torch_reference_worker.py", "KL_REFERENCE_WORKER").string();
     std::string first;
     try {
         first = readLine(std::chrono::seconds(120));
@@ -103,8 +123,10 @@ void PythonWorker::start()
             + (message.empty() ? std::string("no hello") : message) + " (set KL_PYTHON to a Python with PyTorch)");
     }
     m_hello = hello;
-    if (m_startMillis == 0.0)
-        m_startMillis = millisSinceStart(started);
+    if (m_startMillis == 0.0) {
+        m_startMillis = millisSinceStart(m_launched);
+        m_startWaitMillis = millisSinceStart(waiting);
+    }
 }
 
 void PythonWorker::stop()
@@ -126,6 +148,8 @@ void PythonWorker::stop()
     }
     if (m_fromWorker >= 0)
         ::close(m_fromWorker);
+    m_helloPending = false;
+    m_unanswered = 0;
     m_pid = -1;
     m_toWorker = m_fromWorker = -1;
 }
@@ -168,10 +192,45 @@ std::string PythonWorker::readLine(std::chrono::milliseconds limit)
     }
 }
 
+void PythonWorker::send(const nlohmann::json& request)
+{
+    if (m_pid <= 0)
+        launch();
+    writeAll(m_toWorker, request.dump() + "\n");
+    ++m_unanswered;
+}
+
+void PythonWorker::settle(std::chrono::milliseconds limit)
+{
+    if (m_pid <= 0)
+        return;
+    awaitHello();
+    drainSent(limit);
+}
+
+std::vector<nlohmann::json> PythonWorker::takeAnswered()
+{
+    std::vector<nlohmann::json> answered;
+    answered.swap(m_answered);
+    return answered;
+}
+
+void PythonWorker::drainSent(std::chrono::milliseconds limit)
+{
+    while (m_unanswered > 0) {
+        const std::string line = readLine(limit);
+        --m_unanswered;
+        nlohmann::json reply = nlohmann::json::parse(line, nullptr, false);
+        m_answered.push_back(reply.is_object() ? reply : nlohmann::json { { "ok", false }, { "message", line } });
+    }
+}
+
 nlohmann::json PythonWorker::call(const nlohmann::json& request, std::chrono::milliseconds limit)
 {
     if (m_pid <= 0)
-        start();
+        launch();
+    awaitHello();
+    drainSent(limit);
     writeAll(m_toWorker, request.dump() + "\n");
     const std::string line = readLine(limit);
     nlohmann::json reply = nlohmann::json::parse(line, nullptr, false);
@@ -214,23 +273,34 @@ std::size_t SharedTensors::offsetOf(const std::string& name) const
     return 0;
 }
 
-nlohmann::json SharedTensors::describe(const std::map<std::string, std::vector<std::int64_t>>& shapes) const
+nlohmann::json SharedTensors::describeLayouts(
+    const std::vector<Tensor>& tensors, const std::map<std::string, std::vector<std::int64_t>>& shapes)
 {
-    nlohmann::json tensors = nlohmann::json::array();
-    for (const auto& r : m_regions) {
-        const auto& layout = r.tensor.layout;
+    nlohmann::json described = nlohmann::json::array();
+    for (const Tensor& t : tensors) {
+        const auto& layout = t.layout;
         std::vector<std::int64_t> shape;
-        if (const auto it = shapes.find(r.tensor.name); it != shapes.end())
+        if (const auto it = shapes.find(t.name); it != shapes.end())
             shape = it->second;
         else if (layout.rows == 1)
             shape = { layout.rowLength };
         else
             shape = { layout.rows, layout.rowLength };
-        tensors.push_back({ { "name", r.tensor.name }, { "role", r.tensor.output ? "output" : "input" },
-            { "dtype", dtypeName(layout.type) }, { "shape", shape }, { "row_stride", layout.rowStride },
-            { "offset", r.offset } });
+        described.push_back({ { "name", t.name }, { "role", t.output ? "output" : "input" },
+            { "dtype", dtypeName(layout.type) }, { "shape", shape }, { "row_stride", layout.rowStride } });
     }
-    return tensors;
+    return described;
+}
+
+nlohmann::json SharedTensors::describe(const std::map<std::string, std::vector<std::int64_t>>& shapes) const
+{
+    std::vector<Tensor> tensors;
+    for (const auto& r : m_regions)
+        tensors.push_back(r.tensor);
+    nlohmann::json described = describeLayouts(tensors, shapes);
+    for (std::size_t i = 0; i < m_regions.size(); ++i)
+        described[i]["offset"] = m_regions[i].offset;
+    return described;
 }
 
 } // namespace kl::runner

@@ -76,6 +76,12 @@ public:
         return true;
     }
 
+    void clear()
+    {
+        m_order.clear();
+        m_index.clear();
+        m_bytes = 0;
+    }
     void erase(const std::string& key)
     {
         const auto it = m_index.find(key);

@@ -14,7 +14,7 @@ namespace kl::runner {
 
 using protocol::Category;
 
-Session::Session(int deviceIndex, std::FILE* out, const std::string& driverPath)
+Session::Session(int deviceIndex, std::FILE* out, const std::string& driverPath, bool pythonWorker)
     : m_out(out)
     , m_deviceIndex(deviceIndex)
 {
@@ -25,6 +25,8 @@ Session::Session(int deviceIndex, std::FILE* out, const std::string& driverPath)
     if (m_device) {
         try {
             m_evaluator = std::make_unique<Evaluator>(*m_device);
+            if (pythonWorker)
+                m_evaluator->startPythonWorker();
         } catch (const std::exception& error) {
             whyNot = error.what();
             m_device.reset();

@@ -19,8 +19,9 @@ using protocol::kExitContextLost; // the exit status after a job that lost the C
 
 class Session {
 public:
-    // `out` receives protocol lines only. `driverPath` empty: libcuda.so.1.
-    Session(int deviceIndex, std::FILE* out, const std::string& driverPath = {});
+    // `out` receives protocol lines only. `driverPath` empty: libcuda.so.1. `pythonWorker`: start the
+    // PyTorch reference worker now, without waiting for it.
+    Session(int deviceIndex, std::FILE* out, const std::string& driverPath = {}, bool pythonWorker = false);
     ~Session();
 
     // Serves requests from `in` until shutdown or end of input; returns the exit status.

@@ -95,6 +95,9 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
                 computePythonReference(device, memory, testCase, *request.pythonReference, *worker, python);
                 split.referenceTransfer += python.transfer;
                 split.referenceWorker += python.worker;
+                split.referenceOnGpu += python.onGpu;
+                if (!python.hostFallback.empty())
+                    split.referenceHostFallback = python.hostFallback;
             } else if (reference) {
                 runProgram(device, *reference, testCase.programs.reference, memory.buffersFor(Role::Reference),
                     "reference on " + testCase.label);

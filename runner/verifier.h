@@ -28,6 +28,8 @@ struct VerificationSplit {
     double referenceWorker = 0.0; // a PyTorch reference: the worker's reply
     double referenceRestore = 0.0; // the reference's outputs written back from the runner's cache
     double referenceStore = 0.0; // the reference's outputs copied into the cache
+    int referenceOnGpu = 0; // (case, trial)s whose PyTorch reference worked on the runner's buffers
+    std::string referenceHostFallback; // why host copies stood in for the GPU path asked for
     int referenceHits = 0; // (case, trial)s whose reference outputs came from the cache
     int referenceRuns = 0; // (case, trial)s that ran the reference
 };
