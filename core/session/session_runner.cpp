@@ -53,11 +53,15 @@ LoopSummary SessionRunner::runAssembled()
     if (!recipe.runners.empty() || !recipe.runnersFile.empty()) {
         auto options = poolOptions(recipe, m_setup.localRunner);
         options.endpoints.base.defaultJobTimeout = config.jobTimeout;
+        if (problem.pythonReference) // its worker starts with the runner, while the baseline compiles
+            options.endpoints.base.extraArgs.push_back("--python-worker");
         runners = std::make_unique<pool::RunnerPool>(runnerEndpoints(recipe), options);
     } else {
         RunnerConfig rc;
         rc.deviceIndex = recipe.device;
         rc.defaultJobTimeout = config.jobTimeout;
+        if (problem.pythonReference)
+            rc.extraArgs.push_back("--python-worker");
         local = std::make_unique<RunnerClient>(pool::runnerStartedBy(m_setup.localRunner.string(), rc));
         runners = std::make_unique<pool::RunnerPool>(*local, "local:" + std::to_string(recipe.device));
     }
