@@ -253,6 +253,15 @@ const CommandRegistration campaignCmd([](CLI::App& app) -> std::function<int()> 
     cmd->add_option("--metrics", r.metrics, "CUPTI metric set")
         ->check(CLI::IsMember({ "none", "default", "sol", "stalls", "lines", "deep" }));
     cmd->add_option("--trials", r.trials, "verification trials with fresh inputs")->check(CLI::Range(1, 20));
+    cmd->add_option("--timing-interval", r.timingInterval,
+           "stop repeating a timing once its median's 95% interval "
+           "is within +-this fraction")
+        ->check(CLI::Range(0.0005, 0.1));
+    cmd->add_option("--profile-candidates", r.profileCandidates,
+           "all: CUPTI counters for every candidate; promising: only within 5% of the best so far")
+        ->check(CLI::IsMember({ "all", "promising" }));
+    cmd->add_option("--compile-ahead", r.compileAhead, "threads compiling the next round ahead (0: none; -1: auto)")
+        ->check(CLI::Range(-1, 64));
     cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", r.seed, "seed for inputs and the tuner");
