@@ -2,6 +2,7 @@
 // resume runs again and what it keeps; fast_p as KernelBench counts it (failures are not fast, the
 // threshold is strict) and geometric means over the problems where the contender was timed.
 #include "core/campaign/campaign_report.h"
+#include "core/campaign/campaign_scheduler.h"
 #include "core/campaign/report_export.h"
 #include "core/model/error.h"
 #include "core/store/campaign_store.h"
@@ -10,6 +11,8 @@
 #include <QtTest/QTest>
 
 #include <cmath>
+#include <map>
+#include <mutex>
 
 using namespace kl;
 
@@ -67,6 +70,52 @@ private Q_SLOTS:
         const auto reading = store::CampaignStore::open(path, { .readOnly = true });
         QCOMPARE(int(reading.problems(id).size()), 5);
         QCOMPARE(int(reading.list().size()), 1);
+    }
+
+    // The scheduler alone, over a scripted RunProblem: runner "b" loses every job (runner.lost), so its
+    // problems are handed to "a" and "b" is given up after two; a thrown error is the problem's row; a
+    // session that ran is linked as soon as it starts.
+    void schedulerHandsBackAndGivesUp()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("s.db")).toStdString();
+        std::int64_t id = 0;
+        {
+            auto record = store::CampaignStore::open(path);
+            id = record.create("s", "kernelloop-cli tune PROBLEM", { "p0", "p1", "p2", "p3", "p4" });
+        }
+        std::mutex mutex;
+        std::map<std::string, std::vector<std::string>> ranOn; // endpoint -> problems
+        const campaign::RunProblem run
+            = [&](const campaign::ProblemJob& job, const std::function<void(std::int64_t)>&, std::atomic<bool>*) {
+                  {
+                      std::lock_guard lock(mutex);
+                      ranOn[job.endpoint].push_back(job.recipe.problem);
+                  }
+                  QTest::qSleep(20); // so that both runners take problems
+                  if (job.recipe.runners != std::vector<std::string> { job.endpoint })
+                      throw Error("test.bad-job", {}, {}, "the job's runners are not its endpoint");
+                  if (job.endpoint == "b")
+                      return campaign::ProblemOutcome { 0, "failed", "runner.lost", "killed by signal 9" };
+                  if (job.recipe.problem == "p3")
+                      throw Error("kernelbench.random-ops", job.recipe.problem, {}, "forward draws random numbers");
+                  return campaign::ProblemOutcome { 0, "done", "", "" };
+              };
+        session::SessionRecipe recipe;
+        campaign::CampaignScheduler scheduler(path, id, recipe, { "a", "b" }, run);
+        QCOMPARE(QString::fromStdString(scheduler.run()), u"finished"_qs);
+        const auto rows = store::CampaignStore::open(path, { .readOnly = true }).problems(id);
+        for (const auto& r : rows) {
+            QCOMPARE(QString::fromStdString(r.endpoint), u"a"_qs);
+            if (r.problem == "p3") {
+                QCOMPARE(QString::fromStdString(r.status), u"failed"_qs);
+                QCOMPARE(QString::fromStdString(r.category), u"kernelbench.random-ops"_qs);
+            } else {
+                QVERIFY2(r.status == "done", (r.problem + " " + r.status + " " + r.category).c_str());
+            }
+        }
+        QVERIFY(ranOn["b"].size() <= 2); // given up after two faults in a row
+        QCOMPARE(int(ranOn["a"].size()), 5);
     }
 
     void fastPCountsEveryProblem()
