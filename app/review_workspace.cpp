@@ -1,6 +1,6 @@
 #include "app/review_workspace.h"
 
-#include "core/figures/history_export.h"
+#include "core/export/history_export.h"
 #include "core/model/error.h"
 #include "core/review/kernel_export.h"
 #include "widgets/charts_panel.h"
@@ -260,8 +260,8 @@ QString ReviewWorkspace::exportHistory(const QString& file, bool json) const
         }
     }
     const auto& shown = session->figures.empty() ? read : session->figures;
-    const std::string text = json ? figures::historyJson(session->session, session->rows, shown).dump(2) + "\n"
-                                  : figures::historyCsv(session->rows, shown);
+    const std::string text = json ? history::historyJson(session->session, session->rows, shown)
+                                  : history::historyCsv(session->rows, shown);
     return writeFile(file, QByteArray::fromStdString(text));
 }
 

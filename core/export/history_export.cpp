@@ -1,9 +1,15 @@
-#include "core/figures/history_export.h"
+// The history file: CSV and JSON writers over the rows and the figures.
+#include "core/export/history_export.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <map>
 
-namespace kl::figures {
+namespace kl::history {
+
+using figures::IterationFigures;
+using figures::SizeFigures;
 
 namespace {
 
@@ -89,7 +95,7 @@ std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::
     return out;
 }
 
-nlohmann::json historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows,
+std::string historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows,
     const std::vector<IterationFigures>& figures)
 {
     const auto figuresAt = byIndex(figures);
@@ -108,8 +114,8 @@ nlohmann::json historyJson(const store::SessionRecord& session, const std::vecto
             row["runner"] = f.endpoint.empty() ? nlohmann::json() : nlohmann::json(f.endpoint);
             row["gpu_model"] = f.gpuModel.empty() ? nlohmann::json() : nlohmann::json(f.gpuModel);
             row["gpu"] = f.gpu >= 0 ? nlohmann::json(f.gpu) : nlohmann::json();
-            row["vs_eager"] = optional(speedupVsEager(f));
-            row["vs_torch_compile"] = optional(speedupVsCompile(f));
+            row["vs_eager"] = optional(figures::speedupVsEager(f));
+            row["vs_torch_compile"] = optional(figures::speedupVsCompile(f));
             const SizeFigures* first = f.sizes.empty() ? nullptr : &f.sizes.front();
             row["pct_of_sol"] = optional(first ? first->pctOfSol : std::nullopt);
             row["sol_bound"]
@@ -119,9 +125,10 @@ nlohmann::json historyJson(const store::SessionRecord& session, const std::vecto
         }
         iterations.push_back(std::move(row));
     }
-    return { { "session", session.id }, { "problem", session.problemName }, { "device", session.device },
-        { "proposer", session.proposer }, { "status", session.status }, { "label", session.label },
-        { "iterations", iterations } };
+    const nlohmann::json history = { { "session", session.id }, { "problem", session.problemName },
+        { "device", session.device }, { "proposer", session.proposer }, { "status", session.status },
+        { "label", session.label }, { "iterations", iterations } };
+    return history.dump(2) + "\n";
 }
 
-} // namespace kl::figures
+} // namespace kl::history

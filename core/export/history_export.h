@@ -7,15 +7,15 @@
 #include "core/figures/iteration_figures.h"
 #include "core/store/records.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
-namespace kl::figures {
+namespace kl::history {
 
-std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::vector<IterationFigures>& figures = {});
-nlohmann::json historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows,
-    const std::vector<IterationFigures>& figures = {});
+std::string historyCsv(
+    const std::vector<store::IterationRow>& rows, const std::vector<figures::IterationFigures>& figures = {});
+// The JSON document's text, indented by two, with a final newline.
+std::string historyJson(const store::SessionRecord& session, const std::vector<store::IterationRow>& rows,
+    const std::vector<figures::IterationFigures>& figures = {});
 
-} // namespace kl::figures
+} // namespace kl::history

@@ -9,21 +9,15 @@ namespace kl::figures {
 
 namespace {
 
-std::optional<double> positive(const nlohmann::json& object, const char* key)
+// A median or speedup the runner gave, where it is one (finite, above zero).
+std::optional<double> positive(std::optional<double> value)
 {
-    if (!object.is_object())
-        return std::nullopt;
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_number())
-        return std::nullopt;
-    const double v = it->get<double>();
-    return std::isfinite(v) && v > 0.0 ? std::optional<double>(v) : std::nullopt;
+    return value && std::isfinite(*value) && *value > 0.0 ? value : std::nullopt;
 }
 
-std::optional<double> medianOf(const nlohmann::json& timedCase, const char* key)
+std::optional<double> medianOf(const std::optional<protocol::TimingSummary>& timed)
 {
-    const auto it = timedCase.find(key);
-    return it == timedCase.end() ? std::nullopt : positive(*it, "median_us");
+    return timed ? positive(timed->medianUs) : std::nullopt;
 }
 
 std::string fixed(double v, int decimals)
@@ -35,24 +29,17 @@ std::string fixed(double v, int decimals)
 
 } // namespace
 
-std::vector<Contenders> contendersOf(const nlohmann::json& timing)
+std::vector<Contenders> contendersOf(const protocol::Timing& timing)
 {
     std::vector<Contenders> out;
-    if (!timing.is_object() || !timing.contains("cases") || !timing["cases"].is_array())
-        return out;
-    for (const nlohmann::json& timedCase : timing["cases"]) {
-        if (!timedCase.is_object())
-            continue;
+    for (const protocol::CaseTiming& timedCase : timing.cases) {
         Contenders c;
-        const auto label = timedCase.find("label");
-        c.size = label != timedCase.end() && label->is_string() ? label->get<std::string>() : std::string();
-        c.eagerUs = medianOf(timedCase, "eager");
-        c.torchCompileUs = medianOf(timedCase, "torch_compile");
-        c.speedupVsEager = positive(timedCase, "speedup_vs_eager");
-        c.speedupVsCompile = positive(timedCase, "speedup_vs_compile");
-        const auto error = timedCase.find("torch_compile_error");
-        if (error != timedCase.end() && error->is_string())
-            c.torchCompileError = error->get<std::string>();
+        c.size = timedCase.label;
+        c.eagerUs = medianOf(timedCase.eager);
+        c.torchCompileUs = medianOf(timedCase.torchCompile);
+        c.speedupVsEager = positive(timedCase.speedupVsEager);
+        c.speedupVsCompile = positive(timedCase.speedupVsCompile);
+        c.torchCompileError = timedCase.torchCompileError;
         if (c.present())
             out.push_back(std::move(c));
     }

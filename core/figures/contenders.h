@@ -2,8 +2,9 @@
 // PyTorch as a contender: for a problem with a PyTorch reference the runner times the reference's
 // eager call and, where it compiles, torch.compile's, by the same protocol as the candidate (the
 // same job, cold L2, CUDA events, medians), and stores them in the result's timing cases
-// ("eager", "torch_compile", "speedup_vs_eager", "speedup_vs_compile", "torch_compile_error").
-// This is the one reader of those keys for show, history, the exported kernel and the GUI.
+// (protocol::CaseTiming's eager, torchCompile, speedups and torchCompileError). This is the one reader
+// of them for show, history, the exported kernel and the GUI.
+#include "core/protocol/messages.h"
 #include "core/store/records.h"
 
 #include <map>
@@ -29,9 +30,9 @@ struct Contenders {
     bool present() const { return eagerUs || torchCompileUs || !torchCompileError.empty(); }
 };
 
-// Per timed case of a stored result's timing JSON, in timing order; cases without contenders are
-// left out (a CUDA reference has none). Malformed values read as absent, never throw.
-std::vector<Contenders> contendersOf(const nlohmann::json& timing);
+// Per timed case of a result's timing, in timing order; cases without contenders are left out (a CUDA
+// reference has none). Values that are no median (zero, not finite) read as absent.
+std::vector<Contenders> contendersOf(const protocol::Timing& timing);
 
 // "vs eager 1.42x (eager 128.70 us), vs torch.compile 0.97x (torch.compile 88.10 us)"; a failed
 // torch.compile says "torch.compile not timed: <why>". Empty when nothing was timed.

@@ -5,6 +5,7 @@
 #include "core/findings/stall_reasons.h"
 #include "core/findings/telemetry.h"
 #include "core/model/geometric_mean.h"
+#include "core/store/runner_result.h"
 #include "core/store/store.h"
 
 #include <algorithm>
@@ -13,16 +14,6 @@
 namespace kl::figures {
 
 namespace {
-
-std::optional<double> number(const nlohmann::json& object, const char* key)
-{
-    if (!object.is_object())
-        return std::nullopt;
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_number())
-        return std::nullopt;
-    return it->get<double>();
-}
 
 // Stored metric names are "<kernel>/<size>/<metric>"; the first kernel profiled at a size is the
 // main one (the runner profiles the main kernel first).
@@ -36,17 +27,11 @@ std::optional<double> metricAt(
     return std::nullopt;
 }
 
-// `telemetry`: the compile record's "telemetry" object.
-void readStatic(const nlohmann::json& telemetry, IterationFigures& figures)
+void readStatic(const store::KernelStatics& statics, IterationFigures& figures)
 {
-    if (!telemetry.is_object())
-        return;
-    if (const auto registers = number(telemetry, "registers"); registers && *registers > 0)
-        figures.registers = static_cast<int>(*registers);
-    if (const auto occupancy = number(telemetry, "theoretical_occupancy"); occupancy && *occupancy > 0)
-        figures.theoreticalOccupancy = *occupancy;
-    if (const auto limiter = telemetry.find("occupancy_limiter"); limiter != telemetry.end() && limiter->is_string())
-        figures.occupancyLimiter = limiter->get<std::string>();
+    figures.registers = statics.registers;
+    figures.theoreticalOccupancy = statics.theoreticalOccupancy;
+    figures.occupancyLimiter = statics.occupancyLimiter;
 }
 
 // `at(size, name)`: the main kernel's metric at a size.
@@ -108,21 +93,25 @@ SizeFigures sizeFigures(const store::SizeResult& stored, const std::map<std::str
     return size;
 }
 
-SizeFigures sizeFigures(const nlohmann::json& timedCase, const std::map<std::string, double>& metrics)
+std::optional<double> finite(std::optional<double> value)
+{
+    return value && std::isfinite(*value) ? value : std::nullopt;
+}
+
+SizeFigures sizeFigures(const protocol::CaseTiming& timedCase, const std::map<std::string, double>& metrics)
 {
     SizeFigures size;
-    size.size = timedCase.value("label", std::string());
-    const nlohmann::json candidate = timedCase.value("candidate", nlohmann::json());
-    size.medianUs = number(candidate, "median_us");
-    size.p20Us = number(candidate, "p20_us");
-    size.p80Us = number(candidate, "p80_us");
-    size.baselineUs = number(timedCase.value("baseline", nlohmann::json()), "median_us");
-    size.gbps = number(timedCase, "gbps");
-    size.pctOfCopy = number(timedCase, "pct_of_copy");
-    size.speedup = number(timedCase, "speedup_vs_baseline");
-    size.pctOfSol = number(timedCase, "pct_of_sol");
-    if (const auto bound = timedCase.find("sol_bound"); bound != timedCase.end() && bound->is_string())
-        size.solBound = parseBound(bound->get<std::string>());
+    size.size = timedCase.label;
+    size.medianUs = finite(timedCase.candidate.medianUs);
+    size.p20Us = finite(timedCase.candidate.p20Us);
+    size.p80Us = finite(timedCase.candidate.p80Us);
+    if (timedCase.baseline)
+        size.baselineUs = finite(timedCase.baseline->medianUs);
+    size.gbps = finite(timedCase.gbps);
+    size.pctOfCopy = finite(timedCase.pctOfCopy);
+    size.speedup = finite(timedCase.speedupVsBaseline);
+    size.pctOfSol = finite(timedCase.pctOfSol);
+    size.solBound = timedCase.solBound;
     readProfile(
         [&metrics](const std::string& at, const std::string& name) { return metricAt(metrics, at, name); }, size);
     return size;
@@ -156,18 +145,16 @@ IterationFigures figuresOf(const store::IterationDetail& detail)
         return figures;
     const store::ResultRecord& result = *detail.result;
     figures.endpoint = result.endpoint;
-    if (result.device.is_object()) {
-        figures.gpuModel = result.device.value("name", std::string());
-        figures.gpu = result.device.value("index", -1);
+    if (const auto device = store::storedDevice(result.device)) {
+        figures.gpuModel = device->name;
+        figures.gpu = device->index;
     }
-    if (result.compile.is_object() && result.compile.contains("telemetry"))
-        readStatic(result.compile["telemetry"], figures);
-    const nlohmann::json& timing = result.timing;
-    if (timing.is_object() && timing.contains("cases") && timing["cases"].is_array())
-        for (const nlohmann::json& timedCase : timing["cases"])
-            if (timedCase.is_object())
-                figures.sizes.push_back(sizeFigures(timedCase, result.metrics));
-    addContenders(figures.sizes, contendersOf(timing));
+    readStatic(store::storedStatics(result.compile), figures);
+    if (const auto timing = store::storedTiming(result.timing)) {
+        for (const protocol::CaseTiming& timedCase : timing->cases)
+            figures.sizes.push_back(sizeFigures(timedCase, result.metrics));
+        addContenders(figures.sizes, contendersOf(*timing));
+    }
     return figures;
 }
 
@@ -180,7 +167,7 @@ std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_
     const auto runners = store.sessionRunners(sessionId);
     const auto metrics = store.sessionMetrics(
         sessionId, { "%/" + std::string(metric::kAchievedOccupancy), "%/" + metric::stallRatio("%") });
-    const auto telemetry = store.sessionTelemetry(sessionId);
+    const auto statics = store.sessionStatics(sessionId);
     const auto contenders = readContenders(store, sessionId);
     const std::map<std::string, double> none;
     std::vector<IterationFigures> figures;
@@ -192,8 +179,8 @@ std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_
             for (const store::SizeResult& size : timed->second)
                 f.sizes.push_back(sizeFigures(size, profile));
         }
-        if (const auto t = telemetry.find(row.index); t != telemetry.end())
-            readStatic(t->second, f);
+        if (const auto s = statics.find(row.index); s != statics.end())
+            readStatic(s->second, f);
         if (const auto c = contenders.find(row.index); c != contenders.end())
             addContenders(f.sizes, c->second);
         if (const auto ran = runners.find(row.index); ran != runners.end()) {

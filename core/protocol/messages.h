@@ -379,6 +379,10 @@ void to_json(nlohmann::json& j, const ShutdownResult& m);
 void from_json(const nlohmann::json& j, ShutdownResult& m);
 void to_json(nlohmann::json& j, const EvaluateResult& m);
 void from_json(const nlohmann::json& j, EvaluateResult& m);
+// The parts of an evaluate result, as the store's columns keep them (throw as from_json of the whole).
+void from_json(const nlohmann::json& j, Verification& m);
+void from_json(const nlohmann::json& j, Timing& m);
+void from_json(const nlohmann::json& j, Profile& m);
 
 // ---- lines ---------------------------------------------------------------------------------
 

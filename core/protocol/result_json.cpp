@@ -385,6 +385,51 @@ void to_json(nlohmann::json& j, const EvaluateResult& m)
     j["phases_ms"] = m.phasesMs;
 }
 
+namespace {
+
+Verification readVerification(const JsonReader& v)
+{
+    Verification ver;
+    ver.passed = v.boolean("passed");
+    for (const auto& c : v.arrayOr("cases"))
+        ver.cases.push_back(readCaseVerification(c));
+    return ver;
+}
+
+Timing readTiming(const JsonReader& t)
+{
+    Timing timing;
+    timing.smClockMhz = t.optionalNumber("sm_clock_mhz");
+    timing.temperatureC = t.optionalNumber("temperature_c");
+    timing.repetitions = t.stringOr("repetitions", "");
+    for (const auto& c : t.arrayOr("cases"))
+        timing.cases.push_back(readCaseTiming(c));
+    return timing;
+}
+
+} // namespace
+
+void from_json(const nlohmann::json& j, Verification& m)
+{
+    const JsonReader r(j, "verification");
+    r.requireObject();
+    m = readVerification(r);
+}
+
+void from_json(const nlohmann::json& j, Timing& m)
+{
+    const JsonReader r(j, "timing");
+    r.requireObject();
+    m = readTiming(r);
+}
+
+void from_json(const nlohmann::json& j, Profile& m)
+{
+    const JsonReader r(j, "profile");
+    r.requireObject();
+    m = readProfile(r);
+}
+
 void from_json(const nlohmann::json& j, EvaluateResult& m)
 {
     const auto r = openEnvelope(j, EvaluateResult::kType);
@@ -397,22 +442,10 @@ void from_json(const nlohmann::json& j, EvaluateResult& m)
     }
     if (r.has("device"))
         m.device = r.object("device").value().get<DeviceDescription>();
-    if (auto v = r.optionalObject("verification")) {
-        Verification ver;
-        ver.passed = v->boolean("passed");
-        for (const auto& c : v->arrayOr("cases"))
-            ver.cases.push_back(readCaseVerification(c));
-        m.verification = std::move(ver);
-    }
-    if (auto t = r.optionalObject("timing")) {
-        Timing timing;
-        timing.smClockMhz = t->optionalNumber("sm_clock_mhz");
-        timing.temperatureC = t->optionalNumber("temperature_c");
-        timing.repetitions = t->stringOr("repetitions", "");
-        for (const auto& c : t->arrayOr("cases"))
-            timing.cases.push_back(readCaseTiming(c));
-        m.timing = std::move(timing);
-    }
+    if (auto v = r.optionalObject("verification"))
+        m.verification = readVerification(*v);
+    if (auto t = r.optionalObject("timing"))
+        m.timing = readTiming(*t);
     if (auto p = r.optionalObject("profile"))
         m.profile = readProfile(*p);
     m.pcSampling = r.value().contains("pc_sampling") ? r.value().at("pc_sampling") : nlohmann::json(nullptr);

@@ -2,6 +2,7 @@
 
 #include "core/model/dtype.h"
 #include "core/model/problem.h"
+#include "core/store/problem_outputs.h"
 #include "core/store/runner_result.h"
 #include "core/verify/speed_of_light.h"
 
@@ -11,13 +12,6 @@
 namespace kl::review {
 
 namespace {
-
-std::optional<double> numberAt(const nlohmann::json& object, const char* key)
-{
-    if (!object.is_object() || !object.contains(key) || !object[key].is_number())
-        return std::nullopt;
-    return object[key].get<double>();
-}
 
 std::string micros(double value)
 {
@@ -38,34 +32,25 @@ std::string shortNumber(double value)
 std::vector<OutputTolerance> outputTolerances(const std::string& problemJson)
 {
     std::vector<OutputTolerance> tolerances;
-    const nlohmann::json problem = nlohmann::json::parse(problemJson, nullptr, false);
-    if (!problem.is_object() || !problem.contains("outputs") || !problem["outputs"].is_array())
-        return tolerances;
-    const nlohmann::json given = problem.value("tolerances", nlohmann::json::object());
-    for (const nlohmann::json& output : problem["outputs"]) {
-        if (!output.is_object() || !output.contains("dtype") || !output["dtype"].is_string())
-            continue;
-        const std::string dtype = output["dtype"].get<std::string>();
-        const std::optional<DType> type = parseDType(dtype);
+    for (const store::StoredOutput& output : store::storedOutputs(problemJson)) {
+        const std::optional<DType> type = parseDType(output.dtype);
         if (!type)
             continue;
-        const std::string name = output.value("name", std::string());
         auto known = std::find_if(
-            tolerances.begin(), tolerances.end(), [&](const OutputTolerance& t) { return t.dtype == dtype; });
+            tolerances.begin(), tolerances.end(), [&](const OutputTolerance& t) { return t.dtype == output.dtype; });
         if (known != tolerances.end()) {
-            known->outputs.push_back(name);
+            known->outputs.push_back(output.name);
             continue;
         }
         OutputTolerance t;
-        t.dtype = dtype;
-        t.outputs.push_back(name);
+        t.dtype = output.dtype;
+        t.outputs.push_back(output.name);
         const Tolerance fallback = defaultTolerance(*type);
         t.atol = fallback.atol;
         t.rtol = fallback.rtol;
-        // The problem file keys its tolerances by the dtype's name, as the loader reads them.
-        if (given.is_object() && given.contains(dtype) && given[dtype].is_object()) {
-            t.atol = numberAt(given[dtype], "atol").value_or(0.0);
-            t.rtol = numberAt(given[dtype], "rtol").value_or(0.0);
+        if (output.toleranceGiven) {
+            t.atol = output.atol.value_or(0.0);
+            t.rtol = output.rtol.value_or(0.0);
             t.fromProblem = true;
         }
         tolerances.push_back(std::move(t));

@@ -7,8 +7,6 @@
 #include "core/protocol/messages.h"
 #include "core/store/records.h"
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>

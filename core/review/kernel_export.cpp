@@ -16,11 +16,9 @@ std::string number(const std::optional<double>& v, int decimals) { return figure
 
 std::optional<int> bestIteration(const store::Store& store, std::int64_t session)
 {
-    if (const auto record = store.session(session); record && record->summary.is_object()
-        && record->summary.contains("best_iteration") && record->summary["best_iteration"].is_number_integer()) {
-        if (const int best = record->summary["best_iteration"].get<int>(); best > 0)
+    if (const auto record = store.session(session))
+        if (const auto best = store::summaryBestIteration(*record))
             return best;
-    }
     std::optional<int> chosen;
     double best = 0.0;
     for (const auto& r : store.listIterations(session))

@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -119,6 +120,44 @@ std::string evaluationCacheKey(const EvaluationKey& key)
         tunables += name + "=" + std::to_string(value) + ";";
     return contentHash({ "kl-evaluation-1", contentHash(key.source), tunables, key.problemHash, key.device, key.toolkit,
         key.options });
+}
+
+std::optional<int> summaryBestIteration(const SessionRecord& session)
+{
+    const auto& summary = session.summary;
+    if (!summary.is_object() || !summary.contains("best_iteration") || !summary["best_iteration"].is_number_integer())
+        return std::nullopt;
+    const int best = summary["best_iteration"].get<int>();
+    return best > 0 ? std::optional<int>(best) : std::nullopt;
+}
+
+std::vector<std::pair<std::string, std::string>> evidenceItems(const FindingRecord& finding)
+{
+    std::vector<std::pair<std::string, std::string>> items;
+    if (!finding.evidence.is_object())
+        return items;
+    for (auto it = finding.evidence.begin(); it != finding.evidence.end(); ++it) {
+        std::string value;
+        if (it.value().is_number_float()) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.4g", it.value().get<double>());
+            value = text;
+        } else if (it.value().is_string()) {
+            value = it.value().get<std::string>();
+        } else {
+            value = it.value().dump();
+        }
+        items.emplace_back(it.key(), std::move(value));
+    }
+    return items;
+}
+
+std::string evidenceText(const FindingRecord& finding)
+{
+    std::string text;
+    for (const auto& [key, value] : evidenceItems(finding))
+        text += (text.empty() ? "" : ", ") + key + " " + value;
+    return text;
 }
 
 } // namespace kl::store

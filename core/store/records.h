@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kl {
@@ -139,6 +140,14 @@ struct ResultRecord : TimingFigures {
     nlohmann::json pcSampling;
 };
 
+// The static facts the charts draw of an iteration's main kernel: its compile record's "telemetry"
+// (core/findings' static telemetry), decoded by the store.
+struct KernelStatics {
+    std::optional<int> registers; // per thread
+    std::optional<double> theoreticalOccupancy; // 0..1
+    std::string occupancyLimiter;
+};
+
 struct FindingRecord {
     std::string ruleId; // "occupancy.register-limited"
     std::string severity; // as the findings rules name it
@@ -156,6 +165,12 @@ struct DecisionRecord {
     std::int64_t decidedMs = 0;
 };
 std::string_view decisionName(DecisionRecord::Kind kind); // "accept", ..., "auto-keep", "auto-revert"
+// A finding's evidence as one line, "achieved_occupancy 33.2, limiter registers", in the stored order:
+// what `show` prints and the GUI's findings page lists.
+std::vector<std::pair<std::string, std::string>> evidenceItems(const FindingRecord& finding);
+std::string evidenceText(const FindingRecord& finding);
+// The best iteration the session's stored summary names (its "best_iteration"), when it names one.
+std::optional<int> summaryBestIteration(const SessionRecord& session);
 std::optional<DecisionRecord::Kind> parseDecision(std::string_view name);
 
 // One request/response with an LLM. API keys never get here: the request is scrubbed of

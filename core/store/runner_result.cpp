@@ -151,4 +151,51 @@ std::optional<protocol::DeviceDescription> storedDevice(const nlohmann::json& de
     }
 }
 
+namespace {
+
+template <typename T> std::optional<T> decoded(const nlohmann::json& column)
+{
+    if (!column.is_object())
+        return std::nullopt;
+    try {
+        return column.get<T>();
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+std::optional<protocol::Timing> storedTiming(const nlohmann::json& timing) { return decoded<protocol::Timing>(timing); }
+
+std::optional<protocol::Verification> storedVerification(const nlohmann::json& verification)
+{
+    return decoded<protocol::Verification>(verification);
+}
+
+namespace {
+
+KernelStatics statics(const nlohmann::json& telemetry)
+{
+    KernelStatics k;
+    if (!telemetry.is_object())
+        return k;
+    if (const auto registers = telemetry.find("registers");
+        registers != telemetry.end() && registers->is_number() && registers->get<double>() > 0)
+        k.registers = static_cast<int>(registers->get<double>());
+    if (const auto occupancy = telemetry.find("theoretical_occupancy");
+        occupancy != telemetry.end() && occupancy->is_number() && occupancy->get<double>() > 0)
+        k.theoreticalOccupancy = occupancy->get<double>();
+    if (const auto limiter = telemetry.find("occupancy_limiter"); limiter != telemetry.end() && limiter->is_string())
+        k.occupancyLimiter = limiter->get<std::string>();
+    return k;
+}
+
+} // namespace
+
+KernelStatics storedStatics(const nlohmann::json& compile)
+{
+    return compile.is_object() && compile.contains("telemetry") ? statics(compile["telemetry"]) : KernelStatics {};
+}
+
 } // namespace kl::store

@@ -29,5 +29,11 @@ std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& result);
 // A stored "device" column (a result's, or a session's device info) as the runner described it, decoded
 // once here for the readers; nullopt when absent or not a device description.
 std::optional<protocol::DeviceDescription> storedDevice(const nlohmann::json& device);
+// A stored "timing" or "verification" column as the runner's typed value; nullopt when absent or not
+// readable as protocol v1. What readers read instead of the column's keys.
+std::optional<protocol::Timing> storedTiming(const nlohmann::json& timing);
+std::optional<protocol::Verification> storedVerification(const nlohmann::json& verification);
+// A stored compile record's static facts (its "telemetry"); empty where it has none.
+KernelStatics storedStatics(const nlohmann::json& compile);
 
 } // namespace kl::store

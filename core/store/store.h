@@ -15,6 +15,7 @@
 // A Store is one connection: use it from one thread at a time. Open another Store on the same
 // file for another thread or process (WAL lets readers run beside the writer).
 // Errors are kl::Error with categories "store.*" (see each function, and sqliteCategory()).
+#include "core/protocol/messages.h"
 #include "core/store/records.h"
 
 #include <filesystem>
@@ -112,9 +113,10 @@ public:
     // telemetry (compile.telemetry: registers, theoretical_occupancy, occupancy_limiter, ...).
     std::map<int, std::map<std::string, double>> sessionMetrics(
         std::int64_t sessionId, const std::vector<std::string>& patterns) const;
-    std::map<int, nlohmann::json> sessionTelemetry(std::int64_t sessionId) const;
-    // Each timed result's timing document (results with a median), by iteration index.
-    std::map<int, nlohmann::json> sessionTimings(std::int64_t sessionId) const;
+    std::map<int, KernelStatics> sessionStatics(std::int64_t sessionId) const;
+    // Each timed result's timing (results with a median) as the runner's typed value, by iteration index;
+    // a row that does not read as protocol v1 is left out.
+    std::map<int, protocol::Timing> sessionTimings(std::int64_t sessionId) const;
     // Which runner measured each result (results.runner_endpoint, "" before schema v5) and on which
     // GPU (device_json: model name and index), by iteration index: for history's "runner" column.
     struct MeasuredOn {

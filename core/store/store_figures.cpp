@@ -1,6 +1,7 @@
 // Batched reads for charts over a whole session: one query per kind of figure instead of one
 // Store::iteration() per iteration (10,000 iterations: one query, not 10,000 result rows and JSON
 // documents parsed in full).
+#include "core/store/runner_result.h"
 #include "core/store/store_impl.h"
 
 namespace kl::store {
@@ -25,7 +26,7 @@ std::map<int, std::map<std::string, double>> Store::sessionMetrics(
     return byIteration;
 }
 
-std::map<int, nlohmann::json> Store::sessionTelemetry(std::int64_t sessionId) const
+std::map<int, KernelStatics> Store::sessionStatics(std::int64_t sessionId) const
 {
     // json_extract hands back only the small telemetry object, not the whole compile record.
     auto select = m_impl->db.cached(
@@ -33,21 +34,23 @@ std::map<int, nlohmann::json> Store::sessionTelemetry(std::int64_t sessionId) co
         "JOIN results r ON r.iteration_id = i.id WHERE i.session_id = ?1 AND json_valid(r.compile_json) "
         "AND json_type(r.compile_json, '$.telemetry') = 'object'");
     select.bind(1, sessionId);
-    std::map<int, nlohmann::json> byIteration;
+    std::map<int, KernelStatics> byIteration;
     while (select.step())
-        byIteration[static_cast<int>(select.integer(0))] = readJson(select, 1, m_impl->path.string());
+        byIteration[static_cast<int>(select.integer(0))]
+            = storedStatics({ { "telemetry", readJson(select, 1, m_impl->path.string()) } });
     return byIteration;
 }
 
-std::map<int, nlohmann::json> Store::sessionTimings(std::int64_t sessionId) const
+std::map<int, protocol::Timing> Store::sessionTimings(std::int64_t sessionId) const
 {
     auto select
         = m_impl->db.cached("SELECT i.idx, r.timing_json FROM iterations i JOIN results r ON r.iteration_id = i.id "
                             "WHERE i.session_id = ?1 AND r.median_us IS NOT NULL");
     select.bind(1, sessionId);
-    std::map<int, nlohmann::json> byIteration;
+    std::map<int, protocol::Timing> byIteration;
     while (select.step())
-        byIteration[static_cast<int>(select.integer(0))] = readJson(select, 1, m_impl->path.string());
+        if (auto timing = storedTiming(readJson(select, 1, m_impl->path.string())))
+            byIteration[static_cast<int>(select.integer(0))] = std::move(*timing);
     return byIteration;
 }
 
