@@ -4,13 +4,16 @@
 #include "cli/review_prompt.h"
 
 #include "core/figures/iteration_figures.h"
+#include "core/findings/metric_facts.h"
 #include "core/lines/line_heat.h"
 #include "core/model/error.h"
 #include "core/review/candidate_changes.h"
+#include "core/review/evidence.h"
 #include "core/review/kernel_export.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
 #include "core/review/tensor_ceiling.h"
+#include "core/review/verification_report.h"
 #include "core/store/code_listings.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
@@ -379,6 +382,23 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                       << "\n";
             if (!r.detail.empty())
                 std::cout << "detail:     " << r.detail << "\n";
+            // The verification report and the evidence behind the figures, as the GUI's pages show them.
+            if (const auto verified = review::verificationReport(r)) {
+                std::cout << "verified:   " << review::sizesVerifiedText(*verified) << "\n";
+                for (const auto& c : *verified) {
+                    std::cout << "  case " << review::verifiedCaseText(c) << "\n";
+                    if (!c.passed && !c.expected.empty())
+                        std::cout << "  window " << c.worstOutput << " from " << review::listText(c.windowStart)
+                                  << ": expected " << review::listText(c.expected) << ", got "
+                                  << review::listText(c.actual) << "\n";
+                }
+            }
+            if (const auto stored = s.session(id))
+                if (const auto problem = s.problem(stored->problemHash))
+                    for (const auto& t : review::outputTolerances(problem->json))
+                        std::cout << "evidence:   tolerance " << review::toleranceText(t) << "\n";
+            for (const auto& floor : review::floorChecks(r))
+                std::cout << "evidence:   floor at " << floor.size << ": " << review::floorText(floor) << "\n";
             {
                 store::Store::MeasuredOn on { r.endpoint, {}, -1 };
                 if (r.device.is_object()) {
@@ -413,12 +433,18 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             }
             if (r.compile.is_object() && r.compile.contains("telemetry"))
                 std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";
-            for (const auto& [name, value] : r.metrics)
-                std::cout << "  metric " << name << " = " << value << "\n";
+            for (const auto& [name, value] : r.metrics) {
+                const auto metric = std::string_view(name).substr(name.rfind('/') + 1); // "<kernel>/<size>/<metric>"
+                const auto unit = metricUnit(metric);
+                const auto better = directionText(metricDirection(metric));
+                std::cout << "  metric " << name << " = " << value << (unit.empty() ? "" : " " + unit)
+                          << (better.empty() ? std::string() : " (" + std::string(better) + ")") << "\n";
+            }
         }
         for (const auto& f : d->findings) {
             std::cout << "finding [" << f.severity << "] " << f.ruleId << ": " << f.message << "\n";
-            std::cout << "  evidence " << f.evidence.dump() << "\n";
+            if (const auto evidence = store::evidenceText(f); !evidence.empty())
+                std::cout << "  evidence: " << evidence << "\n";
             for (const auto& dir : f.directions)
                 std::cout << "  -> " << dir << "\n";
         }

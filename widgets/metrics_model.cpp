@@ -1,5 +1,6 @@
 #include "widgets/metrics_model.h"
 
+#include "core/findings/metric_facts.h"
 #include "widgets/string_conversion.h"
 
 #include <QColor>
@@ -69,34 +70,19 @@ QVariant deltaColor(const QString& metric, double value, const std::optional<dou
 
 } // namespace
 
-QString metricUnit(const QString& metric)
-{
-    if (metric.contains(QLatin1String("pct")))
-        return QStringLiteral("%");
-    if (metric.endsWith(QLatin1String(".per_second")))
-        return QStringLiteral("byte/s");
-    if (metric.startsWith(QLatin1String("gpu__time_duration")))
-        return QStringLiteral("ns");
-    if (metric.contains(QLatin1String("bytes")))
-        return QStringLiteral("byte");
-    if (metric.contains(QLatin1String("warps_issue_stalled")) || metric.contains(QLatin1String("warp_latency")))
-        return QStringLiteral("cycle/inst");
-    if (metric.contains(QLatin1String("per_cycle")))
-        return QStringLiteral("inst/cycle");
-    if (metric.contains(QLatin1String("inst_executed")))
-        return QStringLiteral("inst");
-    return {};
-}
+// Core's rules (core/findings/metric_facts.h), which `show` prints too.
+QString metricUnit(const QString& metric) { return QString::fromStdString(kl::metricUnit(metric.toStdString())); }
 
 int metricDirection(const QString& metric)
 {
-    if (metric.startsWith(QLatin1String("gpu__time_duration")) || metric.contains(QLatin1String("stalled"))
-        || metric.contains(QLatin1String("warp_latency")) || metric.contains(QLatin1String("op_local"))
-        || metric.contains(QLatin1String("bank_conflicts")))
-        return -1;
-    if (metric.contains(QLatin1String("per_second")) || metric.contains(QLatin1String("throughput"))
-        || metric.contains(QLatin1String("issue_active")) || metric.contains(QLatin1String("hit_rate")))
+    switch (kl::metricDirection(metric.toStdString())) {
+    case MetricDirection::HigherIsBetter:
         return +1;
+    case MetricDirection::LowerIsBetter:
+        return -1;
+    case MetricDirection::Depends:
+        break;
+    }
     return 0;
 }
 
