@@ -102,7 +102,8 @@ campaign::ProblemOutcome runOnEndpoint(const campaign::ProblemJob& job,
     const std::function<void(std::int64_t)>& started, std::atomic<bool>* cancel,
     const std::optional<EndpointConfig>& llm)
 {
-    auto setup = session::onEndpoint(job.recipe, job.endpoint);
+    auto setup = session::onEndpoint(job.recipe, job.recipe.runners.front());
+    setup.recipe.runners = job.recipe.runners; // a share of the runners when the campaign has them to spare
     setup.store = storePath(job.recipe.db);
     setup.localRunner = runnerPath(job.recipe.runner);
     setup.llm = llm;

@@ -68,7 +68,27 @@ std::string CampaignScheduler::run(std::atomic<bool>* cancel)
         if (p.status == "pending")
             board.pending.push_back(p.position);
     }
-    board.live.insert(m_endpoints.begin(), m_endpoints.end());
+    // Runners per worker: one each; with fewer problems to run than runners, the runners are shared out
+    // among the problems so that none idles while a session could spread its candidates over it.
+    const std::size_t workers
+        = board.pending.empty() ? m_endpoints.size() : std::min(m_endpoints.size(), board.pending.size());
+    std::map<std::string, std::vector<std::string>> runnersOf; // worker (its runners joined by "+") -> runners
+    std::vector<std::string> names;
+    {
+        std::vector<std::vector<std::string>> groups(std::max<std::size_t>(1, workers));
+        for (std::size_t i = 0; i < m_endpoints.size(); ++i)
+            groups[i % groups.size()].push_back(m_endpoints[i]);
+        for (auto& group : groups) {
+            if (group.empty())
+                continue;
+            std::string name;
+            for (const auto& e : group)
+                name += (name.empty() ? "" : "+") + e;
+            runnersOf[name] = std::move(group);
+            names.push_back(name);
+        }
+    }
+    board.live.insert(names.begin(), names.end());
     const auto tell = [&](const ProblemEvent& event) {
         if (!m_listener)
             return;
@@ -118,7 +138,7 @@ std::string CampaignScheduler::run(std::atomic<bool>* cancel)
             job.endpoint = endpoint;
             job.recipe = m_recipe;
             job.recipe.problem = board.problems[position];
-            job.recipe.runners = { endpoint };
+            job.recipe.runners = runnersOf.at(endpoint);
             job.recipe.runnersFile.clear();
             tell({ ProblemEvent::Kind::Started, position, job.recipe.problem, endpoint, {} });
             ProblemOutcome outcome;
@@ -180,9 +200,9 @@ std::string CampaignScheduler::run(std::atomic<bool>* cancel)
         board.wake.notify_all();
     };
 
-    std::vector<std::thread> workers;
-    for (const auto& endpoint : m_endpoints)
-        workers.emplace_back(work, endpoint);
+    std::vector<std::thread> threads;
+    for (const auto& name : names)
+        threads.emplace_back(work, name);
     // Cancellation is watched here too: a worker waiting for work wakes to see it.
     std::thread watcher;
     std::atomic<bool> done { false };
@@ -196,8 +216,8 @@ std::string CampaignScheduler::run(std::atomic<bool>* cancel)
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
             }
         });
-    for (auto& w : workers)
-        w.join();
+    for (auto& t : threads)
+        t.join();
     done = true;
     if (watcher.joinable())
         watcher.join();

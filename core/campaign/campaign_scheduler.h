@@ -1,8 +1,9 @@
 #pragma once
 // A campaign's problems run as sessions over the runner pool: one worker per runner endpoint, each
 // taking the next pending problem and running its session on that one runner, so that the problems
-// run side by side, one per GPU. Every problem ends as a row of the campaign record
-// (core/store/campaign_store.h): done, or failed with the category of what failed (import, compile,
+// run side by side, one per GPU (with fewer problems left than runners, the runners are shared out among
+// them at the start, and each session spreads its k candidates over its share). Every problem ends as a row of the
+// campaign record (core/store/campaign_store.h): done, or failed with the category of what failed (import, compile,
 // verification, the start kernel). A problem that failed for its runner's fault (runner.*) is handed
 // to another runner; a runner that fails `faultsBeforeRetiring` problems in a row is given up while
 // others remain. Rows are committed as problems start and end, so a killed campaign resumes from
@@ -23,11 +24,13 @@
 
 namespace kl::campaign {
 
-// One problem's session: the campaign's recipe with this problem and its one runner endpoint.
+// One problem's session: the campaign's recipe with this problem and its runner: one endpoint, or, when a
+// campaign has fewer problems left than runners, a share of them ("local:0+local:2") over which the
+// session spreads its candidates.
 struct ProblemJob {
     int position = 0;
-    std::string endpoint;
-    session::SessionRecipe recipe; // problem set; runners = { endpoint }
+    std::string endpoint; // the worker's runners joined by "+": "local:1", "local:0+local:2"
+    session::SessionRecipe recipe; // problem set; runners: the endpoints of `endpoint`
 };
 
 struct ProblemOutcome {

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <set>
 
 using namespace kl;
 
@@ -116,6 +117,40 @@ private Q_SLOTS:
         }
         QVERIFY(ranOn["b"].size() <= 2); // given up after two faults in a row
         QCOMPARE(int(ranOn["a"].size()), 5);
+    }
+
+    // Fewer problems than runners: the runners are shared out, and a session gets several.
+    void spareRunnersAreShared()
+    {
+        QTemporaryDir dir;
+        const auto path = dir.filePath(QStringLiteral("s.db")).toStdString();
+        std::int64_t id = 0;
+        {
+            auto record = store::CampaignStore::open(path);
+            id = record.create("s", "kernelloop-cli tune PROBLEM", { "p0", "p1" });
+        }
+        std::mutex mutex;
+        std::map<std::string, std::vector<std::string>> runners; // problem -> its runners
+        const campaign::RunProblem run
+            = [&](const campaign::ProblemJob& job, const std::function<void(std::int64_t)>&, std::atomic<bool>*) {
+                  std::lock_guard lock(mutex);
+                  runners[job.recipe.problem] = job.recipe.runners;
+                  return campaign::ProblemOutcome { 0, "done", "", "" };
+              };
+        campaign::CampaignScheduler scheduler(
+            path, id, session::SessionRecipe {}, { "local:0", "local:1", "local:2", "local:3", "local:4" }, run);
+        QCOMPARE(QString::fromStdString(scheduler.run()), u"finished"_qs);
+        std::multiset<std::size_t> sizes;
+        std::set<std::string> all;
+        for (const auto& [problem, list] : runners) {
+            sizes.insert(list.size());
+            all.insert(list.begin(), list.end());
+        }
+        QCOMPARE(int(runners.size()), 2);
+        QVERIFY(sizes == (std::multiset<std::size_t> { 2, 3 }));
+        QCOMPARE(int(all.size()), 5); // every runner in use, none twice
+        const auto rows = store::CampaignStore::open(path, { .readOnly = true }).problems(id);
+        QVERIFY2(rows[0].endpoint.find('+') != std::string::npos, rows[0].endpoint.c_str());
     }
 
     void fastPCountsEveryProblem()
