@@ -106,7 +106,7 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     right->addWidget(m_charts);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
-    auto* main = new QSplitter(Qt::Horizontal, this);
+    auto* main = m_columns = new QSplitter(Qt::Horizontal, this);
     main->addWidget(left);
     main->addWidget(right);
     // The history holds % of copy and % of speed of light beside latency and speedup: half the width.
@@ -217,6 +217,14 @@ void ReviewWorkspace::figuresRead()
     }
     view->sizes = figures::timedSizes(view->figures);
     m_selection->updateSession(view);
+    // A narrow window (1366 px): the history gets the width its columns need, up to 56 % of the
+    // workspace, rather than scrolling sideways.
+    if (const auto sizes = m_columns->sizes(); sizes.size() == 2 && sizes[0] < m_history->neededWidth()) {
+        const int total = sizes[0] + sizes[1];
+        const int left = std::min(m_history->neededWidth(), total * 56 / 100);
+        if (left > sizes[0])
+            m_columns->setSizes({ left, total - left });
+    }
     emit figuresShown();
 }
 

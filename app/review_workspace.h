@@ -95,6 +95,7 @@ private:
     ChartsPanel* m_charts;
     QFutureWatcher<std::vector<figures::IterationFigures>>* m_figures;
     std::int64_t m_figuresFor = 0;
+    QSplitter* m_columns = nullptr; // history | inspector and charts
 };
 
 } // namespace kl::gui

@@ -7,7 +7,9 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QVariant>
@@ -57,25 +59,24 @@ QString inlineHtml(const review::SourceDiff& diff)
     return out + QStringLiteral("</table>");
 }
 
-QString sideBySideHtml(const review::SourceDiff& diff)
+// One side of the side-by-side diff: its line numbers and text, a row per aligned row, so that the
+// two panes' rows line up when they scroll together (the same font, one line a row).
+QString sideHtml(const review::SourceDiff& diff, bool before)
 {
     using Kind = review::SideBySideRow::Kind;
-    QString out = QStringLiteral("<table cellspacing=0 cellpadding=1 width=\"100%\">");
+    QString out = QStringLiteral("<table cellspacing=0 cellpadding=1>");
     for (const review::SideBySideRow& row : review::sideBySide(diff)) {
         if (row.kind == Kind::HunkBreak) {
             out += QStringLiteral("<tr>") + cell(QStringLiteral("⋯"), kHunk) + cell(QString(), kHunk)
-                + cell(QStringLiteral("⋯"), kHunk) + cell(QString(), kHunk) + QStringLiteral("</tr>");
+                + QStringLiteral("</tr>");
             continue;
         }
-        const bool left = row.kind == Kind::Changed || row.kind == Kind::Removed;
-        const bool right = row.kind == Kind::Changed || row.kind == Kind::Added;
-        const QString before = left ? kRemoved : QStringLiteral("white");
-        const QString after = right ? kAdded : QStringLiteral("white");
-        out += QStringLiteral("<tr>")
-            + cell(lineNumber(row.beforeLine.value_or(0)), before, QStringLiteral("color:#888;"))
-            + cell(html(row.beforeText), before, QStringLiteral("width:50%;"))
-            + cell(lineNumber(row.afterLine.value_or(0)), after, QStringLiteral("color:#888;"))
-            + cell(html(row.afterText), after, QStringLiteral("width:50%;")) + QStringLiteral("</tr>");
+        const bool marked = row.kind == Kind::Changed || (before ? row.kind == Kind::Removed : row.kind == Kind::Added);
+        const QString background = marked ? (before ? kRemoved : kAdded) : QStringLiteral("white");
+        const auto line = before ? row.beforeLine : row.afterLine;
+        const QString text = before ? html(row.beforeText) : html(row.afterText);
+        out += QStringLiteral("<tr>") + cell(lineNumber(line.value_or(0)), background, QStringLiteral("color:#888;"))
+            + cell(text.isEmpty() ? QStringLiteral(" ") : text, background) + QStringLiteral("</tr>");
     }
     return out + QStringLiteral("</table>");
 }
@@ -90,6 +91,11 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
     , m_compare(new QSpinBox(this))
     , m_header(new QLabel(this))
     , m_body(new QTextBrowser(this))
+    , m_sides(new QWidget(this))
+    , m_beforeTitle(new QLabel(this))
+    , m_afterTitle(new QLabel(this))
+    , m_before(new QTextBrowser(this))
+    , m_after(new QTextBrowser(this))
 {
     //: diff layout choice: one column with + and - lines
     m_layoutBox->addItem(tr("Inline"));
@@ -105,6 +111,33 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
     m_body->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_body->setLineWrapMode(QTextEdit::NoWrap);
 
+    // Side by side: each side in its own pane with its own horizontal scroll and a title saying which
+    // iteration it is; the rows scroll together. (One table in one view gave the old side the pane and
+    // left ~12 characters of the new side, under one shared scroll bar.)
+    auto* sides = new QSplitter(Qt::Horizontal, m_sides);
+    for (auto [title, pane] : { std::pair { m_beforeTitle, m_before }, std::pair { m_afterTitle, m_after } }) {
+        pane->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+        pane->setLineWrapMode(QTextEdit::NoWrap);
+        title->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px;"));
+        auto* column = new QWidget(sides);
+        auto* columnLayout = new QVBoxLayout(column);
+        columnLayout->setContentsMargins(0, 0, 0, 0);
+        columnLayout->setSpacing(0);
+        columnLayout->addWidget(title);
+        columnLayout->addWidget(pane, 1);
+        sides->addWidget(column);
+    }
+    m_before->setObjectName(QStringLiteral("diffBefore"));
+    m_after->setObjectName(QStringLiteral("diffAfter"));
+    connect(
+        m_before->verticalScrollBar(), &QScrollBar::valueChanged, m_after->verticalScrollBar(), &QScrollBar::setValue);
+    connect(
+        m_after->verticalScrollBar(), &QScrollBar::valueChanged, m_before->verticalScrollBar(), &QScrollBar::setValue);
+    auto* sidesLayout = new QVBoxLayout(m_sides);
+    sidesLayout->setContentsMargins(0, 0, 0, 0);
+    sidesLayout->addWidget(sides);
+    m_sides->hide();
+
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Compare with"), this));
     bar->addWidget(m_sessionBox);
@@ -116,6 +149,7 @@ DiffPanel::DiffPanel(IterationSelection* selection, QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(m_header);
     layout->addWidget(m_body, 1);
+    layout->addWidget(m_sides, 1);
 
     connect(m_layoutBox, &QComboBox::currentIndexChanged, this,
         [this](int index) { setLayout(index == 1 ? Layout::SideBySide : Layout::Inline); });
@@ -137,6 +171,8 @@ void DiffPanel::setLayout(Layout layout)
 {
     m_layout = layout;
     m_layoutBox->setCurrentIndex(layout == Layout::SideBySide ? 1 : 0);
+    m_body->setVisible(layout == Layout::Inline);
+    m_sides->setVisible(layout == Layout::SideBySide);
     render();
 }
 
@@ -246,6 +282,7 @@ void DiffPanel::rediff()
 
 void DiffPanel::render()
 {
+    m_sidesShowDiff = false; // until setSides() says the panes show this diff
     const store::CandidateRecord* after
         = m_focus && m_focus->detail && m_focus->detail->candidate ? &*m_focus->detail->candidate : nullptr;
     if (!m_focus || !after) {
@@ -281,9 +318,10 @@ void DiffPanel::render()
             header += QStringLiteral("<br><tt>") + html(changes).replace(QLatin1Char('\n'), QStringLiteral("<br>"))
                 + QStringLiteral("</tt>");
         m_header->setText(header);
+        setSides(tr("Iteration %1 of %2").arg(m_other->row.index).arg(theirs),
+            tr("Iteration %1 of %2").arg(m_focus->index()).arg(mine));
         setBody(m_diff.same() ? tr("<p><i>The source is the same; only what the header lists differs.</i></p>")
-                : m_layout == Layout::SideBySide ? sideBySideHtml(m_diff)
-                                                 : inlineHtml(m_diff));
+                              : inlineHtml(m_diff));
         return;
     }
     if (!m_focus->compared) {
@@ -308,13 +346,28 @@ void DiffPanel::render()
         setBody(tr("<p><i>The source is the same; only what the header lists differs.</i></p>"));
         return;
     }
-    setBody(m_layout == Layout::SideBySide ? sideBySideHtml(m_diff) : inlineHtml(m_diff));
+    setSides(m_focus->comparedIsParent ? tr("Iteration %1 (its parent)").arg(other) : tr("Iteration %1").arg(other),
+        tr("Iteration %1").arg(m_focus->index()));
+    setBody(inlineHtml(m_diff));
+}
+
+void DiffPanel::setSides(const QString& beforeTitle, const QString& afterTitle)
+{
+    //: side-by-side diff: the title over the old side; %1 which iteration it is
+    m_beforeTitle->setText(tr("− %1").arg(beforeTitle));
+    //: side-by-side diff: the title over the new side; %1 which iteration it is
+    m_afterTitle->setText(tr("+ %1").arg(afterTitle));
+    m_sidesShowDiff = !m_diff.same();
 }
 
 // Laying out a rewrite's diff table takes QTextDocument ~40 ms: while the panel is hidden (another
 // inspector tab, or a live session's refresh) the HTML waits until it is shown or read.
 void DiffPanel::setBody(QString html)
 {
+    if (!m_sidesShowDiff) {
+        m_beforeTitle->clear();
+        m_afterTitle->clear();
+    }
     m_pendingBody = std::move(html);
     m_bodyPending = true;
     if (isVisible())
@@ -326,10 +379,19 @@ void DiffPanel::flushBody() const
     if (!m_bodyPending)
         return;
     m_bodyPending = false;
-    if (m_pendingBody.isEmpty())
-        m_body->clear();
-    else
-        m_body->setHtml(m_pendingBody);
+    // Only the layout shown is laid out (a rewrite's table costs ~40 ms); a change of layout renders again.
+    if (m_layout == Layout::Inline) {
+        if (m_pendingBody.isEmpty())
+            m_body->clear();
+        else
+            m_body->setHtml(m_pendingBody);
+    } else if (m_sidesShowDiff) {
+        m_before->setHtml(sideHtml(m_diff, true));
+        m_after->setHtml(sideHtml(m_diff, false));
+    } else {
+        m_before->setHtml(m_pendingBody);
+        m_after->clear();
+    }
     m_pendingBody.clear();
 }
 
@@ -346,5 +408,9 @@ void DiffPanel::showEvent(QShowEvent* event)
 }
 
 QString DiffPanel::headerText() const { return m_header->text(); }
+
+QString DiffPanel::beforeTitle() const { return m_beforeTitle->text(); }
+
+QString DiffPanel::afterTitle() const { return m_afterTitle->text(); }
 
 } // namespace kl::gui

@@ -44,6 +44,19 @@ public:
     const review::CandidateChanges& shownChanges() const { return m_changes; }
     QString headerText() const;
     QTextBrowser* body() const; // with the shown diff's text (laid out when the panel is hidden)
+    // Side by side: the old and the new side, each its own pane with a title; rows scroll together.
+    QTextBrowser* beforePane() const
+    {
+        flushBody();
+        return m_before;
+    }
+    QTextBrowser* afterPane() const
+    {
+        flushBody();
+        return m_after;
+    }
+    QString beforeTitle() const;
+    QString afterTitle() const;
     QSpinBox* compareBox() const { return m_compare; }
     QComboBox* sessionBox() const { return m_sessionBox; }
 
@@ -52,6 +65,7 @@ protected:
 
 private:
     void setBody(QString html);
+    void setSides(const QString& beforeTitle, const QString& afterTitle);
     void flushBody() const;
     void render();
     void rediff();
@@ -64,6 +78,12 @@ private:
     QSpinBox* m_compare;
     QLabel* m_header;
     QTextBrowser* m_body;
+    QWidget* m_sides;
+    QLabel* m_beforeTitle;
+    QLabel* m_afterTitle;
+    QTextBrowser* m_before;
+    QTextBrowser* m_after;
+    bool m_sidesShowDiff = false; // the side panes show m_diff (else the body's message, on the left)
     mutable QString m_pendingBody; // what m_body shows next: laid out once the panel is visible or read
     mutable bool m_bodyPending = false;
     Layout m_layout = Layout::Inline;

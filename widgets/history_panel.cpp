@@ -5,6 +5,7 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QStyle>
 #include <QStyleOptionHeader>
@@ -204,20 +205,28 @@ int& HistoryPanel::findingNeeds(const QAbstractItemView* view)
 }
 
 // The top finding, the last column, takes what the pane has left after the others, cut with an
-// ellipsis where it holds more (the tooltip has it whole), but never narrower than its title or ~12
-// characters: below that the pane scrolls instead. A stretched last section would shrink to nothing.
+// ellipsis where it holds more (the tooltip has it whole), but never narrower than its title: below
+// that the pane scrolls instead. A stretched last section would shrink to nothing.
 void HistoryPanel::fillWithFinding(QAbstractItemView* view)
 {
     QHeaderView* header = headerOf(view);
     if (header->isSectionHidden(C::FindingColumn))
         return;
     const int others = header->length() - header->sectionSize(C::FindingColumn);
-    const int left = view->viewport()->width() - others;
-    const int least = std::min(findingNeeds(view),
-        std::max(titleWidth(header, C::FindingColumn), 12 * view->fontMetrics().averageCharWidth()));
+    const int left = view->viewport()->width() - others - 1; // a pixel spare: exactly full scrolled by 1
+    // Down to its title (a 1366-px window: the other columns leave it ~80 px), never sideways scrolling.
+    const int least = std::min(findingNeeds(view), titleWidth(header, C::FindingColumn));
     const int width = std::max(least, left);
     if (width != header->sectionSize(C::FindingColumn))
         header->resizeSection(C::FindingColumn, width);
+}
+
+int HistoryPanel::neededWidth() const
+{
+    const QHeaderView* header = m_table->horizontalHeader();
+    const int others = header->length() - header->sectionSize(C::FindingColumn);
+    const int finding = header->isSectionHidden(C::FindingColumn) ? 0 : titleWidth(header, C::FindingColumn);
+    return others + finding + 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 2;
 }
 
 bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)

@@ -30,6 +30,9 @@ public:
     IterationTableModel* tableModel() const { return m_tableModel; }
     ProposalTreeModel* treeModel() const { return m_treeModel; }
     QTableView* table() const { return m_table; }
+    // The width the table needs to show every column without scrolling sideways, the top finding at
+    // its least (its title).
+    int neededWidth() const;
     QTreeView* tree() const { return m_tree; }
     QTabWidget* tabs() const { return m_tabs; }
 

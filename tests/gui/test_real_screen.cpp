@@ -8,9 +8,13 @@
 #include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "live_window.h"
+#include "review_fixture.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 #include "tests/scoped_env.h"
+#include "widgets/diff_panel.h"
+#include "widgets/history_panel.h"
+#include "widgets/iteration_selection.h"
 #include "widgets/phase_strip.h"
 #include "widgets/review_panel.h"
 #include "widgets/run_dialog.h"
@@ -19,15 +23,20 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 
 #include <nlohmann/json.hpp>
@@ -104,6 +113,16 @@ QString fits(MainWindow& window, QSize screen)
     if (!status->isVisible() || status->mapTo(&window, QPoint(0, status->height())).y() > window.height())
         return QStringLiteral("the status bar is not on the window");
     return {};
+}
+
+// With KL_SCREENSHOT_DIR the states are saved as PNGs (docs/images through KL_SCREENSHOTS_TO_DOCS).
+void screenshot(QWidget* widget, const QString& name)
+{
+    const QString dir = qEnvironmentVariable("KL_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        return;
+    QTest::qWait(150); // the charts lay out on the event loop
+    QVERIFY(widget->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png")));
 }
 
 } // namespace
@@ -185,6 +204,7 @@ private slots:
         QVERIFY(panel->planText().contains(QStringLiteral("sentence 39")));
         const QString why = fits(window, screen);
         QVERIFY2(why.isEmpty(), qPrintable(why));
+        screenshot(&window, QStringLiteral("live-review-panel-%1").arg(screen.width()));
         for (QPushButton* button : { panel->acceptButton(), panel->rejectButton() }) {
             QVERIFY(button->isVisible());
             const QPoint bottom = button->mapTo(&window, QPoint(0, button->height()));
@@ -243,6 +263,73 @@ private slots:
         const QString refused = controller->startSession(local);
         QVERIFY2(refused.startsWith(QStringLiteral("[runner.no-device]")), qPrintable(refused));
         QVERIFY(refused.contains(QStringLiteral("Runner endpoints")));
+    }
+
+    // Side by side: each side its own pane with a title, both sides readable at a laptop's inspector
+    // width (the old one table gave the old side the pane and ~12 characters to the new side).
+    void sideBySideDiffHasAPaneEachSide()
+    {
+        MainWindow window;
+        window.resize(1366, 728);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
+        QVERIFY(window.openStore(testing::llmSession));
+        QVERIFY(figures.wait(20000));
+        ReviewWorkspace* review = window.review();
+        DiffPanel* diff = review->diffPanel();
+        review->inspector()->setCurrentWidget(diff);
+        diff->setLayout(DiffPanel::Layout::SideBySide);
+        review->selection()->select(4);
+        QTest::qWait(50);
+        QCOMPARE(diff->beforeTitle(), QStringLiteral("− Iteration 2 (its parent)"));
+        QCOMPARE(diff->afterTitle(), QStringLiteral("+ Iteration 4"));
+        QTextBrowser* before = diff->beforePane();
+        QTextBrowser* after = diff->afterPane();
+        QVERIFY(before->isVisible() && after->isVisible());
+        QVERIFY(after->toPlainText().contains(QStringLiteral("tanh.approx.f32"))); // the new side's new line
+        QVERIFY(!before->toPlainText().contains(QStringLiteral("tanh.approx.f32")));
+        // Each side has at least 40 % of the panel's width, and its own horizontal scroll.
+        QVERIFY2(after->width() >= diff->width() * 2 / 5, qPrintable(QString::number(after->width())));
+        QVERIFY(before->width() >= diff->width() * 2 / 5);
+        QVERIFY(before->horizontalScrollBar() != after->horizontalScrollBar());
+        // Rows scroll together.
+        after->verticalScrollBar()->setValue(after->verticalScrollBar()->maximum() / 2);
+        QCOMPARE(before->verticalScrollBar()->value(), after->verticalScrollBar()->value());
+        screenshot(&window, QStringLiteral("review-diff-side-by-side-1366"));
+    }
+
+    // The history of every bundled session reads without sideways scrolling in a 1366-px window: the
+    // top finding, the one long text, gives way (elided, whole in its tooltip).
+    void historyFitsALaptop_data()
+    {
+        QTest::addColumn<QString>("session");
+        QTest::newRow("tuner") << testing::tunerSession;
+        QTest::newRow("llm") << testing::llmSession;
+        QTest::newRow("kernelbench") << QStringLiteral(
+            KL_SOURCE_DIR "/resources/sessions/kernelbench-softmax-triton-h200.klsession");
+    }
+
+    void historyFitsALaptop()
+    {
+        QFETCH(QString, session);
+        MainWindow window;
+        window.resize(1366, 728);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
+        QVERIFY(window.openStore(session));
+        QVERIFY(figures.wait(20000));
+        QTest::qWait(50);
+        QTableView* table = window.review()->history()->table();
+        const int columns = table->horizontalHeader()->length();
+        // Not yet: "vs eager" and "vs torch.compile" add ~200 px that 56 % of a 1366-px window lacks.
+        QEXPECT_FAIL("kernelbench", "the PyTorch contender columns still scroll sideways at 1366 px", Abort);
+        QVERIFY2(columns <= table->viewport()->width(),
+            qPrintable(QStringLiteral("the history's columns take %1 px in a %2 px pane")
+                           .arg(columns)
+                           .arg(table->viewport()->width())));
+        QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
     }
 
     // The review actions are in the Session menu, with the keys the panel's hint names.
