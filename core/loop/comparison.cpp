@@ -124,8 +124,14 @@ Comparison compareTimings(const std::vector<SizeTiming>& candidate, const std::v
 std::string Comparison::summary() const
 {
     char buf[160];
+    // An interval wholly above 1 (as printed) is a measured gain, too small to count: "within noise"
+    // there contradicted the interval shown beside it (issue 28).
+    const bool aboveOne = low >= 1.0005;
     std::snprintf(buf, sizeof buf, "%.3fx [%.3f, %.3f]%s", speedup, low, high,
-        faster ? " faster" : (slower ? " slower" : " within noise"));
+        faster         ? " faster"
+            : slower   ? " slower"
+            : aboveOne ? " faster, under the gain that counts"
+                       : " within noise");
     std::string s = buf;
     if (losesOnSomeSize && !slower)
         s += ", loses on some size";

@@ -101,6 +101,20 @@ private Q_SLOTS:
         }
     }
 
+    // 1.008x [1.006, 1.012] is faster, but under the 1 % that counts: never "within noise", which an
+    // interval excluding 1 contradicts (issue 28); an interval holding 1 is noise.
+    void smallGainIsNotCalledNoise()
+    {
+        kl::Comparison c;
+        c.speedup = 1.008;
+        c.low = 1.006;
+        c.high = 1.012;
+        QCOMPARE(QString::fromStdString(c.summary()),
+            QStringLiteral("1.008x [1.006, 1.012] faster, under the gain that counts"));
+        c.low = 0.998;
+        QCOMPARE(QString::fromStdString(c.summary()), QStringLiteral("1.008x [0.998, 1.012] within noise"));
+    }
+
     void baselineNormalisationCancelsDrift()
     {
         // The same kernel measured in a job where the whole GPU ran 10% slower (baseline too).
