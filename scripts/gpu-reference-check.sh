@@ -3,10 +3,11 @@
 # 12.9 GB moved a call) with the bundled naive Triton softmax as its baseline, the PyTorch reference by
 # host copies and on the GPU (KL_REFERENCE_ON_GPU=1, CUDA IPC) in one run:
 #   evaluate  kernelloop-cli evaluate --json of the baseline (iteration 1: the baseline's job, 2: the same
-#             kernel as a candidate, with the worker and torch.compile warm), host path then GPU path; the
+#             kernel as a candidate, with the worker and torch.compile warm), GPU path then host path; the
 #             runner's phases per job, the verdicts and medians side by side;
-#   tune      kernelloop-cli tune --time $KL_TUNE_TIME (default 60s) --profile-candidates promising, host then
-#             GPU path: candidates per minute, every keep/revert, "decisions equal" between the two.
+#   tune      kernelloop-cli tune --time $KL_TUNE_TIME (default 60s) --profile-candidates promising, GPU then
+#             host path: candidates per minute, every keep/revert, "decisions equal" between the two.
+# KL_EVAL_TIMEOUT (default 240) caps each evaluate, in seconds.
 # Steps in the order given (default: evaluate). Uses the bundle of scripts/gpu-check.sh --bundle (carried
 # .gpu-pack) and needs the ignored .kb/ folder carried. Writes $OUT/reference-check.txt and
 # $OUT/reference-check.tgz (stores, JSON lines, stderr).
@@ -40,7 +41,10 @@ evaluate() { # NAME ENV...
     local name=$1; shift
     local db=$WORK/$name.db
     local start; start=$(date +%s.%N)
-    env "$@" timeout 240 "$BIN/kernelloop-cli" evaluate "$PROBLEM/problem.json" "$PROBLEM/$(basename "$BASELINE")" \
+    # The baseline as the import copied it in (problem.json's "baseline", baseline.py).
+    local candidate
+    candidate=$PROBLEM/$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["baseline"])' "$PROBLEM/problem.json")
+    env "$@" timeout "${KL_EVAL_TIMEOUT:-240}" "$BIN/kernelloop-cli" evaluate "$PROBLEM/problem.json" "$candidate" \
         --json --db "$db" --runner "$KL_RUNNER" --label "issue 27 $name" >"$WORK/$name.jsonl" 2>"$WORK/$name.stderr"
     local rc=$?
     say "$name: evaluate rc=$rc wall $(python3 -c "print(round($(date +%s.%N)-$start,1))") s"
@@ -99,15 +103,15 @@ PY
 for step in "${STEPS[@]}"; do
     case $step in
     evaluate)
-        evaluate eval-host KL_REFERENCE_ON_GPU=0
         evaluate eval-gpu KL_REFERENCE_ON_GPU=1
-        report eval-host eval-gpu
+        evaluate eval-host KL_REFERENCE_ON_GPU=0
+        report eval-gpu eval-host
         ;;
     tune)
-        tune tune-host KL_REFERENCE_ON_GPU=0
         tune tune-gpu KL_REFERENCE_ON_GPU=1
-        report tune-host tune-gpu
-        for n in tune-host tune-gpu; do
+        tune tune-host KL_REFERENCE_ON_GPU=0
+        report tune-gpu tune-host
+        for n in tune-gpu tune-host; do
             python3 - "$WORK/$n.jsonl" "$n" "${KL_TUNE_TIME:-60s}" <<'PY' | tee -a "$TXT"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and '"iteration"' in l]
