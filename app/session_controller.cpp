@@ -28,6 +28,7 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
@@ -357,6 +358,15 @@ void SessionController::showRunDialog()
 {
     RunDialog dialog(m_window);
     session::SessionRecipe recipe;
+    // The last run's fields (as its command line: never a key, only where the key comes from), on the
+    // problem open now.
+    QSettings settings;
+    if (const QString last = settings.value(QStringLiteral("session/lastCommandLine")).toString(); !last.isEmpty())
+        try {
+            recipe = session::parseCommandLine(toStdString(last));
+        } catch (const Error&) {
+            recipe = {};
+        }
     if (const auto problem = m_window->problem())
         recipe.problem = problem->file.string();
     dialog.setRecipe(recipe);
@@ -365,6 +375,7 @@ void SessionController::showRunDialog()
     if (dialog.exec() != QDialog::Accepted)
         return;
     const auto chosen = dialog.recipe();
+    settings.setValue(QStringLiteral("session/lastCommandLine"), toQString(session::commandLine(chosen)));
     if (!dialog.typedApiKey().isEmpty() && dialog.saveKeyInKeychain()) {
         const QString error = ApiKeys::save(chosen.llm, dialog.typedApiKey());
         if (!error.isEmpty())

@@ -25,10 +25,12 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -330,6 +332,42 @@ private slots:
                            .arg(columns)
                            .arg(table->viewport()->width())));
         QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+    }
+
+    // The run dialog opens with the last run's fields (not its key), on the problem open now.
+    void runDialogRemembersTheLastRun()
+    {
+        QSettings().remove(QStringLiteral("session/lastCommandLine"));
+        const test::ScopedEnv recorded { { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
+        QTemporaryDir dir;
+        MainWindow window;
+        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        SessionController* controller = window.sessionController();
+        const QString db = dir.filePath(QStringLiteral("remembered.db"));
+        auto answer = [&](bool run) {
+            QTimer::singleShot(0, &window, [&, run] {
+                auto* dialog = qobject_cast<RunDialog*>(QApplication::activeModalWidget());
+                QVERIFY(dialog);
+                if (run) {
+                    dialog->useCommandLine(QStringLiteral("kernelloop-cli tune %1 --db %2 --runner %3 --budget 1 "
+                                                          "--metrics lines --label remembered-label")
+                                               .arg(examplePath, db, QStringLiteral(KL_MODEL_RUNNER)));
+                    dialog->accept();
+                } else {
+                    const auto recipe = dialog->recipe();
+                    QCOMPARE(QString::fromStdString(recipe.label), QStringLiteral("remembered-label"));
+                    QCOMPARE(QString::fromStdString(recipe.metrics), QStringLiteral("lines"));
+                    QCOMPARE(recipe.budget, 1);
+                    QCOMPARE(QString::fromStdString(recipe.db), db);
+                    dialog->reject();
+                }
+            });
+        };
+        answer(true);
+        controller->showRunDialog();
+        QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 60000);
+        answer(false);
+        controller->showRunDialog();
     }
 
     // The review actions are in the Session menu, with the keys the panel's hint names.
