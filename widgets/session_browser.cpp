@@ -68,8 +68,8 @@ SessionBrowser::SessionBrowser(QWidget* parent)
     m_empty->setWordWrap(true);
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setText(tr("<p>No session is open.</p><p>Open a store or a recorded <tt>.klsession</tt> "
-                        "(File ▸ Open, or drop the file here), or record one with "
-                        "<tt>kernelloop-cli tune</tt>.</p>"));
+                        "(File ▸ Open, or drop the file here), or run one: Session ▸ New Session "
+                        "(Ctrl+Shift+N).</p>"));
     m_stack->addWidget(m_empty);
     m_stack->addWidget(m_view);
 
@@ -111,8 +111,8 @@ void SessionBrowser::setSessions(std::vector<store::SessionRow> sessions)
     m_model->setSessions(std::move(sessions));
     m_stack->setCurrentWidget(m_model->rowCount() > 0 ? static_cast<QWidget*>(m_view) : m_empty);
     if (m_model->rowCount() == 0)
-        m_empty->setText(tr("<p>This store holds no session yet.</p><p>Record one with "
-                            "<tt>kernelloop-cli tune</tt>, or open a recorded <tt>.klsession</tt>.</p>"));
+        m_empty->setText(tr("<p>This store holds no session yet.</p><p>Run one: Session ▸ New Session "
+                            "(Ctrl+Shift+N), or open a recorded <tt>.klsession</tt>.</p>"));
     updateActions();
 }
 

@@ -100,7 +100,7 @@ void StallChart::rebuild()
         m_yAxis->setRange(0, 1);
         //: stall chart note when no iteration carries stall metrics
         setNote(tr("No stall profile: these iterations were profiled without warp stall metrics "
-                   "(record them with kernelloop-cli tune --metrics stalls)"));
+                   "(Session ▸ New Session with Metric set stalls or deep records them)"));
         return;
     }
     // The window: the selection in the middle where it can be.

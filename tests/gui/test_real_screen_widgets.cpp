@@ -3,9 +3,11 @@
 #include "widgets/iteration_selection.h"
 #include "widgets/latency_chart.h"
 #include "widgets/run_dialog.h"
+#include "widgets/session_browser.h"
 #include "widgets/session_view.h"
 
 #include <QComboBox>
+#include <QLabel>
 #include <QTest>
 
 using namespace kl;
@@ -77,6 +79,23 @@ private slots:
             QVERIFY(dialog.commandLine().contains(QStringLiteral("--metrics %1").arg(QLatin1String(set)))
                 || std::string(set) == "default");
         }
+    }
+
+    // The empty states point to the window's own way to a session, not to a command to type elsewhere.
+    void emptyStatesPointToNewSession()
+    {
+        SessionBrowser browser;
+        QStringList texts;
+        for (const QLabel* label : browser.findChildren<QLabel*>())
+            texts << label->text();
+        QVERIFY2(texts.join(QLatin1Char(' ')).contains(QStringLiteral("Session ▸ New Session")),
+            qPrintable(texts.join(QLatin1Char('|'))));
+        browser.setSessions({});
+        texts.clear();
+        for (const QLabel* label : browser.findChildren<QLabel*>())
+            texts << label->text();
+        QVERIFY(texts.join(QLatin1Char(' ')).contains(QStringLiteral("Session ▸ New Session")));
+        QVERIFY(!texts.join(QLatin1Char(' ')).contains(QStringLiteral("kernelloop-cli")));
     }
 };
 
