@@ -545,7 +545,17 @@ void SessionController::stop()
 void SessionController::evaluateEditorKernel()
 {
     try {
-        auto candidate = parseCandidate(toStdString(m_window->editor()->source()), "editor.cu");
+        const std::string source = toStdString(m_window->editor()->source());
+        // What the editor marks as not compiling (its last analysis, of this very text) is not sent.
+        if (const auto outcome = m_window->lastOutcome(); outcome && outcome->candidate
+            && outcome->candidate->source == source && outcome->report && !outcome->report->compile.ok) {
+            //: status bar; %1 the compiler's one-line summary
+            status(tr("The editor's kernel does not compile (%1): fix it before evaluating it")
+                       .arg(toQString(outcome->report->compile.summary)),
+                true);
+            return;
+        }
+        auto candidate = parseCandidate(source, "editor.cu");
         const TunableValues tunables = candidate.applicable(m_window->tunablesPanel()->values());
         if (m_live->running()) {
             m_live->evaluateCandidate(candidate, tunables);

@@ -3,6 +3,7 @@
 // while a proposal waits for review; long messages do not widen it; Reject works from the keyboard;
 // a session runs on the runner the run dialog names while the default one has no GPU.
 // Real parts: the runner double at the process boundary, the LLM replay server over loopback.
+#include "app/analysis.h"
 #include "app/live_session.h"
 #include "app/main_window.h"
 #include "app/review_workspace.h"
@@ -15,6 +16,7 @@
 #include "widgets/diff_panel.h"
 #include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
+#include "widgets/kernel_editor.h"
 #include "widgets/phase_strip.h"
 #include "widgets/review_panel.h"
 #include "widgets/run_dialog.h"
@@ -368,6 +370,25 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 60000);
         answer(false);
         controller->showRunDialog();
+    }
+
+    // A kernel the editor marks as not compiling is not sent to the runner; the status bar says why.
+    void editorDoesNotSendANonCompilingKernel()
+    {
+        MainWindow window;
+        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isAnalysing() && window.lastOutcome(), 60000);
+        QSignalSpy analysed(&window, &MainWindow::analysisShown);
+        window.editor()->setSource(window.editor()->source() + QStringLiteral("\nthis is not C++ at all;\n"));
+        window.analyseNow(); // as the pause after typing does
+        QVERIFY(analysed.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isAnalysing(), 60000);
+        QVERIFY(window.lastOutcome()->report && !window.lastOutcome()->report->compile.ok);
+        SessionController* controller = window.sessionController();
+        controller->evaluateEditorKernel();
+        QVERIFY(!controller->live()->running());
+        QVERIFY2(window.statusBar()->currentMessage().contains(QStringLiteral("does not compile")),
+            qPrintable(window.statusBar()->currentMessage()));
     }
 
     // The review actions are in the Session menu, with the keys the panel's hint names.
