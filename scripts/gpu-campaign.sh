@@ -50,6 +50,9 @@ if [[ ! -f "$STATE/problems.txt" ]]; then
     export -f probe
     export BIN STATE
     ls "$KB"/*.py | xargs -P "$(nproc)" -I{} bash -c 'probe "$@"' _ {} 2>>"$LOG" | sort >"$STATE/problems.txt"
+    # KL_MAX_ELEMENTS (default 0: KernelBench's sizes) caps each imported problem's main size.
+    grep 'problem.json$' "$STATE/problems.txt" | xargs -r python3 scripts/cap-problem-size.py "${KL_MAX_ELEMENTS:-0}" \
+        | tee -a "$LOG"
 fi
 echo "problems: $(wc -l <"$STATE/problems.txt")" | tee -a "$LOG"
 left=$((${KL_CAMPAIGN_SECONDS:-540} - ($(date +%s) - START)))

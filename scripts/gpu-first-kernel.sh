@@ -21,30 +21,7 @@ echo "date $(date -u +%Y-%m-%dT%H:%MZ) commit $(cat .gpu/COMMIT 2>/dev/null) bud
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader >>"$OUT/first-kernel.log" 2>&1
 
 "$BIN/kernelloop-cli" import-kernelbench "$KB" -o "$WORK/p" >>"$OUT/first-kernel.log" 2>&1
-python3 - "$WORK/p" "${KL_MAX_ELEMENTS:-0}" <<'EOF' >>"$OUT/first-kernel.log" 2>&1
-import json, os, sys
-root, cap = sys.argv[1], int(sys.argv[2])
-for name in sorted(os.listdir(root)):
-    path = os.path.join(root, name, "problem.json")
-    if not os.path.exists(path) or cap <= 0:
-        continue
-    p = json.load(open(path))
-    main = p["sizes"]["main"][0]
-    def largest(m):
-        out = 0
-        for t in p["inputs"] + p["outputs"]:
-            n = 1
-            for d in t["shape"]:
-                n *= int(eval(d, {}, {k: v for k, v in m.items() if k != "label"}))
-            out = max(out, n)
-        return out
-    while largest(main) > cap:
-        key = max((k for k in main if k != "label"), key=lambda k: main[k])
-        main[key] //= 2
-    main["label"] = "x".join(str(main[k]) for k in p["sizes"]["symbols"])
-    json.dump(p, open(path, "w"), indent=2)
-    print("scaled", name, "to", main["label"])
-EOF
+python3 scripts/cap-problem-size.py "${KL_MAX_ELEMENTS:-0}" "$WORK"/p/*/problem.json >>"$OUT/first-kernel.log" 2>&1
 
 summarise() { # DB LABEL -> one line per session: iteration 1 and the best, with their figures
     python3 - "$1" "$2" <<'EOF'
