@@ -273,9 +273,11 @@ std::string distributionSvg(const CampaignReport& report)
     }
     for (const double t : { 1.0, 1.2 })
         svg << "<line x1=\"" << px(left) << "\" x2=\"" << px(width - right) << "\" y1=\"" << px(y(t)) << "\" y2=\""
-            << px(y(t)) << "\" stroke=\"" << (t == 1.0 ? "#333" : "#888") << "\" stroke-dasharray=\""
-            << (t == 1.0 ? "" : "4 3") << "\"/>\n<text x=\"" << px(width - right) << "\" y=\"" << px(y(t) - 3)
-            << "\" text-anchor=\"end\">fast_" << (t == 1.0 ? "1" : "1.2") << "</text>\n";
+            << px(y(t)) << "\" stroke=\""
+            << (t == 1.0 ? "#333" : "#888")
+            // An empty dash array is not valid SVG (ImageMagick refuses the whole picture): solid lines have none.
+            << (t == 1.0 ? "\"" : "\" stroke-dasharray=\"4 3\"") << "/>\n<text x=\"" << px(width - right) << "\" y=\""
+            << px(y(t) - 3) << "\" text-anchor=\"end\">fast_" << (t == 1.0 ? "1" : "1.2") << "</text>\n";
     for (std::size_t i = 0; i < bars.size(); ++i) {
         const auto& b = bars[i];
         const double x = left + step * double(i) + step * 0.15, w = step * 0.7;

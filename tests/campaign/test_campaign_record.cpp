@@ -201,6 +201,8 @@ private Q_SLOTS:
         QVERIFY(svg.startsWith(u"<svg"_qs));
         QVERIFY2(svg.contains(u"1.30x (session 4, iteration 3)"_qs), qPrintable(svg));
         QVERIFY(svg.contains(u"q,r: failed: wrong-result"_qs));
+        // Every attribute has a value: an empty one (stroke-dasharray="") makes ImageMagick refuse the picture.
+        QVERIFY2(!svg.contains(u"=\"\""_qs), qPrintable(svg));
     }
 };
 
