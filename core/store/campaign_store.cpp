@@ -19,15 +19,6 @@ constexpr int kFirstCampaignVersion = 8;
 const char* kCampaignColumns = "id, name, recipe, status, created_ms, ended_ms, owner_pid, owner_host, owner_start, "
                                "(SELECT MAX(ended_ms) FROM campaign_problems WHERE campaign_id = campaigns.id)";
 
-ProcessIdentity ownerOf(const Statement& row, int column)
-{
-    ProcessIdentity owner;
-    owner.pid = row.optionalInteger(column).value_or(0);
-    owner.host = row.text(column + 1);
-    owner.start = row.text(column + 2);
-    return owner;
-}
-
 CampaignRecord readCampaign(const Statement& row)
 {
     CampaignRecord c;

@@ -1,5 +1,7 @@
 #include "core/store/session_owner.h"
 
+#include "core/store/sqlite.h"
+
 #include <cerrno>
 #include <csignal>
 #include <fstream>
@@ -86,6 +88,15 @@ OwnerState ownerState(const ProcessIdentity& owner)
     if (!owner.start.empty() && owner.start != bootId() + ":" + stat.startTicks)
         return OwnerState::Gone; // the pid now belongs to another process
     return OwnerState::Alive;
+}
+
+ProcessIdentity ownerOf(const Statement& row, int column)
+{
+    ProcessIdentity owner;
+    owner.pid = row.optionalInteger(column).value_or(0);
+    owner.host = row.text(column + 1);
+    owner.start = row.text(column + 2);
+    return owner;
 }
 
 } // namespace kl::store

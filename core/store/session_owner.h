@@ -7,6 +7,8 @@
 
 namespace kl::store {
 
+class Statement;
+
 struct ProcessIdentity {
     std::int64_t pid = 0;
     std::string host; // gethostname()
@@ -16,6 +18,8 @@ struct ProcessIdentity {
 };
 
 ProcessIdentity thisProcess();
+// The owner stored in a row's three columns from `column` on: pid, host, start (sessions and campaigns).
+ProcessIdentity ownerOf(const Statement& row, int column);
 
 enum class OwnerState {
     Alive,

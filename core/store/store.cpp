@@ -104,14 +104,6 @@ Database openDatabase(const std::filesystem::path& file, const Store::Options& o
     }
 }
 
-ProcessIdentity ownerOf(const Statement& row, int column)
-{
-    ProcessIdentity owner;
-    owner.pid = row.optionalInteger(column).value_or(0);
-    owner.host = row.text(column + 1);
-    owner.start = row.text(column + 2);
-    return owner;
-}
 } // namespace
 
 Store::Impl::Impl(const std::filesystem::path& file, Options opts)
