@@ -10,7 +10,9 @@
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
@@ -130,11 +132,16 @@ private Q_SLOTS:
             id = record.create("s", "kernelloop-cli tune PROBLEM", { "p0", "p1" });
         }
         std::mutex mutex;
+        std::condition_variable bothStarted;
         std::map<std::string, std::vector<std::string>> runners; // problem -> its runners
+        // A session lasts minutes: each job waits (up to 10 s) for the other to start, so that one worker
+        // finishing its problem at once cannot take the second one too (a race, not sharing).
         const campaign::RunProblem run
             = [&](const campaign::ProblemJob& job, const std::function<void(std::int64_t)>&, std::atomic<bool>*) {
-                  std::lock_guard lock(mutex);
+                  std::unique_lock lock(mutex);
                   runners[job.recipe.problem] = job.recipe.runners;
+                  bothStarted.notify_all();
+                  bothStarted.wait_for(lock, std::chrono::seconds(10), [&] { return runners.size() == 2; });
                   return campaign::ProblemOutcome { 0, "done", "", "" };
               };
         campaign::CampaignScheduler scheduler(
