@@ -1,6 +1,9 @@
 #include "runner/device.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
 #include <utility>
 
 namespace kl::runner {
@@ -110,12 +113,95 @@ protocol::DeviceDescription Device::staticDescription() const
 
 void Device::synchronize() const { KL_CU(m_driver, cuStreamSynchronize, m_stream); }
 
+namespace {
+
+// Large blocks freed by one job, kept for the next (issue 27): a real-size problem's case memory is tens of
+// gigabytes in a few allocations of the same sizes every job, and cuMemAlloc/cuMemFree of those cost more
+// than the kernels. Exact sizes only (a job asks for what the last one did); given back when an allocation
+// would fail, and when the memory plan needs the room. One runner thread allocates; the mutex is cheap.
+class BlockCache {
+public:
+    static constexpr std::size_t kSmallest = 64ull << 20;
+
+    static BlockCache& instance()
+    {
+        static BlockCache cache;
+        return cache;
+    }
+    bool wanted() const
+    {
+        static const bool on = [] {
+            const char* text = std::getenv("KL_RUNNER_BLOCK_CACHE");
+            return !(text && std::string(text) == "0");
+        }();
+        return on;
+    }
+    CUdeviceptr take(std::size_t bytes)
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_blocks.find(bytes);
+        if (it == m_blocks.end())
+            return 0;
+        const CUdeviceptr pointer = it->second;
+        m_blocks.erase(it);
+        m_bytes -= bytes;
+        return pointer;
+    }
+    void keep(CUdeviceptr pointer, std::size_t bytes)
+    {
+        std::lock_guard lock(m_mutex);
+        m_blocks.emplace(bytes, pointer);
+        m_bytes += bytes;
+    }
+    std::size_t bytes() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_bytes;
+    }
+    std::size_t release(const CudaDriver& driver)
+    {
+        std::lock_guard lock(m_mutex);
+        const std::size_t released = m_bytes;
+        if (!driver.contextAbandoned())
+            for (const auto& [bytes, pointer] : m_blocks)
+                driver.cuMemFree(pointer);
+        m_blocks.clear();
+        m_bytes = 0;
+        return released;
+    }
+
+private:
+    mutable std::mutex m_mutex;
+    std::multimap<std::size_t, CUdeviceptr> m_blocks;
+    std::size_t m_bytes = 0;
+};
+
+} // namespace
+
 DeviceBuffer::DeviceBuffer(const CudaDriver& driver, std::size_t bytes)
     : m_driver(&driver)
     , m_bytes(bytes)
 {
-    KL_CU(driver, cuMemAlloc, &m_pointer, bytes == 0 ? 1 : bytes);
+    BlockCache& cache = BlockCache::instance();
+    if (bytes >= BlockCache::kSmallest && cache.wanted())
+        m_pointer = cache.take(bytes);
+    if (m_pointer)
+        return;
+    const CUresult result = driver.cuMemAlloc(&m_pointer, bytes == 0 ? 1 : bytes);
+    if (result == CUDA_ERROR_OUT_OF_MEMORY && cache.bytes() > 0) {
+        cache.release(driver); // the room another size's blocks took
+        m_pointer = 0;
+        KL_CU(driver, cuMemAlloc, &m_pointer, bytes == 0 ? 1 : bytes);
+        return;
+    }
+    if (result != CUDA_SUCCESS)
+        m_pointer = 0;
+    check(driver, result, "cuMemAlloc");
 }
+
+std::size_t DeviceBuffer::cachedBytes() { return BlockCache::instance().bytes(); }
+
+std::size_t DeviceBuffer::releaseCached(const CudaDriver& driver) { return BlockCache::instance().release(driver); }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
 
@@ -139,8 +225,12 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept
 
 void DeviceBuffer::release()
 {
-    if (m_pointer && m_driver && !m_driver->contextAbandoned())
-        m_driver->cuMemFree(m_pointer);
+    if (m_pointer && m_driver && !m_driver->contextAbandoned()) {
+        if (m_bytes >= BlockCache::kSmallest && BlockCache::instance().wanted())
+            BlockCache::instance().keep(m_pointer, m_bytes);
+        else
+            m_driver->cuMemFree(m_pointer);
+    }
     m_pointer = 0;
 }
 

@@ -46,11 +46,16 @@ private:
     int m_minor = 0;
 };
 
-// Device memory owned by one object; freed on destruction.
+// Device memory owned by one object; freed on destruction. Blocks of 64 MiB and more go to a cache of the
+// runner's instead and are handed to the next buffer of the same size (a real-size problem allocates the
+// same tens of gigabytes every job); $KL_RUNNER_BLOCK_CACHE=0 frees them at once.
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
     DeviceBuffer(const CudaDriver& driver, std::size_t bytes); // throws CudaError
+    // What the cache holds; its blocks freed (when a plan or an allocation needs the room).
+    static std::size_t cachedBytes();
+    static std::size_t releaseCached(const CudaDriver& driver);
     ~DeviceBuffer();
     DeviceBuffer(DeviceBuffer&& other) noexcept;
     DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;

@@ -167,8 +167,18 @@ std::optional<std::string> Evaluator::planMemory(const protocol::EvaluateRequest
     // What the runner holds and could give back: a flush buffer of another size, the cached outputs.
     const std::size_t oldFlush = m_timer && !context.flushAllocated ? m_timer->flushBytes() : 0;
     const std::size_t cached = referenceCacheOnDevice() ? m_referenceCache.bytes() : 0;
-    if (std::optional<std::string> shortfall = memoryShortfall(plan, free + oldFlush + cached, total))
+    const std::size_t blocks = DeviceBuffer::cachedBytes();
+    if (std::optional<std::string> shortfall = memoryShortfall(plan, free + oldFlush + cached + blocks, total))
         return shortfall;
+    // Blocks kept from the last job count as free for this one; where the job needs more than is free
+    // beside them, they go back (a job of the same sizes takes them again instead).
+    if (plan.needed() > free + oldFlush && blocks > 0) {
+        std::fprintf(stderr, "memory plan: %s of kept blocks released: the job %s, %s free\n",
+            formatBytes(blocks).c_str(), plan.describe().c_str(), formatBytes(free).c_str());
+        DeviceBuffer::releaseCached(m_device.driver());
+        if (m_device.driver().cuMemGetInfo(&free, &total) != CUDA_SUCCESS)
+            return std::nullopt;
+    }
     if (plan.needed() > free + oldFlush && cached > 0) {
         std::fprintf(stderr, "memory plan: the reference cache (%s) released: the job %s, %s free\n",
             formatBytes(cached).c_str(), plan.describe().c_str(), formatBytes(free).c_str());

@@ -5,6 +5,7 @@
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
@@ -91,10 +92,12 @@ HelperKernels::HelperKernels(const Device& device)
     for (const auto& [type, name] : generators) {
         const std::string compareName = std::string("kl_compare_") + (name + std::strlen("kl_generate_"));
         KL_CU(cu, cuModuleGetFunction, &m_compare[type], m_module, compareName.c_str());
+        const std::string worstName = std::string("kl_worst_") + (name + std::strlen("kl_generate_"));
+        KL_CU(cu, cuModuleGetFunction, &m_worst[type], m_module, worstName.c_str());
     }
     KL_CU(cu, cuModuleGetFunction, &m_countOther, m_module, "kl_count_other");
     KL_CU(cu, cuModuleGetFunction, &m_countOtherInGaps, m_module, "kl_count_other_in_gaps");
-    m_results = DeviceBuffer(cu, 5 * sizeof(std::uint64_t));
+    m_results = DeviceBuffer(cu, 8 * sizeof(std::uint64_t));
     KL_CU(cu, cuModuleGetFunction, &m_fill, m_module, "kl_fill");
     KL_CU(cu, cuModuleGetFunction, &m_fillGaps, m_module, "kl_fill_gaps");
     KL_CU(cu, cuModuleGetFunction, &m_checksum, m_module, "kl_checksum");
@@ -183,54 +186,84 @@ std::uint64_t HelperKernels::checksum(CUdeviceptr pointer, std::size_t bytes) co
     return value;
 }
 
-HelperKernels::Comparison HelperKernels::compare(
+verify::DeviceScan HelperKernels::compare(
     CUdeviceptr actual, CUdeviceptr expected, const verify::TensorLayout& layout, const Tolerance& tolerance) const
 {
     const CudaDriver& cu = m_device.driver();
-    KL_CU(cu, cuMemsetD8Async, m_results.pointer(), 0, m_results.bytes(), m_device.stream());
-    Comparison comparison;
-    if (layout.dataElements() > 0) {
-        std::int64_t rows = layout.rows, length = layout.rowLength, stride = layout.rowStride;
-        double atol = tolerance.atol, rtol = tolerance.rtol;
-        std::uint64_t poison = verify::poisonPattern(layout.type);
-        CUdeviceptr results = m_results.pointer();
-        void* args[] = { &actual, &expected, &rows, &length, &stride, &atol, &rtol, &poison, &results };
-        launch(m_compare.at(layout.type), layout.dataElements(), args);
+    // Slots 0-5 start at 0 (counts, maxima), 6-7 at ~0 (lowest indices).
+    KL_CU(cu, cuMemsetD8Async, m_results.pointer(), 0, 6 * sizeof(std::uint64_t), m_device.stream());
+    KL_CU(cu, cuMemsetD8Async, m_results.pointer() + 6 * sizeof(std::uint64_t), 0xff, 2 * sizeof(std::uint64_t),
+        m_device.stream());
+    std::int64_t rows = layout.rows, length = layout.rowLength, stride = layout.rowStride;
+    double atol = tolerance.atol, rtol = tolerance.rtol;
+    std::uint64_t poison = verify::poisonPattern(layout.type);
+    CUdeviceptr results = m_results.pointer();
+    auto read = [&] {
+        std::uint64_t values[8] = {};
+        KL_CU(cu, cuMemcpyDtoHAsync, values, m_results.pointer(), sizeof values, m_device.stream());
+        m_device.synchronize();
+        return std::to_array(values);
+    };
+    auto asDouble = [](std::uint64_t bits) {
+        double value = 0.0;
+        std::memcpy(&value, &bits, sizeof value);
+        return value;
+    };
+    auto asIndex
+        = [](std::uint64_t value) { return value == ~0ull ? std::int64_t { -1 } : static_cast<std::int64_t>(value); };
+    verify::DeviceScan scan;
+    scan.elements = layout.dataElements();
+    if (scan.elements == 0)
+        return scan;
+    void* args[] = { &actual, &expected, &rows, &length, &stride, &atol, &rtol, &poison, &results };
+    launch(m_compare.at(layout.type), scan.elements, args);
+    auto values = read();
+    scan.unwritten = static_cast<std::int64_t>(values[0]);
+    scan.nonFinite = static_cast<std::int64_t>(values[1]);
+    scan.mismatches = static_cast<std::int64_t>(values[2]);
+    scan.maxAbsError = asDouble(values[3]);
+    scan.maxRelError = asDouble(values[4]);
+    scan.firstUnwritten = asIndex(values[6]);
+    if (scan.mismatches > 0) {
+        // Second pass, on failures only: where the worst mismatch is.
+        scan.maxScore = asDouble(values[5]);
+        double worst = scan.maxScore;
+        void* worstArgs[] = { &actual, &expected, &rows, &length, &stride, &atol, &rtol, &poison, &worst, &results };
+        launch(m_worst.at(layout.type), scan.elements, worstArgs);
+        values = read();
+        scan.worstMismatch = asIndex(values[7]);
     }
-    std::uint64_t values[5] = {};
-    KL_CU(cu, cuMemcpyDtoHAsync, values, m_results.pointer(), sizeof values, m_device.stream());
-    m_device.synchronize();
-    comparison.unwritten = static_cast<std::int64_t>(values[0]);
-    comparison.nonFinite = static_cast<std::int64_t>(values[1]);
-    comparison.mismatches = static_cast<std::int64_t>(values[2]);
-    std::memcpy(&comparison.maxAbsError, &values[3], sizeof(double));
-    std::memcpy(&comparison.maxRelError, &values[4], sizeof(double));
-    return comparison;
+    return scan;
 }
 
-std::int64_t HelperKernels::changedGuardBytes(
+std::pair<std::int64_t, std::int64_t> HelperKernels::changedGuardBytes(
     CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const
 {
     const CudaDriver& cu = m_device.driver();
     KL_CU(cu, cuMemsetD8Async, m_results.pointer(), 0, sizeof(std::uint64_t), m_device.stream());
+    KL_CU(cu, cuMemsetD8Async, m_results.pointer() + sizeof(std::uint64_t), 0xff, sizeof(std::uint64_t),
+        m_device.stream());
     CUdeviceptr results = m_results.pointer();
     unsigned char sentinel = static_cast<unsigned char>(verify::kSentinelByte);
     std::uint64_t guard = guardBytes;
-    for (CUdeviceptr start : { data - guardBytes, data + layout.bytes() }) {
-        void* args[] = { &start, &guard, &sentinel, &results };
+    // Offsets from the allocation's start (the front guard's first byte), as the host report gives them.
+    for (std::uint64_t base : { std::uint64_t { 0 }, guardBytes + layout.bytes() }) {
+        CUdeviceptr start = data - guardBytes + base;
+        void* args[] = { &start, &guard, &sentinel, &base, &results };
         launch(m_countOther, static_cast<std::int64_t>(guardBytes), args);
     }
     if (layout.padded() && layout.rows > 0) {
         std::int64_t rows = layout.rows;
         std::int64_t rowBytes = layout.rowLength * static_cast<std::int64_t>(layout.elementBytes());
         std::int64_t strideBytes = layout.rowStride * static_cast<std::int64_t>(layout.elementBytes());
-        void* args[] = { &data, &rows, &rowBytes, &strideBytes, &sentinel, &results };
+        std::uint64_t base = guardBytes;
+        void* args[] = { &data, &rows, &rowBytes, &strideBytes, &sentinel, &base, &results };
         launch(m_countOtherInGaps, rows * (strideBytes - rowBytes), args);
     }
-    std::uint64_t changed = 0;
-    KL_CU(cu, cuMemcpyDtoHAsync, &changed, m_results.pointer(), sizeof changed, m_device.stream());
+    std::uint64_t values[2] = {};
+    KL_CU(cu, cuMemcpyDtoHAsync, values, m_results.pointer(), sizeof values, m_device.stream());
     m_device.synchronize();
-    return static_cast<std::int64_t>(changed);
+    return { static_cast<std::int64_t>(values[0]), values[1] == ~0ull ? -1 : static_cast<std::int64_t>(values[1]) };
 }
 
 std::uint64_t HelperKernels::keyFor(std::uint64_t seed, const std::string& bufferName)

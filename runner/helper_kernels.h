@@ -3,6 +3,7 @@
 // pattern fills for poison and sentinels, checksums. Compiled with NVRTC once per process for the
 // device's architecture.
 #include "core/model/problem.h"
+#include "core/verify/device_scan.h"
 #include "core/verify/patterns.h"
 #include "runner/device.h"
 
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace kl::runner {
 
@@ -37,20 +39,15 @@ public:
     // Order-independent checksum of `bytes` bytes at `pointer` (8-byte aligned); synchronises.
     std::uint64_t checksum(CUdeviceptr pointer, std::size_t bytes) const;
 
-    // The device-side part of core/verify's checkOutput for one output: counts and maximum errors.
-    struct Comparison {
-        std::int64_t unwritten = 0;
-        std::int64_t nonFinite = 0;
-        std::int64_t mismatches = 0;
-        double maxAbsError = 0.0;
-        double maxRelError = 0.0;
-    };
-    // `actual` and `expected` point at data regions of the same layout; synchronises.
-    Comparison compare(
+    // core/verify's checks of one output on the device: counts, maximum errors, and where the worst mismatch
+    // and the first unwritten element are (a second pass, after a mismatch only). `actual` and `expected`
+    // point at data regions of the same layout; synchronises.
+    verify::DeviceScan compare(
         CUdeviceptr actual, CUdeviceptr expected, const verify::TensorLayout& layout, const Tolerance& tolerance) const;
-    // Bytes other than the sentinel in the guards around `data` and in the layout's padding gaps;
-    // synchronises.
-    std::int64_t changedGuardBytes(CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const;
+    // Bytes other than the sentinel in the guards around `data` and in the layout's padding gaps, and the
+    // first one's offset from the allocation's start (-1 when none); synchronises.
+    std::pair<std::int64_t, std::int64_t> changedGuardBytes(
+        CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const;
 
     // One launch of kl_mma_peak (runner/tensor_peak.h): `blocks` x `threads`, `iterations` rounds of
     // mma.sync per warp; enqueued on the stream, not waited for.
@@ -65,9 +62,10 @@ private:
     CUmodule m_module = nullptr;
     std::map<DType, CUfunction> m_generate;
     std::map<DType, CUfunction> m_compare;
+    std::map<DType, CUfunction> m_worst;
     CUfunction m_countOther = nullptr;
     CUfunction m_countOtherInGaps = nullptr;
-    DeviceBuffer m_results; // five 64-bit slots for the checks
+    DeviceBuffer m_results; // eight 64-bit slots for the checks
     CUfunction m_fill = nullptr;
     CUfunction m_fillGaps = nullptr;
     CUfunction m_checksum = nullptr;

@@ -140,7 +140,7 @@ bool refusedOnGpu(const nlohmann::json& reply, std::string& fallback)
 bool referenceOnGpuWanted()
 {
     const char* text = std::getenv("KL_REFERENCE_ON_GPU");
-    return text && std::string(text) == "1";
+    return !(text && std::string(text) == "0");
 }
 
 bool compileContenderWanted()

@@ -18,8 +18,7 @@
 
 namespace kl::runner {
 
-// $KL_REFERENCE_ON_GPU=1: the GPU path (CUDA IPC). Off by default until measured against the host path
-// on the H200 (issue 27's "decisions equal on the same seeds").
+// The GPU path (CUDA IPC) unless $KL_REFERENCE_ON_GPU=0 (host copies, to compare the two).
 bool referenceOnGpuWanted();
 
 // Where the reference's time went (milliseconds): the copies through host memory (or opening the

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/verify/device_scan.h"
+#include "core/verify/element.h"
 #include "core/verify/output_check.h"
 #include "runner/case_memory.h"
 #include "runner/guarded_wait.h"
@@ -9,6 +11,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <tuple>
 
 namespace kl::runner {
 
@@ -50,6 +54,48 @@ void runProgram(const Device& device, LoadedModule& module, const protocol::Prog
     ProgramRunner runner(device, module, program, buffers);
     runner.enqueue();
     waitGuarded(device, what);
+}
+
+// The report of a failed output from the device's scan: its window's elements read one by one from the
+// device. $KL_VERIFY_HOST_CHECK=1 also checks the whole tensors on the host (copied back) and says on stderr
+// where the two reports differ; the host's then stands (the GPU suites run with it).
+verify::OutputReport failureReport(const Device& device, CaseMemory& memory, const TensorAllocation& output,
+    const TensorAllocation& expectedOutput, const verify::DeviceScan& scan, const Tolerance& tolerance)
+{
+    const verify::TensorLayout& layout = output.layout;
+    auto elementAt = [&](CUdeviceptr data, std::int64_t row, std::int64_t column) {
+        std::byte raw[8] {};
+        const std::size_t size = layout.elementBytes();
+        KL_CU(device.driver(), cuMemcpyDtoH, raw,
+            data + static_cast<CUdeviceptr>((row * layout.rowStride + column) * static_cast<std::int64_t>(size)), size);
+        return verify::readElement(layout.type, raw);
+    };
+    verify::OutputReport report
+        = verify::reportFromScan(layout, scan, false, [&](std::int64_t row, std::int64_t column) {
+              return std::pair { elementAt(expectedOutput.data(), row, column), elementAt(output.data(), row, column) };
+          });
+    const char* hostCheck = std::getenv("KL_VERIFY_HOST_CHECK");
+    if (!hostCheck || std::string(hostCheck) != "1")
+        return report;
+    const std::vector<std::byte> actual = memory.readWhole(output);
+    const std::vector<std::byte> expected = memory.readData(expectedOutput);
+    verify::OutputEvidence evidence;
+    evidence.layout = layout;
+    evidence.tolerance = tolerance;
+    evidence.actual = actual;
+    evidence.expected = expected;
+    const verify::OutputReport host = verify::checkOutput(evidence);
+    if (host.category != report.category || host.worstIndex != report.worstIndex || host.mismatches != report.mismatches
+        || host.unwritten != report.unwritten || host.nonFinite != report.nonFinite
+        || host.guardBytesChanged != report.guardBytesChanged
+        || host.firstChangedGuardOffset != report.firstChangedGuardOffset || host.maxAbsError != report.maxAbsError)
+        std::fprintf(stderr, "verification: device and host reports differ for %s: device \"%s\", host \"%s\"\n",
+            output.name.c_str(), verify::describe(report, output.name).c_str(),
+            verify::describe(host, output.name).c_str());
+    else
+        std::fprintf(stderr, "verification: device and host reports agree for %s: %s\n", output.name.c_str(),
+            verify::describe(report, output.name).c_str());
+    return host;
 }
 
 // One (case, trial). Returns the case's report; `failure` is set when it failed.
@@ -157,10 +203,11 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
         const TensorAllocation& output = memory.outputs()[i];
         const TensorAllocation& expectedOutput = memory.referenceOutputs()[i];
         const Tolerance tolerance = toleranceFor(request, output.layout.type);
-        // The checks on the device; only a failure is copied to the host for the full report.
-        const std::int64_t guardBytes = helpers.changedGuardBytes(output.data(), output.layout, verify::kGuardBytes);
-        const HelperKernels::Comparison compared
-            = helpers.compare(output.data(), expectedOutput.data(), output.layout, tolerance);
+        // The checks on the device; a failure's report comes from its counts, indices and a window of a few
+        // elements, never from copies of the tensors.
+        verify::DeviceScan scan = helpers.compare(output.data(), expectedOutput.data(), output.layout, tolerance);
+        std::tie(scan.guardBytesChanged, scan.firstChangedGuardOffset)
+            = helpers.changedGuardBytes(output.data(), output.layout, verify::kGuardBytes);
         const OutputSums sums { helpers.checksum(output.data(), output.layout.bytes()),
             helpers.checksum(expectedOutput.data(), expectedOutput.layout.bytes()) };
         const bool stale
@@ -170,27 +217,17 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
         previous[i] = sums;
 
         result.elements += output.layout.dataElements();
-        result.mismatches += compared.mismatches;
-        result.unwritten += compared.unwritten;
-        result.nan += compared.nonFinite;
-        if (result.passed && compared.maxAbsError >= result.maxAbsError)
+        result.mismatches += scan.mismatches;
+        result.unwritten += scan.unwritten;
+        result.nan += scan.nonFinite;
+        if (result.passed && scan.maxAbsError >= result.maxAbsError)
             result.worstOutput = output.name;
-        result.maxAbsError = std::max(result.maxAbsError, compared.maxAbsError);
-        result.maxRelError = std::max(result.maxRelError, compared.maxRelError);
+        result.maxAbsError = std::max(result.maxAbsError, scan.maxAbsError);
+        result.maxRelError = std::max(result.maxRelError, scan.maxRelError);
         if (!result.passed)
             continue;
-
-        std::string category;
-        if (guardBytes > 0)
-            category = "out-of-bounds-write";
-        else if (compared.unwritten > 0)
-            category = "unwritten-output";
-        else if (compared.nonFinite > 0)
-            category = "nan-output";
-        else if (stale)
-            category = "stale-output";
-        else if (compared.mismatches > 0)
-            category = "wrong-result";
+        std::string category
+            = verify::categoryOf(scan.guardBytesChanged, scan.unwritten, scan.nonFinite, stale, scan.mismatches);
         if (category.empty())
             continue;
 
@@ -201,16 +238,8 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
             detail = output.name
                 + ": stale-output (bit-identical to the previous trial's output although the inputs changed)";
         } else {
-            const std::vector<std::byte> actual = memory.readWhole(output);
-            const std::vector<std::byte> expected = memory.readData(expectedOutput);
-            verify::OutputEvidence evidence;
-            evidence.layout = output.layout;
-            evidence.tolerance = tolerance;
-            evidence.actual = actual;
-            evidence.expected = expected;
-            const verify::OutputReport report = verify::checkOutput(evidence);
-            if (!report.passed())
-                category = report.category; // the host agrees in all but pathological cases; it has the last word
+            verify::OutputReport report = failureReport(device, memory, output, expectedOutput, scan, tolerance);
+            category = report.category;
             result.worstIndex = { report.worstIndex[0], report.worstIndex[1] };
             protocol::ErrorWindow window;
             window.start = { report.window.start[0], report.window.start[1] };

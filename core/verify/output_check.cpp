@@ -1,6 +1,8 @@
 #include "core/verify/output_check.h"
 
+#include "core/verify/device_scan.h"
 #include "core/verify/element.h"
+#include "core/verify/element_verdict.h"
 
 #include <algorithm>
 #include <bit>
@@ -13,8 +15,6 @@
 namespace kl::verify {
 
 namespace {
-constexpr std::int64_t kWindowBefore = 3;
-constexpr std::int64_t kWindowLength = 8;
 
 void requireSize(std::span<const std::byte> span, std::size_t bytes, const char* what)
 {
@@ -73,25 +73,18 @@ void scanTyped(const TensorLayout& layout, std::span<const std::byte> actual, st
                 ++report.unwritten;
                 continue;
             }
-            const double got = decode(rawGot);
-            const double want = decode(wantRow[static_cast<std::size_t>(column)]);
-            if (floating && !std::isfinite(got) && std::isfinite(want))
-                ++report.nonFinite;
-            const bool within = withinTolerance(got, want, tolerance);
-            const double error = std::fabs(got - want);
-            if (within && std::isnan(error))
+            const KlElementVerdict v = klElementVerdict(decode(rawGot),
+                decode(wantRow[static_cast<std::size_t>(column)]), floating, tolerance.atol, tolerance.rtol);
+            report.nonFinite += v.nonFinite;
+            if (!v.counted)
                 continue; // NaN where NaN was expected, or the same infinity
-            // A non-number where a number was expected counts as the worst possible error.
-            const double absError = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
-            report.maxAbsError = std::max(report.maxAbsError, absError);
-            // Relative error only where the value is large enough for it to mean something.
-            if (std::fabs(want) > tolerance.atol && std::fabs(want) > 0.0)
-                report.maxRelError = std::max(report.maxRelError, absError / std::fabs(want));
-            if (within)
+            report.maxAbsError = std::max(report.maxAbsError, v.absError);
+            if (v.relError >= 0.0)
+                report.maxRelError = std::max(report.maxRelError, v.relError);
+            if (v.within)
                 continue;
             ++report.mismatches;
-            const double allowed = tolerance.atol + tolerance.rtol * std::fabs(want);
-            const double score = allowed > 0.0 ? absError / allowed : absError;
+            const double score = v.score;
             if (score > worstScore) {
                 worstScore = score;
                 report.worstIndex = { row, column };
@@ -142,11 +135,7 @@ void scanElements(const TensorLayout& layout, std::span<const std::byte> actual,
 
 bool withinTolerance(double actual, double expected, const Tolerance& tolerance)
 {
-    if (std::isnan(expected) || std::isnan(actual))
-        return std::isnan(expected) && std::isnan(actual);
-    if (std::isinf(expected) || std::isinf(actual))
-        return actual == expected;
-    return std::fabs(actual - expected) <= tolerance.atol + tolerance.rtol * std::fabs(expected);
+    return klElementVerdict(actual, expected, 1, tolerance.atol, tolerance.rtol).within != 0;
 }
 
 std::int64_t countChangedGuardBytes(
@@ -223,16 +212,8 @@ OutputReport checkOutput(const OutputEvidence& evidence)
         stale = sameData(layout, actual, evidence.previousActual)
             && !sameData(layout, expected, evidence.previousExpected);
 
-    if (report.guardBytesChanged > 0)
-        report.category = "out-of-bounds-write";
-    else if (report.unwritten > 0)
-        report.category = "unwritten-output";
-    else if (report.nonFinite > 0)
-        report.category = "nan-output";
-    else if (stale)
-        report.category = "stale-output";
-    else if (report.mismatches > 0)
-        report.category = "wrong-result";
+    report.category
+        = categoryOf(report.guardBytesChanged, report.unwritten, report.nonFinite, stale, report.mismatches);
 
     // The window: around the worst mismatch, else around the first unwritten element.
     if (report.mismatches == 0 && report.unwritten > 0) {
@@ -246,19 +227,36 @@ OutputReport checkOutput(const OutputEvidence& evidence)
             }
         }
     }
-    if (!report.passed() && layout.rowLength > 0) {
-        const auto [row, column] = report.worstIndex;
-        const std::int64_t start = std::clamp<std::int64_t>(
-            column - kWindowBefore, 0, std::max<std::int64_t>(layout.rowLength - kWindowLength, 0));
-        const std::int64_t end = std::min(start + kWindowLength, layout.rowLength);
-        report.window.start = { row, start };
-        for (std::int64_t c = start; c < end; ++c) {
-            const std::size_t offset = offsetOf(layout, row, c);
-            report.window.expected.push_back(readElement(layout.type, expected.data() + offset));
-            report.window.actual.push_back(readElement(layout.type, actual.data() + offset));
-        }
-    }
+    if (!report.passed())
+        if (const std::optional<WindowSpan> span = windowAround(layout, report.worstIndex))
+            report.window = readWindow(*span, [&](std::int64_t row, std::int64_t column) {
+                const std::size_t offset = offsetOf(layout, row, column);
+                return std::pair { readElement(layout.type, expected.data() + offset),
+                    readElement(layout.type, actual.data() + offset) };
+            });
     return report;
+}
+
+std::optional<WindowSpan> windowAround(const TensorLayout& layout, std::array<std::int64_t, 2> worst)
+{
+    if (layout.rowLength <= 0)
+        return std::nullopt;
+    const std::int64_t start = std::clamp<std::int64_t>(
+        worst[1] - kWindowBefore, 0, std::max<std::int64_t>(layout.rowLength - kWindowLength, 0));
+    return WindowSpan { worst[0], start, std::min(start + kWindowLength, layout.rowLength) };
+}
+
+ErrorWindow readWindow(const WindowSpan& span,
+    const std::function<std::pair<double, double>(std::int64_t row, std::int64_t column)>& expectedAndActual)
+{
+    ErrorWindow window;
+    window.start = { span.row, span.start };
+    for (std::int64_t c = span.start; c < span.end; ++c) {
+        const auto [expected, actual] = expectedAndActual(span.row, c);
+        window.expected.push_back(expected);
+        window.actual.push_back(actual);
+    }
+    return window;
 }
 
 std::string describe(const OutputReport& report, const std::string& outputName)

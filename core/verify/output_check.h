@@ -8,6 +8,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,6 +65,20 @@ bool sameData(const TensorLayout& layout, std::span<const std::byte> a, std::spa
 
 // |actual - expected| <= atol + rtol * |expected|; NaN matches NaN, ±Inf matches the same Inf.
 bool withinTolerance(double actual, double expected, const Tolerance& tolerance);
+
+// The window's elements: kWindowLength of one row around `worst` ([row, column]), kWindowBefore of them
+// before it where the row allows; nullopt for rows of no elements. Host and device reports share it.
+constexpr std::int64_t kWindowBefore = 3;
+constexpr std::int64_t kWindowLength = 8;
+struct WindowSpan {
+    std::int64_t row = 0;
+    std::int64_t start = 0; // first column shown
+    std::int64_t end = 0; // one past the last
+};
+std::optional<WindowSpan> windowAround(const TensorLayout& layout, std::array<std::int64_t, 2> worst);
+// The window's values, read by `expectedAndActual(row, column)` (from host copies or the device).
+ErrorWindow readWindow(const WindowSpan& span,
+    const std::function<std::pair<double, double>(std::int64_t row, std::int64_t column)>& expectedAndActual);
 
 // "[3, 517]" style text of a report, one line, for logs and LLM prompts.
 std::string describe(const OutputReport& report, const std::string& outputName);
