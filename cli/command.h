@@ -20,9 +20,9 @@ std::vector<CommandFactory>& commandFactories();
 // Exit codes shared by every command.
 enum ExitCode : int {
     Ok = 0,
-    Failure = 1,       // the operation ran and failed (a compile error, a wrong candidate)
-    BadInput = 2,      // malformed problem/candidate/options
-    NoDevice = 3,      // needs a GPU and there is none
+    Failure = 1, // the operation ran and failed (a compile error, a wrong candidate)
+    BadInput = 2, // malformed problem/candidate/options
+    NoDevice = 3, // needs a GPU and there is none
     Interrupted = 130,
 };
 

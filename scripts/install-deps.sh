@@ -14,6 +14,8 @@ build_packages=(
 )
 test_packages=(
     sqlite3 appstream desktop-file-utils
+    # format_check runs the committed .clang-format with version 14 (tests/format_check.cmake)
+    clang-format
     # test_torch_worker runs the real PyTorch reference worker under Debian's CPU PyTorch (/usr/bin/python3)
     python3-torch
     # The runner pool's tests start an sshd on loopback and a one-node Slurm cluster (tests/pool).

@@ -1,6 +1,7 @@
 // The compute side of the findings (core/findings/rules_compute.cpp, issue 25): over recorded-format dumps of
-// a CUDA-core GEMM and a tensor-core GEMM recorded on the H200 (tests/fixtures/findings/gemm-*-sol-h200.json), the tensor instructions counted in real NVRTC output (PTX) and in SASS text, and the
-// tuner's moves following the compute hints.
+// a CUDA-core GEMM and a tensor-core GEMM recorded on the H200 (tests/fixtures/findings/gemm-*-sol-h200.json), the
+// tensor instructions counted in real NVRTC output (PTX) and in SASS text, and the tuner's moves following the compute
+// hints.
 #include "core/compile/compiler.h"
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"

@@ -336,8 +336,7 @@ private slots:
     // mma.sync ceiling recorded with the device (the H200's 635.4 TFLOP/s).
     void rooflineDrawsTheMeasuredTensorCeiling()
     {
-        auto reply
-            = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/findings/gemm-tiled-sol-h200.json"));
+        auto reply = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/findings/gemm-tiled-sol-h200.json"));
         reply["device"]["tensor_fp16_tflops"] = 635.4;
         reply["device"]["tensor_fp16_clock_mhz"] = 1980.0;
         auto detail = std::make_shared<store::IterationDetail>();

@@ -87,8 +87,8 @@ private Q_SLOTS:
     // result cache, where no compile report is at hand. Both must say it from the code.
     void cudaCoreGemmIssuedNoTensorInstructions()
     {
-        const QString db = evaluated(QStringLiteral("baseline.cu"), "gemm-tiled-sol-h200.json",
-            { "KL_MODEL_RUNNER_METRICS", kTensorPipeBusy });
+        const QString db = evaluated(
+            QStringLiteral("baseline.cu"), "gemm-tiled-sol-h200.json", { "KL_MODEL_RUNNER_METRICS", kTensorPipeBusy });
         QVERIFY2(!db.isEmpty(), qPrintable(m_output));
         QString messages;
         const auto iterations = findingsOf(db, &messages);
@@ -104,8 +104,8 @@ private Q_SLOTS:
     // The runner's measured tensor ceiling, recorded with the device, beside the theoretical one.
     void historyAndShowGiveTheMeasuredTensorCeiling()
     {
-        const QString db = evaluated(QStringLiteral("baseline.cu"), "gemm-tiled-sol-h200.json",
-            { "KL_MODEL_RUNNER_TENSOR_TFLOPS", "635.4" });
+        const QString db = evaluated(
+            QStringLiteral("baseline.cu"), "gemm-tiled-sol-h200.json", { "KL_MODEL_RUNNER_TENSOR_TFLOPS", "635.4" });
         QVERIFY2(!db.isEmpty(), qPrintable(m_output));
         const QString line = QStringLiteral(
             "tensor:     FP16 tensor ceiling 1070.5 TFLOP/s theoretical, 635.4 measured (mma.sync, 59%) at 1980 MHz\n");
