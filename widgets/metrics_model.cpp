@@ -1,11 +1,14 @@
 #include "widgets/metrics_model.h"
 
 #include "core/findings/metric_facts.h"
+#include "core/findings/metric_sections.h"
 #include "widgets/string_conversion.h"
 
 #include <QColor>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace kl::gui {
 
@@ -34,15 +37,9 @@ std::optional<double> valueIn(const std::shared_ptr<const store::IterationDetail
     return it->second;
 }
 
-QString humanValue(double value, const QString& unit)
+QString readable(const QString& metric, double value)
 {
-    if (unit == QLatin1String("byte/s"))
-        return QString::number(value / 1e9, 'f', 1) + QStringLiteral(" G");
-    if (unit == QLatin1String("byte") && std::abs(value) >= 1e6)
-        return QString::number(value / 1e6, 'f', 2) + QStringLiteral(" M");
-    if (std::abs(value) >= 1e6)
-        return QString::number(value, 'e', 3);
-    return QString::number(value, 'f', std::abs(value) >= 100 ? 0 : 2);
+    return QString::fromStdString(kl::readableValue(metric.toStdString(), value));
 }
 
 QString deltaText(double value, const std::optional<double>& other)
@@ -100,9 +97,16 @@ void MetricsModel::showIteration(const std::shared_ptr<const IterationFocus>& fo
     if (focus && focus->detail && focus->detail->result) {
         for (const auto& [name, value] : focus->detail->result->metrics) {
             const MetricName parts = split(name);
-            m_rows.push_back({ parts.kernel, parts.size, parts.metric, value, valueIn(focus->compared, name),
-                valueIn(focus->baseline, name) });
+            const MetricPresentation shown = presentMetric(parts.metric.toStdString());
+            m_rows.push_back(
+                { parts.kernel, parts.size, parts.metric, toQString(std::string(sectionTitle(shown.section))),
+                    toQString(shown.label), toQString(shown.guidance), static_cast<int>(shown.section), shown.order,
+                    value, valueIn(focus->compared, name), valueIn(focus->baseline, name) });
         }
+        // Nsight Compute's order: per size, section by section, each in its report's order.
+        std::stable_sort(m_rows.begin(), m_rows.end(), [](const Row& a, const Row& b) {
+            return std::tie(a.size, a.sectionRank, a.order) < std::tie(b.size, b.sectionRank, b.order);
+        });
     }
     endResetModel();
 }
@@ -126,10 +130,12 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row& row = m_rows[static_cast<std::size_t>(index.row())];
-    const QString unit = metricUnit(row.metric);
+    const std::size_t at = static_cast<std::size_t>(index.row());
+    const Row& row = m_rows[at];
     if (role == RawValueRole)
         return row.value;
+    if (role == MetricNameRole)
+        return row.metric;
     if (role == Qt::ForegroundRole) {
         if (index.column() == VsParentColumn)
             return deltaColor(row.metric, row.value, row.parent);
@@ -139,19 +145,31 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::TextAlignmentRole && index.column() >= ValueColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ToolTipRole && index.column() == MetricColumn)
-        return QString(row.kernel + QLatin1Char('/') + row.size + QLatin1Char('/') + row.metric);
+    if (role == Qt::ToolTipRole && (index.column() == MetricColumn || index.column() == SectionColumn)) {
+        QString tip = row.kernel + QLatin1Char('/') + row.size + QLatin1Char('/') + row.metric;
+        const QString better = toQString(std::string(directionText(kl::metricDirection(row.metric.toStdString()))));
+        if (!better.isEmpty())
+            tip += QStringLiteral(" (") + better + QLatin1Char(')');
+        if (!row.guidance.isEmpty())
+            tip += QLatin1Char('\n') + row.guidance;
+        return tip;
+    }
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
+    case SectionColumn: {
+        // The title once per group, as a section heading reads.
+        const bool first = at == 0 || m_rows[at - 1].section != row.section || m_rows[at - 1].size != row.size;
+        return first ? row.section : QString();
+    }
     case SizeColumn:
         return row.size;
     case MetricColumn:
-        return row.metric;
-    case UnitColumn:
-        return unit;
+        return row.label;
     case ValueColumn:
-        return humanValue(row.value, unit);
+        return readable(row.metric, row.value);
+    case BaselineColumn:
+        return row.baseline ? readable(row.metric, *row.baseline) : QStringLiteral("–");
     case VsParentColumn:
         return deltaText(row.value, row.parent);
     case VsBaselineColumn:
@@ -166,13 +184,17 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
+    case SectionColumn:
+        //: metrics table column: Nsight Compute's report section ("Memory Workload Analysis")
+        return tr("Section");
     case SizeColumn:
         return tr("Size");
     case MetricColumn:
-        //: metrics table column: the Nsight Compute metric name
+        //: metrics table column: the metric's label in Nsight Compute; the raw name is in the tooltip
         return tr("Metric");
-    case UnitColumn:
-        return tr("Unit");
+    case BaselineColumn:
+        //: metrics table column: the same metric in the baseline iteration
+        return tr("Baseline");
     case ValueColumn:
         return tr("Value");
     case VsParentColumn:

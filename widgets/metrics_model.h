@@ -1,7 +1,8 @@
 #pragma once
-// The selected iteration's CUPTI metrics under Nsight Compute's names, with units, and how each
-// moved against the compared iteration (its parent) and against the baseline, coloured by
-// whether the move is good for a kernel's speed.
+// The selected iteration's CUPTI metrics in Nsight Compute's sections with readable labels and
+// units (core/findings/metric_sections.h), the baseline's value beside each, and how each moved
+// against the compared iteration (its parent) and against the baseline, coloured by whether the
+// move is good for a kernel's speed.
 #include "widgets/iteration_selection.h"
 
 #include <QAbstractTableModel>
@@ -14,8 +15,17 @@ namespace kl::gui {
 class MetricsModel : public QAbstractTableModel, public IterationViewer {
     Q_OBJECT
 public:
-    enum Column { SizeColumn, MetricColumn, UnitColumn, ValueColumn, VsParentColumn, VsBaselineColumn, ColumnCount };
-    enum Role { RawValueRole = Qt::UserRole + 1 };
+    enum Column {
+        SectionColumn,
+        SizeColumn,
+        MetricColumn,
+        ValueColumn,
+        BaselineColumn,
+        VsBaselineColumn,
+        VsParentColumn,
+        ColumnCount
+    };
+    enum Role { RawValueRole = Qt::UserRole + 1, MetricNameRole };
 
     explicit MetricsModel(QObject* parent = nullptr);
 
@@ -34,6 +44,11 @@ private:
         QString kernel;
         QString size;
         QString metric;
+        QString section;
+        QString label;
+        QString guidance;
+        int sectionRank = 0;
+        int order = 0;
         double value = 0.0;
         std::optional<double> parent;
         std::optional<double> baseline;

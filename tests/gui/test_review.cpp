@@ -108,13 +108,17 @@ private slots:
         QVERIFY2(diff->headerText().contains(QStringLiteral("VEC 4 -&gt; 8")), qPrintable(diff->headerText()));
         QVERIFY(m_review->sourcePanel()->headerText().contains(QStringLiteral("VEC=8")));
 
-        // Metrics under Nsight Compute's names, with deltas against the baseline (72.3 us).
+        // Metrics in Nsight Compute's sections with its labels and readable units, the baseline's value
+        // beside each (72.3 us) and the delta against it.
         const MetricsModel* metrics = m_review->metricsModel();
         const int duration
             = metrics->rowOfMetric(QStringLiteral("8192x4096"), QStringLiteral("gpu__time_duration.sum"));
         QVERIFY(duration >= 0);
-        QCOMPARE(cell(metrics, duration, MetricsModel::UnitColumn), QStringLiteral("ns"));
-        QCOMPARE(cell(metrics, duration, MetricsModel::ValueColumn), QStringLiteral("40224"));
+        QCOMPARE(cell(metrics, duration, MetricsModel::SectionColumn), QStringLiteral("GPU Speed Of Light Throughput"));
+        QCOMPARE(cell(metrics, duration, MetricsModel::MetricColumn), QStringLiteral("Duration"));
+        QCOMPARE(cell(metrics, duration, MetricsModel::ValueColumn), QString::fromUtf8("40.22 µs"));
+        QVERIFY2(cell(metrics, duration, MetricsModel::BaselineColumn).startsWith(QStringLiteral("72.")),
+            qPrintable(cell(metrics, duration, MetricsModel::BaselineColumn)));
         QCOMPARE(cell(metrics, duration, MetricsModel::VsBaselineColumn), QStringLiteral("-44.8 %"));
         // Faster is good: green.
         QCOMPARE(metrics->index(duration, MetricsModel::VsBaselineColumn).data(Qt::ForegroundRole).value<QColor>(),
