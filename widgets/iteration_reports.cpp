@@ -2,6 +2,7 @@
 // evidence behind its numbers. Values are read from the stored result as `show` prints them.
 #include "core/review/evidence.h"
 #include "core/review/tensor_ceiling.h"
+#include "core/review/verification_report.h"
 #include "core/store/runner_result.h"
 #include "widgets/html_text.h"
 #include "widgets/number_text.h"
@@ -20,22 +21,6 @@ namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("kl::gui::IterationReports", text); }
 
-std::optional<double> number(const nlohmann::json& object, const char* key)
-{
-    if (!object.is_object() || !object.contains(key) || !object[key].is_number())
-        return std::nullopt;
-    return object[key].get<double>();
-}
-
-QString jsonValueText(const nlohmann::json& value)
-{
-    if (value.is_number_float())
-        return QString::number(value.get<double>(), 'g', 4);
-    if (value.is_string())
-        return html(value.get<std::string>());
-    return html(value.dump());
-}
-
 QString verdictLine(const store::IterationDetail& detail)
 {
     const Verdict verdict = verdictOf(detail.row.status, detail.row.category);
@@ -53,8 +38,8 @@ QString verificationPage(const IterationFocus& focus)
 {
     const store::IterationDetail& detail = *focus.detail;
     QString page = verdictLine(detail);
-    const nlohmann::json verification = detail.result ? detail.result->verification : nlohmann::json();
-    if (!verification.is_object() || !verification.contains("cases")) {
+    const auto report = detail.result ? review::verificationReport(*detail.result) : std::nullopt;
+    if (!report) {
         return page + QStringLiteral("<p><i>") + tr("Not verified: the candidate stopped before verification.")
             + QStringLiteral("</i></p>");
     }
@@ -64,37 +49,27 @@ QString verificationPage(const IterationFocus& focus)
         page += QStringLiteral("<th>") + tr(head) + QStringLiteral("</th>");
     page += QStringLiteral("</tr>");
     QString windows;
-    for (const nlohmann::json& c : verification["cases"]) {
-        if (!c.is_object())
-            continue;
-        const bool passed = c.value("passed", false);
+    for (const review::VerifiedCase& c : *report) {
         page += QStringLiteral("<tr>");
-        page += QStringLiteral("<td>") + html(c.value("label", std::string())) + QStringLiteral("</td>");
-        page += QStringLiteral("<td>") + html(c.value("kind", std::string())) + QStringLiteral("</td>");
-        page += QStringLiteral("<td align=right>") + QString::number(c.value("trial", 0)) + QStringLiteral("</td>");
-        page
-            += QStringLiteral("<td align=right>") + QString::number(c.value("elements", 0LL)) + QStringLiteral("</td>");
-        page += QStringLiteral("<td align=right>") + QString::number(c.value("max_abs_error", 0.0), 'g', 3)
-            + QStringLiteral("</td>");
-        page += QStringLiteral("<td align=right>") + QString::number(c.value("max_rel_error", 0.0), 'g', 3)
-            + QStringLiteral("</td>");
-        page += QStringLiteral("<td align=right>") + QString::number(c.value("mismatches", 0LL))
-            + QStringLiteral("</td>");
-        page += QStringLiteral("<td align=right>") + QString::number(c.value("nan", 0LL)) + QStringLiteral("</td>");
-        page += QStringLiteral("<td align=right>") + QString::number(c.value("unwritten", 0LL))
-            + QStringLiteral("</td>");
-        const QString verdict = passed ? tr("passed") : html(c.value("category", std::string("failed")));
+        page += QStringLiteral("<td>") + html(c.size) + QStringLiteral("</td>");
+        page += QStringLiteral("<td>") + html(c.kind) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.trial) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.elements) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.maxAbsError, 'g', 3) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.maxRelError, 'g', 3) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.mismatches) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.nan) + QStringLiteral("</td>");
+        page += QStringLiteral("<td align=right>") + QString::number(c.unwritten) + QStringLiteral("</td>");
+        const QString verdict = c.passed ? tr("passed") : html(c.verdict);
         page += QStringLiteral("<td>")
-            + htmlColored(verdict, verdictColor(passed ? Verdict::Passed : Verdict::Failed).name())
+            + htmlColored(verdict, verdictColor(c.passed ? Verdict::Passed : Verdict::Failed).name())
             + QStringLiteral("</td></tr>");
-        if (!passed && c.contains("window") && c["window"].is_object()) {
-            const nlohmann::json& w = c["window"];
-            windows += QStringLiteral("<p><b>") + html(c.value("worst_output", std::string()))
-                + QStringLiteral("</b> at ") + html(c.value("label", std::string())) + QStringLiteral(", from ")
-                + jsonValueText(w.value("start", nlohmann::json())) + QStringLiteral(":<br><tt>") + tr("expected")
-                + QStringLiteral(" ") + jsonValueText(w.value("expected", nlohmann::json())) + QStringLiteral("<br>")
-                + tr("got") + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ")
-                + jsonValueText(w.value("actual", nlohmann::json())) + QStringLiteral("</tt></p>");
+        if (!c.passed && !c.windowStart.empty()) {
+            windows += QStringLiteral("<p><b>") + html(c.worstOutput) + QStringLiteral("</b> at ") + html(c.size)
+                + QStringLiteral(", from ") + html(review::listText(c.windowStart)) + QStringLiteral(":<br><tt>")
+                + tr("expected") + QStringLiteral(" ") + html(review::listText(c.expected)) + QStringLiteral("<br>")
+                + tr("got") + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ") + html(review::listText(c.actual))
+                + QStringLiteral("</tt></p>");
         }
     }
     return page + QStringLiteral("</table>") + windows;
@@ -118,10 +93,10 @@ QString findingsPage(const IterationFocus& focus)
             + htmlColored(QStringLiteral("[") + html(f.severity) + QStringLiteral("]"), color) + QStringLiteral(" ")
             + html(f.message) + QStringLiteral("</b><br><span style=\"color:#666;\">") + html(f.ruleId)
             + QStringLiteral("</span></p>");
-        if (f.evidence.is_object() && !f.evidence.empty()) {
+        if (const auto items = store::evidenceItems(f); !items.empty()) {
             page += QStringLiteral("<table cellpadding=1 style=\"margin-left:16px;\">");
-            for (auto it = f.evidence.begin(); it != f.evidence.end(); ++it)
-                page += htmlRow(html(it.key()), jsonValueText(it.value()));
+            for (const auto& [key, value] : items)
+                page += htmlRow(html(key), html(value));
             page += QStringLiteral("</table>");
         }
         if (!f.directions.empty()) {
@@ -154,13 +129,12 @@ QString evidencePage(const IterationFocus& focus)
             tr("Decision"), html(std::string(store::decisionName(d.kind))) + QStringLiteral(": ") + html(d.reason));
     if (detail.result) {
         const store::ResultRecord& r = *detail.result;
-        const nlohmann::json& v = r.verification;
-        if (v.is_object() && v.contains("cases") && v["cases"].is_array()) {
+        if (const auto report = review::verificationReport(r); report && !report->empty()) {
             std::set<std::string> sizes;
             int trials = 0;
-            for (const nlohmann::json& c : v["cases"]) {
-                sizes.insert(c.value("label", std::string()));
-                trials = std::max(trials, c.value("trial", 0) + 1);
+            for (const review::VerifiedCase& c : *report) {
+                sizes.insert(c.size);
+                trials = std::max(trials, c.trial + 1);
             }
             QStringList labels;
             for (const std::string& s : sizes)
@@ -179,24 +153,21 @@ QString evidencePage(const IterationFocus& focus)
             page += htmlRow(tr("Median (p20–p80)"),
                 fixedText(r.medianUs, 2) + QStringLiteral(" µs (") + fixedText(r.p20Us, 2) + QStringLiteral("–")
                     + fixedText(r.p80Us, 2) + QStringLiteral(" µs), cv ") + fixedText(r.cv, 3));
-        const nlohmann::json& timing = r.timing;
-        if (timing.is_object() && timing.contains("cases") && timing["cases"].is_array()) {
-            for (const nlohmann::json& c : timing["cases"]) {
-                const nlohmann::json candidate = c.value("candidate", nlohmann::json());
-                const nlohmann::json baseline = c.value("baseline", nlohmann::json());
-                const QString size = html(c.value("label", std::string()));
+        if (const auto timing = store::storedTiming(r.timing)) {
+            for (const protocol::CaseTiming& c : timing->cases) {
+                const QString size = html(c.label);
                 page += htmlRow(tr("Repetitions at ") + size,
-                    QString::number(candidate.value("reps", 0))
+                    QString::number(c.candidate.reps)
                         + tr(" timed runs, cold L2 (flushed before each run), CUDA events"));
-                if (number(baseline, "median_us"))
+                if (c.baseline)
                     page += htmlRow(tr("Baseline in the same job"),
-                        fixedText(number(baseline, "median_us"), 2) + QStringLiteral(" µs (p20 ")
-                            + fixedText(number(baseline, "p20_us"), 2) + QStringLiteral(", p80 ")
-                            + fixedText(number(baseline, "p80_us"), 2) + QStringLiteral(")"));
+                        fixedText(c.baseline->medianUs, 2) + QStringLiteral(" µs (p20 ")
+                            + fixedText(c.baseline->p20Us, 2) + QStringLiteral(", p80 ")
+                            + fixedText(c.baseline->p80Us, 2) + QStringLiteral(")"));
                 page += htmlRow(tr("Bandwidth"),
-                    fixedText(number(c, "gbps"), 0) + QStringLiteral(" GB/s, ") + fixedText(number(c, "pct_of_copy"), 1)
+                    fixedText(c.gbps, 0) + QStringLiteral(" GB/s, ") + fixedText(c.pctOfCopy, 1)
                         + tr(" % of a same-size device copy (")
-                        + fixedText(number(c.value("copy", nlohmann::json()), "median_us"), 2)
+                        + fixedText(c.copy ? std::optional<double>(c.copy->medianUs) : std::nullopt, 2)
                         + QStringLiteral(" µs)"));
             }
             for (const review::SizeFloor& floor : review::floorChecks(r)) {

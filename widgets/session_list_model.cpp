@@ -1,21 +1,10 @@
 #include "widgets/session_list_model.h"
 
+#include "core/store/column_reading.h"
 #include "widgets/number_text.h"
 #include "widgets/string_conversion.h"
 
 namespace kl::gui {
-
-namespace {
-
-std::optional<double> bestPctOfCopy(const store::SessionRow& row)
-{
-    const nlohmann::json& summary = row.session.summary;
-    if (summary.is_object() && summary.contains("best_pct_of_copy") && summary["best_pct_of_copy"].is_number())
-        return summary["best_pct_of_copy"].get<double>();
-    return std::nullopt;
-}
-
-} // namespace
 
 SessionListModel::SessionListModel(QObject* parent)
     : QAbstractTableModel(parent)
@@ -61,7 +50,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
         case BestSpeedupColumn:
             return row.bestSpeedup.value_or(0.0);
         case BestPctOfCopyColumn:
-            return bestPctOfCopy(row).value_or(0.0);
+            return store::summaryBestPctOfCopy(row.session).value_or(0.0);
         case StartedColumn:
             return QVariant::fromValue<qlonglong>(s.startedMs);
         default:
@@ -104,7 +93,7 @@ QVariant SessionListModel::data(const QModelIndex& index, int role) const
     case BestSpeedupColumn:
         return fixedText(row.bestSpeedup, 2, QStringLiteral("×"));
     case BestPctOfCopyColumn:
-        return fixedText(bestPctOfCopy(row), 1, QStringLiteral(" %"));
+        return fixedText(store::summaryBestPctOfCopy(row.session), 1, QStringLiteral(" %"));
     case StartedColumn:
         return utcText(s.startedMs);
     case LabelColumn:

@@ -1,5 +1,6 @@
 #include "widgets/transcript_panel.h"
 
+#include "core/store/column_reading.h"
 #include "widgets/string_conversion.h"
 
 #include <QFontDatabase>
@@ -18,24 +19,17 @@ QString exchangeTitle(const store::ExchangeRecord& e)
         + toQString(e.model) + QStringLiteral(" · ") + toQString(e.category);
     if (e.latencyMs)
         title += QStringLiteral(" · ") + QString::number(*e.latencyMs / 1000.0, 'f', 1) + QStringLiteral(" s");
-    if (e.usage.is_object() && e.usage.value("reported", false))
-        title += QStringLiteral(" · ") + QString::number(e.usage.value("prompt_tokens", 0)) + QStringLiteral(" + ")
-            + QString::number(e.usage.value("completion_tokens", 0)) + QStringLiteral(" tokens");
+    if (const auto usage = store::reportedUsage(e))
+        title += QStringLiteral(" · ") + QString::number(usage->promptTokens) + QStringLiteral(" + ")
+            + QString::number(usage->completionTokens) + QStringLiteral(" tokens");
     return title;
 }
 
 QString exchangeText(const store::ExchangeRecord& e)
 {
     QString text;
-    if (e.request.is_object()) {
-        if (e.request.contains("system") && e.request["system"].is_string())
-            text
-                += QStringLiteral("[system]\n") + toQString(e.request["system"].get<std::string>()) + QLatin1Char('\n');
-        for (const auto& m : e.request.value("messages", nlohmann::json::array()))
-            if (m.is_object() && m.contains("content") && m["content"].is_string())
-                text += QLatin1Char('[') + toQString(m.value("role", std::string("?"))) + QStringLiteral("]\n")
-                    + toQString(m["content"].get<std::string>()) + QLatin1Char('\n');
-    }
+    for (const store::PromptMessage& m : store::promptMessages(e))
+        text += QLatin1Char('[') + toQString(m.role) + QStringLiteral("]\n") + toQString(m.content) + QLatin1Char('\n');
     return text + QStringLiteral("[reply]\n") + toQString(e.response);
 }
 

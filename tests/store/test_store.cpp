@@ -1,6 +1,7 @@
 // The store's API on real SQLite files: problems, sessions, candidates, recording iterations,
 // listing and detail, the evaluation cache, and what is (and is not) written when.
 #include "core/model/problem.h"
+#include "core/store/column_reading.h"
 #include "core/store/store.h"
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
@@ -202,6 +203,40 @@ private slots:
         QCOMPARE(*detail->candidate->predictedSpeedup, 1.5);
         RawDb raw(path);
         KL_COMPARE_TEXT(raw.text("SELECT quote(round) FROM iterations WHERE idx = 5"), "NULL");
+    }
+
+    // Readers outside the store (the session list, the transcript) read these decoded values, never the keys.
+    void summaryAndExchangeColumnsReadAsValues()
+    {
+        const auto path = freshPath();
+        std::int64_t session = 0;
+        {
+            auto store = Store::open(path);
+            session = store.createSession(sessionFor(store.addProblem(fx::problem())));
+            QVERIFY(!summaryBestPctOfCopy(*store.session(session)));
+            store.recordSessionSummary(session, { { "best_pct_of_copy", 81.5 }, { "best_speedup", 2.0 } });
+            const auto ref = store.beginIteration(session);
+            ExchangeRecord exchange = fx::exchange(3);
+            exchange.request["system"] = "You write CUDA kernels.";
+            exchange.usage["reported"] = true;
+            store.recordExchange(ref, exchange);
+            ExchangeRecord unreported = fx::exchange(4);
+            unreported.request = "not an object";
+            store.recordExchange(ref, unreported);
+            store.finishIteration(ref);
+        }
+        const auto reader = Store::open(path);
+        QCOMPARE(summaryBestPctOfCopy(*reader.session(session)), std::optional<double>(81.5));
+        QCOMPARE(summaryBestPctOfCopy(reader.listSessions().at(0).session), std::optional<double>(81.5));
+        const auto detail = reader.iteration(session, 1);
+        QVERIFY(detail);
+        QCOMPARE(detail->exchanges.size(), std::size_t { 2 });
+        const std::vector<PromptMessage> expected
+            = { { "system", "You write CUDA kernels." }, { "user", "iteration 3" } };
+        QVERIFY(promptMessages(detail->exchanges[0]) == expected);
+        QVERIFY(reportedUsage(detail->exchanges[0]) == (TokenUsage { 1200, 303 }));
+        QVERIFY(promptMessages(detail->exchanges[1]).empty());
+        QVERIFY(!reportedUsage(detail->exchanges[1])); // tokens the provider did not report are not shown
     }
 
     void sessionSummaryIsWrittenAndRead()
