@@ -78,7 +78,10 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     m_metricsView->setAlternatingRowColors(true);
     m_metricsView->setWordWrap(false);
     m_metricsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::MetricColumn, QHeaderView::Stretch);
+    m_metricsView->horizontalHeader()->setStretchLastSection(true);
+    // One size (most problems): the column repeats it on every row and costs a laptop's width.
+    connect(m_metrics, &QAbstractItemModel::modelReset, m_metricsView,
+        [this] { m_metricsView->setColumnHidden(MetricsModel::SizeColumn, m_metrics->sizeCount() <= 1); });
 
     m_inspector->setDocumentMode(true);
     m_inspector->addTab(m_source, tr("Source"));

@@ -94,7 +94,10 @@ SessionController::SessionController(MainWindow* window)
     m_strip->hide();
     m_bannerBar->setObjectName(QStringLiteral("noGpuBanner"));
     m_bannerBar->setMovable(false);
-    m_banner->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred); // one line across the window
+    m_banner->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred); // across the window
+    // Wrapped: on one line the loader's long message made the window 1544 px wide on a 1366-px laptop.
+    m_banner->setWordWrap(true);
+    m_banner->setMinimumWidth(600); // wraps to a few lines at most
     m_banner->setStyleSheet(QStringLiteral("background: #fff4ce; color: #5c4500; padding: 4px;"));
     m_bannerBar->addWidget(m_banner);
     window->addToolBarBreak(Qt::TopToolBarArea);

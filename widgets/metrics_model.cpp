@@ -119,6 +119,15 @@ int MetricsModel::rowOfMetric(const QString& size, const QString& metric) const
     return -1;
 }
 
+int MetricsModel::sizeCount() const
+{
+    int count = 0;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        if (i == 0 || m_rows[i].size != m_rows[i - 1].size)
+            ++count; // rows are sorted by size
+    return count;
+}
+
 int MetricsModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
@@ -199,9 +208,9 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Value");
     case VsParentColumn:
         //: metrics table column: change against the compared (parent) iteration
-        return tr("Δ vs parent");
+        return tr("Δ parent");
     case VsBaselineColumn:
-        return tr("Δ vs baseline");
+        return tr("Δ baseline");
     default:
         return {};
     }

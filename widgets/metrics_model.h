@@ -33,6 +33,8 @@ public:
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
 
     int rowOfMetric(const QString& size, const QString& metric) const; // -1 when absent
+    // How many problem sizes the rows cover: with one, the view hides the Size column.
+    int sizeCount() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -35,10 +35,10 @@ constexpr std::array kKnown {
     Known { "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", MetricSection::ComputeWorkload,
         "FMA Pipe Utilization", "" },
     Known { "sm__inst_executed_pipe_tensor.sum", MetricSection::ComputeWorkload, "Tensor Instructions Executed", "" },
-    Known { "smsp__issue_active.avg.per_cycle_active", MetricSection::ComputeWorkload, "Issue Slots Busy (per cycle)",
+    Known { "smsp__issue_active.avg.per_cycle_active", MetricSection::ComputeWorkload, "Issue Slots Busy",
         "low: warps are stalled, see Warp State" },
-    Known { "smsp__issue_active.avg.per_cycle_elapsed", MetricSection::ComputeWorkload,
-        "Issue Slots Busy (per elapsed cycle)", "low: warps are stalled, see Warp State" },
+    Known { "smsp__issue_active.avg.per_cycle_elapsed", MetricSection::ComputeWorkload, "Issue Slots Busy (elapsed)",
+        "low: warps are stalled, see Warp State" },
     Known { "dram__bytes_read.sum", MetricSection::MemoryWorkload, "DRAM Read", "" },
     Known { "dram__bytes_write.sum", MetricSection::MemoryWorkload, "DRAM Written", "" },
     Known { "dram__bytes.sum.per_second", MetricSection::MemoryWorkload, "DRAM Bandwidth", "" },
@@ -66,8 +66,8 @@ constexpr std::array kKnown {
         "a fraction past a whole number: the last wave leaves SMs idle" },
     Known { "sm__warps_active.avg.pct_of_peak_sustained_active", MetricSection::Occupancy, "Achieved Occupancy",
         "far under the theoretical occupancy: imbalanced blocks or a short tail" },
-    Known { "smsp__average_warp_latency_per_inst_issued.ratio", MetricSection::WarpState,
-        "Warp Cycles Per Issued Instruction", "high: few eligible warps hide latency; see the stall reasons" },
+    Known { "smsp__average_warp_latency_per_inst_issued.ratio", MetricSection::WarpState, "Warp Cycles per Issue",
+        "high: few eligible warps hide latency; see the stall reasons" },
 };
 
 constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
@@ -123,17 +123,17 @@ std::string_view sectionTitle(MetricSection section)
 {
     switch (section) {
     case MetricSection::SpeedOfLight:
-        return "GPU Speed Of Light Throughput";
+        return "Speed of Light";
     case MetricSection::ComputeWorkload:
-        return "Compute Workload Analysis";
+        return "Compute Workload";
     case MetricSection::MemoryWorkload:
-        return "Memory Workload Analysis";
+        return "Memory Workload";
     case MetricSection::LaunchStatistics:
         return "Launch Statistics";
     case MetricSection::Occupancy:
         return "Occupancy";
     case MetricSection::WarpState:
-        return "Warp State Statistics";
+        return "Warp State";
     case MetricSection::Other:
         break;
     }

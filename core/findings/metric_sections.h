@@ -27,6 +27,7 @@ struct MetricPresentation {
 };
 
 MetricPresentation presentMetric(std::string_view metric);
+// Nsight Compute's section names, shortened to fit a laptop's table: "Memory Workload".
 std::string_view sectionTitle(MetricSection section);
 // The value with a scaled unit: ns as ns/µs/ms, bytes as KB/MB/GB, bytes/s as GB/s or TB/s, counts
 // as K/M/G, percentages with one decimal.

@@ -28,8 +28,7 @@ private slots:
         row("smsp__inst_executed_op_local_ld.sum", MetricSection::MemoryWorkload, "Local Loads (spills)");
         row("sm__warps_active.avg.pct_of_peak_sustained_active", MetricSection::Occupancy, "Achieved Occupancy");
         row("launch__registers_per_thread", MetricSection::LaunchStatistics, "Registers Per Thread");
-        row("smsp__average_warp_latency_per_inst_issued.ratio", MetricSection::WarpState,
-            "Warp Cycles Per Issued Instruction");
+        row("smsp__average_warp_latency_per_inst_issued.ratio", MetricSection::WarpState, "Warp Cycles per Issue");
         row("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", MetricSection::WarpState,
             "Stall Long Scoreboard");
         row("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", MetricSection::ComputeWorkload,

@@ -42,6 +42,7 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <QTimer>
+#include <QToolBar>
 
 #include <nlohmann/json.hpp>
 
@@ -177,6 +178,22 @@ private slots:
         QVERIFY2(window.width() <= 1366 && window.minimumSizeHint().width() <= 1366,
             qPrintable(QStringLiteral("%1 / %2").arg(window.width()).arg(window.minimumSizeHint().width())));
         QVERIFY(controller->phaseStrip()->text().endsWith(longText)); // whole for tests and the tooltip
+    }
+
+    // The no-GPU banner quotes the loader ("libcuda.so.1: cannot open shared object file: ..."): on one
+    // line it made the window 1544 px wide on a 1366-px laptop. It wraps instead.
+    void noGpuBannerDoesNotWidenTheWindow()
+    {
+        const test::ScopedEnv noDevice { { "KL_MODEL_RUNNER_NO_DEVICE",
+            "libcuda.so.1: cannot open shared object file: No such file or directory (test)" } };
+        MainWindow window;
+        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QVERIFY(window.sessionController()->noDevice());
+        QTRY_VERIFY(window.findChild<QToolBar*>(QStringLiteral("noGpuBanner"))->isVisible());
+        QVERIFY2(window.width() <= 1366 && window.minimumSizeHint().width() <= 1366,
+            qPrintable(QStringLiteral("%1 / %2").arg(window.width()).arg(window.minimumSizeHint().width())));
+        const QString why = fits(window, QSize(1366, 768));
+        QVERIFY2(why.isEmpty(), qPrintable(why));
     }
 
     void reviewDockKeepsTheWindowOnTheScreen_data()

@@ -114,7 +114,7 @@ private slots:
         const int duration
             = metrics->rowOfMetric(QStringLiteral("8192x4096"), QStringLiteral("gpu__time_duration.sum"));
         QVERIFY(duration >= 0);
-        QCOMPARE(cell(metrics, duration, MetricsModel::SectionColumn), QStringLiteral("GPU Speed Of Light Throughput"));
+        QCOMPARE(cell(metrics, duration, MetricsModel::SectionColumn), QStringLiteral("Speed of Light"));
         QCOMPARE(cell(metrics, duration, MetricsModel::MetricColumn), QStringLiteral("Duration"));
         QCOMPARE(cell(metrics, duration, MetricsModel::ValueColumn), QString::fromUtf8("40.22 µs"));
         QVERIFY2(cell(metrics, duration, MetricsModel::BaselineColumn).startsWith(QStringLiteral("72.")),
