@@ -1,14 +1,14 @@
 #pragma once
 // What the findings rules read: one main kernel at one main size, as flat values. The loop fills
 // it from the compile report (static resources, occupancy), the runner's timing and its CUPTI
-// profile; tests fill it by hand or from a recorded runner reply (telemetryFromJson). Keeping it
+// profile; tests fill it by hand or from a recorded runner reply (telemetryFromRecordedReply in
+// core/loop/evaluation.h, which decodes it through the protocol first). Keeping it
 // flat keeps the findings free of the compile and protocol parts.
 #include "core/lines/pc_sampling.h"
 #include "core/lines/tensor_instructions.h"
 #include "core/model/precision.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -111,20 +111,5 @@ void deriveRates(Telemetry& t, std::optional<double> copyMedianUs, double device
 // for a value that is not an object.
 Telemetry staticTelemetryFromJson(const nlohmann::json& statics);
 nlohmann::json staticTelemetryJson(const Telemetry& t);
-
-// Reads a runner `evaluate` result (docs/runner-protocol.md) for one kernel at one timed size:
-// device (sm_count, copy_bandwidth_gbps, clocks), timing.cases[] and profile.kernels[], plus an
-// optional "static" object with what the compile part reports (snake case: registers,
-// threads_per_block, static_shared, dynamic_shared, stack_frame, spill_stores, spill_loads,
-// blocks_per_sm, theoretical_occupancy, occupancy_limiter, grid_blocks, kernel). An empty
-// `kernel` / `sizeLabel` takes the first one. Anything absent stays unknown.
-// Throws kl::Error "findings.bad-telemetry" for a document that is not such a result, or
-// names a kernel or size it does not hold. This reads recorded dumps and fixtures; the loop reads
-// the typed reply (telemetryFromResult in core/loop/evaluation.h) with the same rules.
-Telemetry telemetryFromJson(
-    const nlohmann::json& result, const std::string& kernel = {}, const std::string& sizeLabel = {});
-// As above, from a file; also "findings.unreadable" and "findings.bad-json".
-Telemetry loadTelemetry(
-    const std::filesystem::path& path, const std::string& kernel = {}, const std::string& sizeLabel = {});
 
 } // namespace kl

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 namespace kl {
 
@@ -93,7 +95,7 @@ void readTiming(Telemetry& t, const protocol::Timing& timing, const std::string&
     deriveRates(t, c.copy ? finite(c.copy->medianUs) : std::nullopt, deviceCopyGbps);
 }
 
-// As telemetryFromJson: a named kernel must be in the profile; otherwise the static report's
+// A named kernel must be in the profile; otherwise the static report's
 // kernel is preferred and the first one at the size taken when it is not there.
 void readProfile(Telemetry& t, const protocol::Profile& profile, const std::string& kernel,
     const std::string& sizeLabel, bool strict)
@@ -153,6 +155,54 @@ Telemetry telemetryFromResult(
     } catch (const Error&) {
     }
     return t;
+}
+
+Telemetry telemetryFromRecordedReply(
+    const nlohmann::json& reply, const std::string& kernel, const std::string& sizeLabel)
+{
+    if (!reply.is_object())
+        badTelemetry({}, "a runner result must be a JSON object");
+    protocol::EvaluateResult result;
+    try {
+        result = reply.get<protocol::EvaluateResult>();
+    } catch (const Error& e) {
+        badTelemetry(e.where(), e.message());
+    } catch (const nlohmann::json::exception& e) {
+        badTelemetry({}, e.what());
+    }
+    const auto statics = reply.find("static");
+    const bool hasStatics = statics != reply.end() && !statics->is_null();
+    if (!result.timing && !result.profile && !hasStatics)
+        badTelemetry({}, "neither timing, profile nor static resources");
+    if (!result.pcSampling.is_null()) {
+        try {
+            lines::pcSamplingFromJson(result.pcSampling);
+        } catch (const Error& e) {
+            badTelemetry("pc_sampling", e.where() + ": " + e.message());
+        }
+    }
+    return telemetryFromResult(
+        result, hasStatics ? staticTelemetryFromJson(*statics) : Telemetry {}, kernel, sizeLabel);
+}
+
+Telemetry loadTelemetry(const std::filesystem::path& path, const std::string& kernel, const std::string& sizeLabel)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error("findings.unreadable", path.string(), {}, "cannot open the file");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(buffer.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error("findings.bad-json", path.string(), "byte " + std::to_string(e.byte), e.what());
+    }
+    try {
+        return telemetryFromRecordedReply(doc, kernel, sizeLabel);
+    } catch (const Error& e) {
+        throw Error(e.category(), path.string(), e.where(), e.message());
+    }
 }
 
 std::string dominantKernel(const protocol::EvaluateResult& result)

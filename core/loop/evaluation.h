@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,11 +34,21 @@ Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel 
 std::optional<lines::TensorInstructions> storedTensorInstructions(const nlohmann::json& compile);
 
 // What the findings read of a runner's typed reply on top of the static facts: the device, one timed
-// case and one profiled kernel, chosen by the rules of telemetryFromJson (core/findings/telemetry.h),
-// which reads the same reply as JSON (a recorded dump); both give the same Telemetry. Throws
+// case and one profiled kernel. An empty `kernel` / `sizeLabel` takes the static facts' kernel (else
+// the first profiled) and the first timed case; anything absent stays unknown. Throws
 // "findings.bad-telemetry" for a `kernel` or `sizeLabel` the reply does not hold.
 Telemetry telemetryFromResult(const protocol::EvaluateResult& result, Telemetry statics = {},
     const std::string& kernel = {}, const std::string& sizeLabel = {});
+
+// A recorded runner reply (a fixture, a dump) read as the loop reads a live one: decoded by the
+// protocol, its optional "static" object (staticTelemetryFromJson's keys) as the static facts, then
+// telemetryFromResult. Throws "findings.bad-telemetry" for a reply the protocol does not read, one with
+// neither timing, profile nor static facts, PC samples that do not decode, or names it does not hold;
+// loadTelemetry also "findings.unreadable" and "findings.bad-json".
+Telemetry telemetryFromRecordedReply(
+    const nlohmann::json& reply, const std::string& kernel = {}, const std::string& sizeLabel = {});
+Telemetry loadTelemetry(
+    const std::filesystem::path& path, const std::string& kernel = {}, const std::string& sizeLabel = {});
 
 // The kernel the profile spent most time in (gpu__time_duration.sum), or empty.
 std::string dominantKernel(const protocol::EvaluateResult& result);

@@ -6,6 +6,7 @@
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/lines/tensor_instructions.h"
+#include "core/loop/evaluation.h"
 #include "core/model/candidate.h"
 #include "core/tuner/move_ranking.h"
 

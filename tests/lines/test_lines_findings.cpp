@@ -3,6 +3,7 @@
 // malformed value refused as bad telemetry, and replies without samples untouched.
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
+#include "core/loop/evaluation.h"
 #include "core/model/error.h"
 
 #include <nlohmann/json.hpp>
@@ -38,7 +39,7 @@ class TestLinesFindings : public QObject {
 private slots:
     void namesTheHottestLine()
     {
-        const Telemetry t = telemetryFromJson(reply("lines/pointer_chase-lines-h200.json"));
+        const Telemetry t = telemetryFromRecordedReply(reply("lines/pointer_chase-lines-h200.json"));
         QVERIFY(t.lineSamples);
         const auto findings = synthesise(t);
         const Finding* hot = find(findings, "lines.hot-line");
@@ -54,7 +55,7 @@ private slots:
     void bankConflictsPointToPadding()
     {
         // The planted bank conflict as the H200 sampled it: line 19, short_scoreboard.
-        const auto findings = synthesise(telemetryFromJson(reply("lines/bank_conflict-lines-h200.json")));
+        const auto findings = synthesise(telemetryFromRecordedReply(reply("lines/bank_conflict-lines-h200.json")));
         const Finding* hot = find(findings, "lines.hot-line");
         QVERIFY(hot);
         QCOMPARE(hot->title, std::string("97% of samples on line 19, short_scoreboard (98% of the line's)"));
@@ -66,7 +67,7 @@ private slots:
         for (auto& pc : r["pc_sampling"]["pcs"])
             if (pc["line"] == 11)
                 pc["stalls"] = { { "mio_throttle", 90 }, { "short_scoreboard", 40 }, { "selected", 5 } };
-        const auto throttledFindings = synthesise(telemetryFromJson(r));
+        const auto throttledFindings = synthesise(telemetryFromRecordedReply(r));
         const Finding* throttled = find(throttledFindings, "lines.hot-line");
         QVERIFY(throttled);
         QVERIFY2(throttled->title.find("mio_throttle") != std::string::npos, throttled->title.c_str());
@@ -77,15 +78,15 @@ private slots:
     {
         nlohmann::json r = reply("lines/pointer_chase-lines-h200.json");
         r["pc_sampling"]["dropped_samples"] = 6000;
-        QVERIFY(find(synthesise(telemetryFromJson(r)), "lines.samples-dropped"));
+        QVERIFY(find(synthesise(telemetryFromRecordedReply(r)), "lines.samples-dropped"));
         // Samples spread evenly: no line stands out.
         for (std::size_t i = 0; i < r["pc_sampling"]["pcs"].size(); ++i) {
             r["pc_sampling"]["pcs"][i]["line"] = 20 + i;
             r["pc_sampling"]["pcs"][i]["stalls"] = { { "wait", 100 } };
         }
-        QVERIFY(!find(synthesise(telemetryFromJson(r)), "lines.hot-line"));
+        QVERIFY(!find(synthesise(telemetryFromRecordedReply(r)), "lines.hot-line"));
         r["pc_sampling"] = { { "status", "unavailable" }, { "reason", "insufficient-privileges" } };
-        QVERIFY(!find(synthesise(telemetryFromJson(r)), "lines.hot-line"));
+        QVERIFY(!find(synthesise(telemetryFromRecordedReply(r)), "lines.hot-line"));
     }
 
     void refusesAMalformedValue()
@@ -93,7 +94,7 @@ private slots:
         nlohmann::json r = reply("lines/pointer_chase-lines-h200.json");
         r["pc_sampling"]["pcs"] = "many";
         try {
-            telemetryFromJson(r);
+            telemetryFromRecordedReply(r);
             QFAIL("accepted");
         } catch (const Error& error) {
             QCOMPARE(QString::fromStdString(error.category()), QStringLiteral("findings.bad-telemetry"));
@@ -102,7 +103,7 @@ private slots:
 
     void repliesWithoutSamplesAreUnchanged()
     {
-        const Telemetry t = telemetryFromJson(reply("findings/layernorm-naive-stalls-h200.json"));
+        const Telemetry t = telemetryFromRecordedReply(reply("findings/layernorm-naive-stalls-h200.json"));
         QVERIFY(!t.lineSamples); // "pc_sampling": null
         for (const Finding& f : synthesise(t))
             QVERIFY(!f.id.starts_with("lines."));

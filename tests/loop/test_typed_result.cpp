@@ -1,9 +1,9 @@
-// The loop reads the runner's reply as the typed value it decoded once; the JSON readers stay for
-// stored rows and recorded dumps. Both must give the same record and the same telemetry: for every
-// real H200 reply in tests/fixtures/findings, the typed path (resultFromEvaluateResult,
-// telemetryFromResult) is compared field by field with the JSON path (resultFromRunnerReply,
-// telemetryFromJson), also for a two-size reply and a chosen kernel and size, and the findings of
-// the typed telemetry are the golden findings of the dump.
+// The loop reads the runner's reply as the typed value it decoded once; the store's JSON reader stays
+// for stored rows. Both must give the same record: for every real H200 reply in tests/fixtures/findings,
+// the typed path (resultFromEvaluateResult) is compared field by field with the JSON path
+// (resultFromRunnerReply), also for a two-size reply. The telemetry has one decoder (telemetryFromResult);
+// a recorded reply read through the protocol (telemetryFromRecordedReply) gives the same, and the
+// findings of the typed telemetry are the golden findings of the dump.
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/loop/evaluation.h"
@@ -167,7 +167,7 @@ private Q_SLOTS:
         // The telemetry, with the dump's static facts, and the findings the golden file holds.
         const auto statics = kl::staticTelemetryFromJson(raw["static"]);
         const auto telemetry = kl::telemetryFromResult(typed, statics);
-        compareJson(telemetryJson(telemetry), telemetryJson(kl::telemetryFromJson(raw)));
+        compareJson(telemetryJson(telemetry), telemetryJson(kl::telemetryFromRecordedReply(raw)));
         QVERIFY(telemetry.peakTflops > 0);
         QVERIFY(telemetry.copyGbps && telemetry.pctOfCopy);
         QVERIFY(!telemetry.metrics.empty());
@@ -178,11 +178,11 @@ private Q_SLOTS:
         const auto kernel = raw["profile"]["kernels"][0]["kernel"].get<std::string>();
         const auto size = raw["timing"]["cases"][0]["label"].get<std::string>();
         compareJson(telemetryJson(kl::telemetryFromResult(typed, statics, kernel, size)),
-            telemetryJson(kl::telemetryFromJson(raw, kernel, size)));
+            telemetryJson(kl::telemetryFromRecordedReply(raw, kernel, size)));
         expectBothFail([&] { kl::telemetryFromResult(typed, statics, {}, "1x1"); },
-            [&] { kl::telemetryFromJson(raw, {}, "1x1"); });
+            [&] { kl::telemetryFromRecordedReply(raw, {}, "1x1"); });
         expectBothFail([&] { kl::telemetryFromResult(typed, statics, "no_such_kernel"); },
-            [&] { kl::telemetryFromJson(raw, "no_such_kernel"); });
+            [&] { kl::telemetryFromRecordedReply(raw, "no_such_kernel"); });
     }
 
     void twoSizes()
@@ -200,7 +200,7 @@ private Q_SLOTS:
 
         const auto statics = kl::staticTelemetryFromJson(raw["static"]);
         const auto second = kl::telemetryFromResult(typed, statics, {}, "4096x4096");
-        compareJson(telemetryJson(second), telemetryJson(kl::telemetryFromJson(raw, {}, "4096x4096")));
+        compareJson(telemetryJson(second), telemetryJson(kl::telemetryFromRecordedReply(raw, {}, "4096x4096")));
         QCOMPARE(second.sizeLabel, std::string("4096x4096"));
         QCOMPARE(*second.medianUs, 20.0);
         QCOMPARE(second.metrics.at("gpu__time_duration.sum"), 20000.0);
