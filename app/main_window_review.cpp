@@ -19,6 +19,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QStatusBar>
@@ -71,6 +72,34 @@ void MainWindow::buildReviewMenu()
             openCandidate(toQString(focus->detail->candidate->source), focus->detail->candidate->tunables);
     });
     m_iterationActions.append(candidate);
+    review->addSeparator();
+    // Nsight Compute's baselines: the Metrics page compares every iteration with a pinned one.
+    QAction* pin = review->addAction(tr("&Pin Iteration as Metrics Baseline"), this, [this] {
+        const int index = m_review->selection()->current();
+        if (m_review->selection()->pinBaseline(index))
+            setStatus(tr("Metrics baseline: iteration %1").arg(index), false);
+    });
+    m_iterationActions.append(pin);
+    review->addAction(tr("Pin Baseline from &Another Session…"), this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Baseline from Another Session"), QString(),
+            tr("KernelLoop sessions (*.klsession *.db);;All files (*)"));
+        if (file.isEmpty())
+            return;
+        bool ok = false;
+        //: asks which iteration of the other session becomes the metrics baseline
+        const int index = QInputDialog::getInt(
+            this, tr("Baseline from Another Session"), tr("Iteration of %1:").arg(file), 1, 1, 100000, 1, &ok);
+        if (!ok)
+            return;
+        const QString error = m_review->pinBaselineFrom(file, 0, index);
+        setStatus(error.isEmpty() ? tr("Metrics baseline: %1").arg(toQString(m_review->selection()->pinnedBaseline()))
+                                  : error,
+            !error.isEmpty());
+    });
+    review->addAction(tr("&Unpin Metrics Baseline"), this, [this] {
+        m_review->selection()->unpinBaseline();
+        setStatus(tr("Metrics baseline: the problem's baseline"), false);
+    });
     review->addSeparator();
     m_sessionActions.append(review->addAction(tr("Campaign &Report…"), this, [this] {
         if (!m_review->hasStore())

@@ -257,6 +257,25 @@ QString ReviewWorkspace::exportKernel(const QString& file) const
     }
 }
 
+QString ReviewWorkspace::pinBaselineFrom(const QString& path, qint64 sessionId, int index)
+{
+    try {
+        const auto other = StoreDocument::open(path);
+        const auto sessions = other->sessions();
+        if (sessions.empty())
+            return tr("%1 holds no session").arg(path);
+        const std::int64_t id = sessionId > 0 ? sessionId : sessions.front().session.id;
+        auto detail = other->iteration(id, index);
+        if (!detail)
+            return tr("Session %1 of %2 has no iteration %3").arg(id).arg(path).arg(index);
+        m_selection->pinBaseline(
+            std::move(detail), toStdString(QFileInfo(path).completeBaseName()) + " #" + std::to_string(index));
+        return {};
+    } catch (const Error& error) {
+        return errorText(error);
+    }
+}
+
 QString ReviewWorkspace::exportHistory(const QString& file, bool json) const
 {
     const auto session = m_selection->session();

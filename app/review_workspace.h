@@ -48,6 +48,9 @@ public:
     // Actions (the window's menus call them; each returns a user-facing error or empty).
     QString exportSession(std::int64_t sessionId, const QString& file) const;
     QString exportKernel(const QString& file) const; // the selected iteration
+    // The Metrics page's baseline from iteration `index` of another store or .klsession (its first
+    // session when `sessionId` is 0); empty on success, else why not.
+    QString pinBaselineFrom(const QString& path, qint64 sessionId, int index);
     QString exportHistory(const QString& file, bool json) const;
     // Deletes a session from the open store through a short-lived writable connection (the
     // browsing one stays read-only), then lists the store again. Session browser ▸ Delete asks first.

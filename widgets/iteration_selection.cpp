@@ -64,7 +64,10 @@ void IterationSelection::refocus(int index)
     if (compared > 0)
         focus->compared = compared == index ? focus->detail : load(compared);
     const int baseline = m_session->baselineIteration();
-    if (baseline > 0)
+    if (m_pinned) {
+        focus->baseline = m_pinned;
+        focus->pinnedBaseline = m_pinnedLabel;
+    } else if (baseline > 0)
         focus->baseline = baseline == index ? focus->detail : baseline == compared ? focus->compared : load(baseline);
     m_focus = std::move(focus);
     emit iterationChanged(m_focus);
@@ -85,6 +88,25 @@ void IterationSelection::compareWith(int index)
     if (m_focus)
         refocus(current());
 }
+
+void IterationSelection::pinBaseline(std::shared_ptr<const store::IterationDetail> detail, const std::string& label)
+{
+    m_pinned = std::move(detail);
+    m_pinnedLabel = m_pinned ? label : std::string();
+    if (m_focus)
+        refocus(current());
+}
+
+bool IterationSelection::pinBaseline(int index)
+{
+    auto detail = load(index);
+    if (!detail)
+        return false;
+    pinBaseline(std::move(detail), "iteration " + std::to_string(index));
+    return true;
+}
+
+void IterationSelection::unpinBaseline() { pinBaseline(nullptr, {}); }
 
 namespace {
 

@@ -30,6 +30,13 @@ public:
     void select(int index);
     // Compares with `index` instead of the parent (0: back to the parent).
     void compareWith(int index);
+    // Pins `detail` as every iteration's baseline (the Metrics page's Baseline column) under `label`,
+    // until unpinned; it stays across sessions, so a recorded session's iteration can be the yardstick.
+    void pinBaseline(std::shared_ptr<const store::IterationDetail> detail, const std::string& label);
+    // Pins an iteration of the shown session; false when it has none of that index.
+    bool pinBaseline(int index);
+    void unpinBaseline();
+    const std::string& pinnedBaseline() const { return m_pinnedLabel; }
 
     std::shared_ptr<const SessionView> session() const { return m_session; }
     std::shared_ptr<const IterationFocus> focus() const { return m_focus; }
@@ -48,6 +55,8 @@ private:
     std::shared_ptr<const IterationFocus> m_focus;
     DetailLoader m_loader;
     int m_compareWith = 0;
+    std::shared_ptr<const store::IterationDetail> m_pinned;
+    std::string m_pinnedLabel;
 };
 
 // What a panel implements to follow the selection; follow() wires it.

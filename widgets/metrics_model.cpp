@@ -94,6 +94,7 @@ void MetricsModel::showIteration(const std::shared_ptr<const IterationFocus>& fo
 {
     beginResetModel();
     m_rows.clear();
+    m_pinnedBaseline = focus ? toQString(focus->pinnedBaseline) : QString();
     if (focus && focus->detail && focus->detail->result) {
         for (const auto& [name, value] : focus->detail->result->metrics) {
             const MetricName parts = split(name);
@@ -202,8 +203,8 @@ QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int 
         //: metrics table column: the metric's label in Nsight Compute; the raw name is in the tooltip
         return tr("Metric");
     case BaselineColumn:
-        //: metrics table column: the same metric in the baseline iteration
-        return tr("Baseline");
+        //: metrics table column: the same metric in the baseline iteration; %1: the pinned one
+        return m_pinnedBaseline.isEmpty() ? tr("Baseline") : tr("Baseline: %1").arg(m_pinnedBaseline);
     case ValueColumn:
         return tr("Value");
     case VsParentColumn:

@@ -56,6 +56,7 @@ private:
         std::optional<double> baseline;
     };
     std::vector<Row> m_rows;
+    QString m_pinnedBaseline;
 };
 
 // The unit of a metric from its Nsight Compute name ("%", "byte/s", "ns", ...).

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kl::gui {
@@ -47,6 +48,9 @@ struct IterationFocus {
     std::shared_ptr<const store::IterationDetail> detail;
     std::shared_ptr<const store::IterationDetail> compared;
     std::shared_ptr<const store::IterationDetail> baseline;
+    // Set when the engineer pinned the baseline (an iteration of this or another session, as Nsight
+    // Compute's baselines): what the panels call it, "iteration 12" or "other.klsession #6".
+    std::string pinnedBaseline;
     bool comparedIsParent = true;
     int index() const { return detail ? detail->row.index : 0; }
 };

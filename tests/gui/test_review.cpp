@@ -183,6 +183,49 @@ private slots:
         QCOMPARE(digest(copy), before);
     }
 
+    // Nsight Compute's baselines: any iteration, of this session or of another .klsession, pinned as
+    // the Metrics page's baseline; its values stand beside the selected ones with the deltas.
+    void pinnedBaselineFromThisAndAnotherSession()
+    {
+        const QString copy = m_dir.filePath(QStringLiteral("pin.klsession"));
+        QFile::remove(copy);
+        QVERIFY(QFile::copy(tunerSession, copy));
+        openAndWait(copy);
+        IterationSelection* selection = m_review->selection();
+        QCOMPARE(selection->current(), 6);
+        // The accessor hands the hidden Metrics tab what waits for it, as a reader sees it.
+        const auto metricsNow = [this] { return m_review->metricsModel(); };
+        const auto durationRow = [metricsNow] {
+            return metricsNow()->rowOfMetric(QStringLiteral("8192x4096"), QStringLiteral("gpu__time_duration.sum"));
+        };
+        QCOMPARE(metricsNow()->headerData(MetricsModel::BaselineColumn, Qt::Horizontal).toString(),
+            QStringLiteral("Baseline"));
+        const QString problemBaseline = cell(metricsNow(), durationRow(), MetricsModel::BaselineColumn);
+
+        QVERIFY(selection->pinBaseline(4)); // 48.38 µs in the history table
+        QCOMPARE(metricsNow()->headerData(MetricsModel::BaselineColumn, Qt::Horizontal).toString(),
+            QStringLiteral("Baseline: iteration 4"));
+        QVERIFY(durationRow() >= 0);
+        const QString pinned = cell(metricsNow(), durationRow(), MetricsModel::BaselineColumn);
+        QVERIFY2(pinned != problemBaseline && pinned.startsWith(QStringLiteral("4")), qPrintable(pinned));
+        QVERIFY(cell(metricsNow(), durationRow(), MetricsModel::VsBaselineColumn).startsWith(QLatin1Char('-')));
+        selection->select(7); // the pin holds while the selection moves
+        QCOMPARE(metricsNow()->headerData(MetricsModel::BaselineColumn, Qt::Horizontal).toString(),
+            QStringLiteral("Baseline: iteration 4"));
+
+        // Another session's iteration: the LLM replay session recorded on the same H200.
+        QCOMPARE(m_review->pinBaselineFrom(llmSession, 0, 1), QString());
+        QVERIFY2(metricsNow()
+                     ->headerData(MetricsModel::BaselineColumn, Qt::Horizontal)
+                     .toString()
+                     .startsWith(QStringLiteral("Baseline: layernorm_gelu-llm")),
+            qPrintable(metricsNow()->headerData(MetricsModel::BaselineColumn, Qt::Horizontal).toString()));
+        QVERIFY(!m_review->pinBaselineFrom(llmSession, 0, 100000).isEmpty()); // no such iteration: said
+        selection->unpinBaseline();
+        QCOMPARE(metricsNow()->headerData(MetricsModel::BaselineColumn, Qt::Horizontal).toString(),
+            QStringLiteral("Baseline"));
+    }
+
     void theLlmSessionShowsDiffsVerdictsAndTheModelsWords()
     {
         openAndWait(llmSession);
