@@ -35,6 +35,7 @@ import math
 import json
 import mmap
 import os
+import struct
 import sys
 import tempfile
 import time
@@ -98,10 +99,14 @@ class IpcUnavailable(Exception):
 
 
 class CudaIpc:
-    """cuIpcOpenMemHandle / cuIpcCloseMemHandle from libcuda.so.1 through ctypes (no CuPy needed)."""
+    """cuIpcOpenMemHandle / cuIpcCloseMemHandle from libcuda.so.1 through ctypes (no CuPy needed).
+
+    The 64-byte handle is passed by value as eight 64-bit words: declared as a char array inside a
+    Structure, ctypes classifies the by-value argument wrongly on x86-64 and the driver reads garbage
+    (CUDA_ERROR_INVALID_VALUE on an H200 while a C program opened the same handle)."""
 
     class Handle(ctypes.Structure):
-        _fields_ = [("reserved", ctypes.c_char * 64)]
+        _fields_ = [("word%d" % i, ctypes.c_uint64) for i in range(8)]
 
     def __init__(self):
         try:
@@ -120,7 +125,8 @@ class CudaIpc:
         if len(raw) != 64:
             raise IpcUnavailable("an IPC handle of %d bytes, not 64" % len(raw))
         pointer = ctypes.c_uint64(0)
-        result = self._open(ctypes.byref(pointer), CudaIpc.Handle(raw), 1)  # lazy peer access
+        handle = CudaIpc.Handle(*struct.unpack("<8Q", raw))
+        result = self._open(ctypes.byref(pointer), handle, 1)  # lazy peer access
         if result != 0:
             raise IpcUnavailable("cuIpcOpenMemHandle failed with CUresult %d" % result)
         return pointer.value
