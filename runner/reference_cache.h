@@ -1,15 +1,15 @@
 #pragma once
 // The reference's outputs kept between jobs. A tuning loop sends every candidate with the same
 // reference, sizes and seed, so every job after the first would compute the very same expected
-// outputs again (on an H200, ~54 ms of layernorm_gelu's ~72 ms verification). The runner keeps them
+// outputs again (most of a verification: docs/measurements.md, 2026-12-02 07:27Z). The runner keeps them
 // per (reference, case, seed) in device memory and restores them into the reference's output buffers
 // (a device-to-device copy) instead of running the reference; a restored copy must match the
 // checksum taken when it was stored, else it is dropped and the reference runs.
 //
 // Why device memory (docs/measurements.md, 2026-12-02 07:27Z): page-locked host memory is visible to
 // the device, and CUPTI's kernel replay saved and restored it with every profiled launch (the profile
-// phase went from 165 to 810 ms with ~256 MiB kept); pageable host memory costs ~45 ms a job to copy
-// back; device memory leaves the replay as it was (its save/restore there is fast).
+// phase became several times slower); pageable host memory costs a copy back every job; device memory
+// leaves the replay as it was (its save/restore there is fast).
 //
 // The key names everything the reference's outputs depend on: the reference itself (the cubin's
 // hash and size, or the PyTorch reference's source, file name and scalars), every buffer of the

@@ -1,13 +1,12 @@
 #pragma once
 // The next round's likely candidates compile while the GPU measures this round's (issue 14). A round
 // cannot be proposed before the one before it is decided (its proposals read that round's results),
-// so with fresh candidates every round began with NVRTC + ptxas (~300-450 ms on the H200 host, side
-// by side) while the GPU waited: 128-145 candidates/min in the real loop against 226 for the runner
-// alone. Now, while a round's jobs run, the proposer names what it would likely propose next from
-// what has arrived so far (Proposer::anticipate), those compile here on spare CPU threads, and when
-// the real proposals come the loop takes whatever was compiled (or is compiling) ahead. A compile is
-// a pure function of its inputs, so a candidate compiled ahead is the candidate compiled on time: no
-// proposal, measurement or decision changes; a wrong guess costs CPU only. No Qt.
+// so with fresh candidates every round began with NVRTC + ptxas while the GPU waited (the real loop
+// ran well under the runner's own rate: docs/measurements.md, 2026-12-03 08:42Z). Now, while a round's jobs run, the
+// proposer names what it would likely propose next from what has arrived so far (Proposer::anticipate), those compile
+// here on spare CPU threads, and when the real proposals come the loop takes whatever was compiled (or is compiling)
+// ahead. A compile is a pure function of its inputs, so a candidate compiled ahead is the candidate compiled on time:
+// no proposal, measurement or decision changes; a wrong guess costs CPU only. No Qt.
 #include "core/compile/static_report.h"
 
 #include <condition_variable>
@@ -25,8 +24,8 @@
 namespace kl {
 
 // One candidate compiled ahead: what TuningSession's compile step would have produced. Its listings
-// (nvdisasm, ~0.5 s a candidate on the H200 host) are made once it is proposed, as for any other: made
-// for every guess they doubled a guess's cost and kept the workers from the next guesses.
+// (nvdisasm, slower than the compile) are made once it is proposed, as for any other: made for every
+// guess they doubled a guess's cost and kept the workers from the next guesses.
 struct CompiledAhead {
     std::optional<StaticReport> report; // none: the candidate was refused before compiling
     std::string errorCategory; // why, as kl::Error said (e.g. "plan.constraint")
@@ -59,8 +58,8 @@ public:
 
     // How many threads compile ahead on a host with `cpuThreads` (0: unknown): a quarter of them (at
     // least one where there are two), leaving the rest to the round's own compiles and listings, the
-    // runner and the loop (on the 16-thread H200 host 8 guessing threads slowed the round's compiles
-    // more than their hits saved); at most 8; none on a single thread.
+    // runner and the loop (half of them guessing slowed the round's compiles more than their hits
+    // saved: docs/measurements.md, 2026-12-03 08:42Z); at most 8; none on a single thread.
     static int widthFor(unsigned cpuThreads);
     static int widthForThisHost();
 

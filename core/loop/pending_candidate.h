@@ -18,8 +18,9 @@ struct TuningSession::Pending {
     EvaluatedCandidate e;
     EvaluationArtifacts a;
     std::optional<std::future<pool::PooledResult>> job;
-    // The code listings' fields of the compile JSON, made beside the job (nvdisasm: ~0.5-0.7 s on the H200
-    // host); written to the store once made (TuningSession::storeListings), never waited for by the round.
+    // The code listings' fields of the compile JSON, made beside the job (nvdisasm can take longer than
+    // the job: docs/measurements.md, 2026-12-03 08:57Z); written to the store once made, never waited for
+    // by the round.
     std::future<nlohmann::json> listings;
     Clock::time_point start;
     int round = 0;
