@@ -228,10 +228,19 @@ private:
         o.push_back("-I" + cuda.string());
         if (std::error_code ec; std::filesystem::is_directory(cuda / "cccl", ec)) // libcu++, CUB (CUDA 13)
             o.push_back("-I" + (cuda / "cccl").string());
-        if (m_options.lineInfo)
+        // The candidate's compiler flags are tunables too (candidate.h): their values become options,
+        // the rest macros. A lineinfo flag at 0 turns the default -lineinfo off.
+        const auto flags = m_candidate.compilerOptions(m_options.tunables);
+        const auto* lineInfoFlag = m_candidate.tunable("lineinfo");
+        const bool lineInfoOff = lineInfoFlag && lineInfoFlag->compilerFlag
+            && std::find(flags.begin(), flags.end(), "-lineinfo") == flags.end();
+        if (m_options.lineInfo && !lineInfoOff)
             o.push_back("-lineinfo");
-        for (const auto& d : tunableDefines(m_options.tunables))
+        for (const auto& d : tunableDefines(m_candidate.macros(m_options.tunables)))
             o.push_back(d);
+        for (const auto& flag : flags)
+            if (flag != "-lineinfo" || !m_options.lineInfo)
+                o.push_back(flag);
         o.insert(o.end(), m_options.extraOptions.begin(), m_options.extraOptions.end());
         return o;
     }

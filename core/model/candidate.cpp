@@ -1,5 +1,6 @@
 #include "core/model/candidate.h"
 
+#include "core/model/compiler_flags.h"
 #include "core/model/error.h"
 #include "core/model/expression.h"
 #include "core/model/input_file.h"
@@ -103,6 +104,8 @@ public:
         rest = trim(rest);
         if (keyword == "tunable")
             tunable(rest);
+        else if (keyword == "flag")
+            flag(rest);
         else if (keyword == "constraint")
             constraint(rest);
         else if (keyword == "scratch")
@@ -111,7 +114,7 @@ public:
             launch(rest);
         else
             fail("candidate.bad-directive",
-                "unknown directive \"" + keyword + "\" (expected tunable, constraint, scratch or launch)");
+                "unknown directive \"" + keyword + "\" (expected tunable, flag, constraint, scratch or launch)");
     }
 
 private:
@@ -135,8 +138,30 @@ private:
             fail("candidate.bad-name", what + " name " + quotedForMessage(text) + " " + problem);
     }
 
+    // flag NAME = DEFAULT in V1, V2, ...: a tunable whose name is a compiler flag and whose values
+    // are the flag's (compiler_flags.h).
+    void flag(const std::string& rest)
+    {
+        if (m_c.language != CandidateLanguage::Cuda)
+            fail("candidate.bad-flag", "compiler flags apply to CUDA candidates; Triton compiles with its own options");
+        const auto eq = rest.find('=');
+        const std::string name = trim(std::string_view(rest).substr(0, eq == std::string::npos ? rest.size() : eq));
+        const CompilerFlag* known = compilerFlag(name);
+        if (!known) {
+            std::string names;
+            for (const CompilerFlag& f : compilerFlags())
+                names += (names.empty() ? "" : ", ") + std::string(f.name);
+            fail("candidate.bad-flag", "unknown compiler flag " + quotedForMessage(name) + " (known: " + names + ")");
+        }
+        tunable(rest, true);
+        const Tunable& t = m_c.tunables.back();
+        for (const std::int64_t value : t.values)
+            if (const auto problem = compilerFlagValueProblem(*known, value); !problem.empty())
+                fail("candidate.bad-flag", problem);
+    }
+
     // tunable NAME = DEFAULT in V1, V2, ... | in A..B [step S | pow2]
-    void tunable(const std::string& rest)
+    void tunable(const std::string& rest, bool compilerFlag = false)
     {
         const std::string usage
             = "expected \"tunable NAME = DEFAULT in V1, V2, ...\" or \"... in LO..HI [step S | pow2]\", got "
@@ -146,8 +171,9 @@ private:
             fail("candidate.bad-tunable", usage);
         Tunable t;
         t.name = trim(std::string_view(rest).substr(0, eq));
+        t.compilerFlag = compilerFlag;
         name("tunable", t.name);
-        if (isReservedName(t.name))
+        if (!compilerFlag && isReservedName(t.name))
             fail("candidate.reserved-name",
                 "tunable " + t.name
                     + " has a reserved name (a C++ or CUDA keyword or built-in, or a name starting with __ or _ and a "
@@ -461,6 +487,31 @@ TunableValues Candidate::applicable(const TunableValues& requested) const
         if (const auto* t = tunable(name); t && allows(*t, value))
             values[name] = value;
     return values;
+}
+
+TunableValues Candidate::macros(const TunableValues& values) const
+{
+    TunableValues out;
+    for (const auto& [name, value] : values)
+        if (const auto* t = tunable(name); !t || !t->compilerFlag)
+            out[name] = value;
+    return out;
+}
+
+std::vector<std::string> Candidate::compilerOptions(const TunableValues& values) const
+{
+    std::vector<std::string> options;
+    for (const auto& t : tunables) {
+        if (!t.compilerFlag)
+            continue;
+        const auto it = values.find(t.name);
+        const auto* flag = compilerFlag(t.name);
+        if (!flag)
+            continue;
+        for (auto& option : compilerFlagOptions(*flag, it == values.end() ? t.defaultValue : it->second))
+            options.push_back(std::move(option));
+    }
+    return options;
 }
 
 Candidate parseCandidate(std::string source, std::string fileName)

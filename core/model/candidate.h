@@ -7,8 +7,10 @@
 //   // @kl constraint THREADS * VEC <= 8192
 //   // @kl scratch partial f32 [M * 64] zero
 //   // @kl launch ln_gelu grid=(cdiv(M, ROWS)) block=(THREADS) smem=(0) args=(x, gamma, beta, y, M, N, eps)
+//   // @kl flag maxrregcount = 0 in 0, 32, 64
 //
-// Tunables reach the kernel as preprocessor macros; launches run in the order written.
+// Tunables reach the kernel as preprocessor macros; a flag (core/model/compiler_flags.h) is a tunable
+// that reaches NVRTC as an option instead. Launches run in the order written.
 // A Triton candidate (a .py file) writes the same directives after "#" and launches with
 //   # @kl launch ln_gelu grid=(M) num_warps=(W) num_stages=(S) args=(x, y, M, N, BLOCK_N=BLOCK_N)
 // where NAME=EXPR arguments are the kernel's tl.constexpr parameters (over tunables only), the block
@@ -31,6 +33,7 @@ struct Tunable {
     std::int64_t defaultValue = 0;
     std::vector<std::int64_t> values; // allowed values, ascending, default among them
     int line = 0;
+    bool compilerFlag = false; // declared with "@kl flag": an NVRTC option, not a macro
 };
 
 struct Constraint {
@@ -94,6 +97,10 @@ struct Candidate {
     // the defaults, overridden by each requested value of a declared tunable that allows it; the rest
     // is dropped. withOverrides is the same rule, refusing instead of dropping.
     TunableValues applicable(const TunableValues& requested) const;
+    // The values that become -D macros (every tunable but the compiler flags) and the NVRTC options of
+    // the declared flags at `values` (a flag missing from `values` at its default).
+    TunableValues macros(const TunableValues& values) const;
+    std::vector<std::string> compilerOptions(const TunableValues& values) const;
 };
 
 // Largest source accepted (bytes): bigger is refused before it reaches the compiler.
