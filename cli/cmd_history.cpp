@@ -10,6 +10,7 @@
 #include "core/review/candidate_changes.h"
 #include "core/review/evidence.h"
 #include "core/review/kernel_export.h"
+#include "core/review/session_notes.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
 #include "core/review/tensor_ceiling.h"
@@ -107,29 +108,12 @@ std::string measuredOnText(const store::Store::MeasuredOn& m, bool withModel)
     return text;
 }
 
-// The GPU models that measured a session's results, with how many each: a pool keeps one model, but
-// a store may hold results of runs (or imports) on another; speedups of two models never compare.
-std::map<std::string, int> gpuModels(const std::map<int, store::Store::MeasuredOn>& runners)
+// A pool keeps one GPU model, but a store may hold results of runs (or imports) on another: said on a
+// line of its own (core/review/session_notes.h), nothing when one model measured them all.
+std::string mixedModelsLine(const review::GpuModels& models)
 {
-    std::map<std::string, int> models;
-    for (const auto& [index, m] : runners)
-        if (!m.model.empty())
-            ++models[m.model];
-    return models;
-}
-
-std::string mixedModelsWarning(const std::map<std::string, int>& models)
-{
-    if (models.size() < 2)
-        return {};
-    std::string text
-        = "warning [store.mixed-gpu-models]: results of " + std::to_string(models.size()) + " GPU models (";
-    bool first = true;
-    for (const auto& [model, n] : models) {
-        text += (first ? "" : ", ") + model + ": " + std::to_string(n);
-        first = false;
-    }
-    return text + "); each speedup is against the baseline on its own GPU, never compare across models\n";
+    const auto warning = review::mixedModelsWarning(models);
+    return warning.empty() ? warning : warning + "\n";
 }
 
 void printSessions(const store::Store& s)
@@ -174,10 +158,10 @@ void printIterations(const store::Store& s, std::int64_t session)
     const auto sizes = figures::timedSizes(figures);
     // Which runner and GPU measured each row; one model is named once, in the "measured on" line.
     const auto runners = s.sessionRunners(session);
-    const auto models = gpuModels(runners);
+    const auto models = review::gpuModelsOf(runners);
     if (models.size() == 1)
         std::cout << "measured on: " << models.begin()->first << " (runner and GPU index per row)\n";
-    std::cout << mixedModelsWarning(models);
+    std::cout << mixedModelsLine(models);
     const auto rows = s.listIterations(session);
     if (!rows.empty()
         && std::none_of(rows.begin(), rows.end(), [](const auto& r) { return r.proposerDetail == "baseline"; }))
@@ -217,19 +201,8 @@ void printIterations(const store::Store& s, std::int64_t session)
     if (sizes.size() > 1)
         std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
                   << "), its speedup the geometric mean over the sizes\n";
-    const auto& summary = sessionRecord->summary;
-    if (summary.is_object() && summary.contains("stop_reason")) {
-        std::cout << "stopped: " << summary.value("stop_reason", "") << "; " << summary.value("evaluated", 0)
-                  << " candidates in " << fixed(summary.value("wall_seconds", 0.0), 1) << " s ("
-                  << fixed(summary.value("candidates_per_minute", 0.0), 1) << "/min)";
-        if (summary.contains("pass_at_k"))
-            std::cout << "; k=" << summary.value("candidates_per_round", 1) << ": pass@k "
-                      << fixed(summary.value("pass_at_k", 0.0), 2) << ", speedup@k "
-                      << fixed(summary.value("speedup_at_k", 0.0), 2) << "x";
-        if (summary.value("tokens", 0) > 0)
-            std::cout << "; " << summary.value("tokens", 0) << " LLM tokens";
-        std::cout << "\n";
-    }
+    if (const auto summary = summaryFromJson(sessionRecord->summary))
+        std::cout << review::stopLine(*summary) << "\n";
 }
 
 void printExchange(const store::ExchangeRecord& e, bool withPrompt)
@@ -261,21 +234,11 @@ void printHypotheses(const store::Store& s, std::int64_t session)
 {
     std::printf("%4s %-8s %-22s %10s %9s  %-44s %s\n", "iter", "proposer", "verdict", "predicted", "vs base",
         "measured against the best then", "hypothesis");
-    for (const auto& r : s.listIterations(session)) {
-        if (r.hypothesis.empty() && !r.predictedSpeedup)
-            continue;
-        std::string measured;
-        if (const auto d = s.iteration(session, r.index))
-            for (const auto& dec : d->decisions)
-                measured = dec.reason;
-        const std::string proposer = proposerColumn(r);
-        const auto firstLine = r.hypothesis.substr(0, r.hypothesis.find('\n'));
-        std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", r.index, proposer.c_str(),
-            (r.category.empty() ? r.state : r.category).substr(0, 22).c_str(),
-            (r.predictedSpeedup ? fixed(*r.predictedSpeedup, 2) + "x" : "-").c_str(),
-            (r.speedup ? fixed(*r.speedup, 2) + "x" : "-").c_str(), measured.substr(0, 44).c_str(),
-            firstLine.substr(0, 80).c_str());
-    }
+    for (const auto& e : review::hypothesisLog(s.listIterations(session), s.sessionDecisionReasons(session)))
+        std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", e.index, e.proposer.c_str(), e.verdict.substr(0, 22).c_str(),
+            (e.predictedSpeedup ? fixed(*e.predictedSpeedup, 2) + "x" : "-").c_str(),
+            (e.speedup ? fixed(*e.speedup, 2) + "x" : "-").c_str(), e.measured.substr(0, 44).c_str(),
+            e.hypothesis.substr(0, 80).c_str());
 }
 
 const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
@@ -406,7 +369,7 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                     on.gpu = r.device.value("index", -1);
                 }
                 std::cout << "measured:   " << measuredOnText(on, true) << "\n";
-                std::cout << mixedModelsWarning(gpuModels(s.sessionRunners(id)));
+                std::cout << mixedModelsLine(review::gpuModelsOf(s.sessionRunners(id)));
             }
             const auto iterationFigures = figures::figuresOf(*d);
             const auto& sizes = iterationFigures.sizes;

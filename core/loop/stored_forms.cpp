@@ -2,6 +2,8 @@
 
 #include "core/loop/loop_values.h"
 
+#include <type_traits>
+
 namespace kl {
 
 store::CandidateRecord::Proposer storedProposer(const std::string& kind)
@@ -126,6 +128,62 @@ nlohmann::json toJson(const LoopSummary& s)
             j["best_pct_of_copy"] = *s.best->pctOfCopy;
     }
     return j;
+}
+
+namespace {
+
+template <typename T> T storedValue(const nlohmann::json& j, const char* key, T absent)
+{
+    const auto it = j.find(key);
+    if (it == j.end())
+        return absent;
+    if constexpr (std::is_same_v<T, std::string>)
+        return it->is_string() ? it->get<std::string>() : absent;
+    else if constexpr (std::is_same_v<T, bool>)
+        return it->is_boolean() ? it->get<bool>() : absent;
+    else
+        return it->is_number() ? it->get<T>() : absent;
+}
+
+} // namespace
+
+std::optional<LoopSummary> summaryFromJson(const nlohmann::json& j)
+{
+    if (!j.is_object() || !j.contains("stop_reason"))
+        return std::nullopt;
+    LoopSummary s;
+    s.stopReason = storedValue<std::string>(j, "stop_reason", {});
+    s.rounds = storedValue(j, "rounds", 0);
+    s.evaluated = storedValue(j, "evaluated", 0);
+    s.passed = storedValue(j, "passed", 0);
+    s.wallSeconds = storedValue(j, "wall_seconds", 0.0);
+    s.candidatesPerMinute = storedValue(j, "candidates_per_minute", 0.0);
+    s.candidatesPerRound = storedValue(j, "candidates_per_round", 1);
+    s.tokens = storedValue<std::int64_t>(j, "tokens", 0);
+    s.cancelled = storedValue(j, "cancelled", false);
+    if (const auto ahead = j.find("compile_ahead"); ahead != j.end() && ahead->is_object()) {
+        s.compiledAhead = storedValue(*ahead, "compiled", 0);
+        s.usedAhead = storedValue(*ahead, "used", 0);
+    }
+    if (j.contains("pass_at_k"))
+        s.passAtK = storedValue(j, "pass_at_k", 0.0);
+    if (j.contains("speedup_at_k"))
+        s.speedupAtK = storedValue(j, "speedup_at_k", 0.0);
+    if (j.contains("baseline_us")) {
+        s.baseline.emplace();
+        s.baseline->medianUs = storedValue(j, "baseline_us", 0.0);
+    }
+    if (j.contains("best_iteration")) {
+        s.best.emplace();
+        s.best->index = storedValue(j, "best_iteration", 0);
+        if (j.contains("best_us"))
+            s.best->medianUs = storedValue(j, "best_us", 0.0);
+        if (j.contains("best_speedup"))
+            s.best->speedup = storedValue(j, "best_speedup", 0.0);
+        if (j.contains("best_pct_of_copy"))
+            s.best->pctOfCopy = storedValue(j, "best_pct_of_copy", 0.0);
+    }
+    return s;
 }
 
 } // namespace kl

@@ -125,6 +125,9 @@ public:
         int gpu = -1; // the device index on its host
     };
     std::map<int, MeasuredOn> sessionRunners(std::int64_t sessionId) const;
+    // Each iteration's last decision in words ("new best: 1.484x [1.482, 1.486] faster over ..."), by
+    // iteration index: the hypothesis log's "measured against the best then", for a whole session at once.
+    std::map<int, std::string> sessionDecisionReasons(std::int64_t sessionId) const;
 
     // Examples for a proposer: the best verified candidate of each earlier session (result status
     // "ok", category "passed", speedup > 1; ties: the earlier iteration), sessions of problems named

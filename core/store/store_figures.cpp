@@ -73,4 +73,17 @@ std::map<int, Store::MeasuredOn> Store::sessionRunners(std::int64_t sessionId) c
     return byIteration;
 }
 
+std::map<int, std::string> Store::sessionDecisionReasons(std::int64_t sessionId) const
+{
+    // In decision order, so that the last one of an iteration stays (as IterationDetail::decisions lists them).
+    auto select
+        = m_impl->db.cached("SELECT i.idx, d.reason FROM decisions d JOIN iterations i ON i.id = d.iteration_id "
+                            "WHERE i.session_id = ?1 ORDER BY d.id");
+    select.bind(1, sessionId);
+    std::map<int, std::string> byIteration;
+    while (select.step())
+        byIteration[static_cast<int>(select.integer(0))] = select.text(1);
+    return byIteration;
+}
+
 } // namespace kl::store
