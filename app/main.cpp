@@ -69,7 +69,7 @@ struct CommandLine {
     const QCommandLineOption chart { QStringLiteral("chart"),
         QCoreApplication::translate("main", "Show this chart tab (Latency, Bandwidth, ...)."), QStringLiteral("tab") };
     const QCommandLineOption history { QStringLiteral("history"),
-        QCoreApplication::translate("main", "Show the history as this tab (Iterations or Proposal tree)."),
+        QCoreApplication::translate("main", "Show the history as this tab (Iterations, Proposal tree or Hypotheses)."),
         QStringLiteral("tab") };
 
     CommandLine()

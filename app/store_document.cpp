@@ -58,6 +58,8 @@ std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) cons
     for (const auto& [candidateId, iteration] : view->firstIterationOf)
         if (const auto candidate = m_store.candidate(candidateId))
             view->parentOf[candidateId] = candidate->parentId;
+    view->summary = summaryFromJson(view->session.summary);
+    view->decisionReasons = m_store.sessionDecisionReasons(sessionId);
     return view;
 }
 

@@ -1,10 +1,13 @@
 #include "widgets/history_panel.h"
 
+#include "widgets/hypothesis_log_model.h"
 #include "widgets/iteration_table_model.h"
 #include "widgets/proposal_tree_model.h"
+#include "widgets/string_conversion.h"
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QLabel>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QStyle>
@@ -67,6 +70,9 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     , m_tabs(new QTabWidget(this))
     , m_table(new QTableView(this))
     , m_tree(new QTreeView(this))
+    , m_hypothesisModel(new HypothesisLogModel(this))
+    , m_hypotheses(new QTableView(this))
+    , m_note(new QLabel(this))
 {
     m_sorted->setSourceModel(m_tableModel);
     m_sorted->setSortRole(IterationTableModel::SortRole);
@@ -103,13 +109,29 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
     m_tree->header()->moveSection(C::GpuColumn, C::DecisionColumn);
     m_tree->viewport()->installEventFilter(this);
 
+    m_hypotheses->setModel(m_hypothesisModel);
+    m_hypotheses->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_hypotheses->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_hypotheses->setWordWrap(false);
+    m_hypotheses->verticalHeader()->hide();
+    m_hypotheses->verticalHeader()->setDefaultSectionSize(m_hypotheses->fontMetrics().height() + 6);
+    m_hypotheses->horizontalHeader()->setStretchLastSection(true);
+
     m_tabs->setDocumentMode(true);
     //: history tab: the iterations in order
     m_tabs->addTab(m_table, tr("Iterations"));
     //: history tab: proposals arranged by the candidate each was derived from
     m_tabs->addTab(m_tree, tr("Proposal tree"));
+    //: history tab: what each proposer expected against what was measured
+    m_tabs->addTab(m_hypotheses, tr("Hypotheses"));
+    m_note->setWordWrap(true);
+    m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_note->setContentsMargins(4, 2, 4, 2);
+    m_note->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_note);
     layout->addWidget(m_tabs);
 
     // New nodes of a live session show under open parents, as expandAll() left the others.
@@ -121,6 +143,11 @@ HistoryPanel::HistoryPanel(IterationSelection* selection, QWidget* parent)
         [this](const QModelIndex& current) { chooseFrom(current); });
     connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) { chooseFrom(current); });
+    connect(m_hypotheses->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            if (!m_following && current.isValid())
+                m_selection->select(current.data(HypothesisLogModel::IterationRole).toInt());
+        });
     follow(selection, this, this);
 }
 
@@ -129,6 +156,30 @@ void HistoryPanel::chooseFrom(const QModelIndex& index)
     if (m_following || !index.isValid())
         return;
     m_selection->select(index.data(IterationTableModel::IterationRole).toInt());
+}
+
+// What `history` prints after its table, said above the panel's: the stop line once the loop wrote
+// its summary, and the warning when two GPU models measured the results (from the figures, which may
+// arrive after the rows).
+void HistoryPanel::showNotes(const SessionView& session)
+{
+    QStringList lines;
+    if (session.summary)
+        lines << toQString(review::stopLine(*session.summary));
+    if (const auto warning = review::mixedModelsWarning(review::gpuModelsOf(session.figures)); !warning.empty())
+        lines << toQString(warning);
+    m_note->setText(lines.join(QLatin1Char('\n')));
+    m_note->setVisible(!lines.isEmpty());
+    const bool fresh = m_hypothesisModel->rowCount() == 0;
+    m_hypothesisModel->setEntries(review::hypothesisLog(session.rows, session.decisionReasons));
+    if (fresh && m_hypothesisModel->rowCount() > 0) {
+        // As `history --hypotheses`: the decision held to ~44 characters (its tooltip has it whole), so
+        // that the hypothesis, last, shows in a narrow pane.
+        m_hypotheses->resizeColumnsToContents();
+        const int measured = 44 * m_hypotheses->fontMetrics().averageCharWidth();
+        if (m_hypotheses->columnWidth(HypothesisLogModel::MeasuredColumn) > measured)
+            m_hypotheses->setColumnWidth(HypothesisLogModel::MeasuredColumn, measured);
+    }
 }
 
 void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session)
@@ -140,8 +191,14 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
     const bool tableKept = m_tableModel->setSession(session);
     const bool treeKept = m_treeModel->setSession(session);
     m_following = false;
-    if (!session)
+    if (!session) {
+        m_note->hide();
+        m_hypothesisModel->setEntries({});
         return;
+    }
+    m_following = true; // a reset of the log's rows is not the engineer's choice
+    showNotes(*session);
+    m_following = false;
     showFigureColumns(*session, tableKept && treeKept);
     if (!tableKept || !treeKept) {
         m_tree->expandAll();
@@ -272,6 +329,7 @@ void HistoryPanel::showIteration(const std::shared_ptr<const IterationFocus>& fo
     if (!focus) {
         m_table->clearSelection();
         m_tree->clearSelection();
+        m_hypotheses->clearSelection();
     } else {
         const int row = m_tableModel->rowOf(focus->index());
         if (row >= 0) {
@@ -285,6 +343,14 @@ void HistoryPanel::showIteration(const std::shared_ptr<const IterationFocus>& fo
             m_tree->selectionModel()->setCurrentIndex(
                 node, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             m_tree->scrollTo(node);
+        }
+        if (const int logged = m_hypothesisModel->rowOf(focus->index()); logged >= 0) {
+            const QModelIndex entry = m_hypothesisModel->index(logged, 0);
+            m_hypotheses->selectionModel()->setCurrentIndex(
+                entry, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_hypotheses->scrollTo(entry);
+        } else {
+            m_hypotheses->clearSelection();
         }
     }
     m_following = false;

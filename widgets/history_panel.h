@@ -1,7 +1,9 @@
 #pragma once
-// A session's iterations as a table (the `history` columns) and as a proposal tree by parent.
-// Both follow the selection and select what the engineer clicks. The PyTorch columns show only for a
-// session timed against PyTorch, the GPU column only when the results say who measured them.
+// A session's iterations as a table (the `history` columns), as a proposal tree by parent and as the
+// hypothesis log (predicted against measured). All follow the selection and select what the engineer
+// clicks. The PyTorch columns show only for a session timed against PyTorch, the GPU column only when
+// the results say who measured them. Above them, as `history` prints below its table: how the session
+// stopped (pass@k and speedup@k) and a warning when its results come from two GPU models.
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
@@ -16,6 +18,7 @@ class QTreeView;
 
 namespace kl::gui {
 
+class HypothesisLogModel;
 class IterationTableModel;
 class ProposalTreeModel;
 
@@ -35,6 +38,10 @@ public:
     int neededWidth() const;
     QTreeView* tree() const { return m_tree; }
     QTabWidget* tabs() const { return m_tabs; }
+    HypothesisLogModel* hypothesisModel() const { return m_hypothesisModel; }
+    QTableView* hypotheses() const { return m_hypotheses; }
+    // The stop line and the mixed-GPU warning (hidden when the session has neither).
+    QLabel* note() const { return m_note; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -42,6 +49,7 @@ protected:
 private:
     void chooseFrom(const QModelIndex& index);
     void showFigureColumns(const SessionView& session, bool kept);
+    void showNotes(const SessionView& session);
     QHeaderView* headerOf(const QAbstractItemView* view) const;
     void fitColumns(QAbstractItemView* view);
     void widen(QAbstractItemView* view, int column, int width);
@@ -55,6 +63,9 @@ private:
     QTabWidget* m_tabs;
     QTableView* m_table;
     QTreeView* m_tree;
+    HypothesisLogModel* m_hypothesisModel;
+    QTableView* m_hypotheses;
+    QLabel* m_note;
     bool m_following = false;
     std::int64_t m_shownSession = 0;
     std::size_t m_shownRows = 0;

@@ -3,6 +3,7 @@
 // iteration rows (what `history` lists), who each candidate came from, and the chart figures.
 // The app builds it from a read-only store; widgets only read it.
 #include "core/figures/iteration_figures.h"
+#include "core/loop/loop_values.h"
 #include "core/store/records.h"
 
 #include <map>
@@ -25,6 +26,10 @@ struct SessionView {
     std::vector<figures::IterationFigures> figures;
     std::vector<std::string> sizes; // timed main sizes, in first-seen order
     std::map<std::int64_t, int> firstIterationOf; // candidate id → first iteration that evaluated it
+    // How the session stopped (its stored summary, read back typed; none while it runs) and each
+    // iteration's last decision in words: the history's stop line and hypothesis log (session_notes.h).
+    std::optional<LoopSummary> summary;
+    std::map<int, std::string> decisionReasons;
 
     // Fills firstIterationOf from rows (call after filling rows).
     void indexCandidates();
