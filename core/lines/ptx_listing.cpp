@@ -45,6 +45,7 @@ int PtxListing::sourceLineOf(int ptxLine) const
 PtxListing parsePtx(const std::string& ptx)
 {
     static const std::regex loc(R"(^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+)");
+    static const std::regex inlinedAt(R"(inlined_at\s+(\d+)\s+(\d+)\s+\d+)");
     static const std::regex file(R"x(^\s*\.file\s+(\d+)\s+"([^"]*)")x");
     PtxListing listing;
     std::map<int, std::string> files; // .file directives follow the code in NVRTC's PTX
@@ -66,6 +67,12 @@ PtxListing parsePtx(const std::string& ptx)
         if (std::regex_search(line, m, loc)) {
             fileIndex = std::stoi(m[1].str());
             sourceLine = std::stoi(m[2].str());
+            // Code inlined from another file (wmma::mma_sync from CUDA's mma.hpp) belongs, for the
+            // engineer, to the line that called it: the .loc's inlined_at.
+            if (std::smatch at; std::regex_search(line, at, inlinedAt) && std::stoi(at[1].str()) != fileIndex) {
+                fileIndex = std::stoi(at[1].str());
+                sourceLine = std::stoi(at[2].str());
+            }
         } else if (line.find(".entry") != std::string::npos || line.find(".func") != std::string::npos) {
             fileIndex = -1;
             sourceLine = 0;

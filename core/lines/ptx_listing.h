@@ -10,7 +10,9 @@ namespace kl::lines {
 struct PtxLine {
     int number = 0; // 1-based line of the PTX text
     std::string text;
-    int sourceLine = 0; // of the last .loc before it in its function; 0 for directives and unknown
+    // Of the last .loc before it in its function (its inlined_at call site for code inlined from
+    // another file); 0 for directives and unknown.
+    int sourceLine = 0;
     std::string sourceFile;
 };
 

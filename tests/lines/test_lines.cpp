@@ -259,6 +259,39 @@ private slots:
         const lines::PtxListing bare = lines::parsePtx(compileCandidate(candidate, options).ptx);
         QVERIFY(bare.ptxLinesFor(line).empty());
     }
+
+    // Real NVRTC: wmma::mma_sync is inlined from CUDA's mma.hpp; its mma.sync instructions belong to
+    // the candidate's line that called it (the .loc's inlined_at), not to a line of the header.
+    void inlinedHeaderCodeLinksToItsCallSite()
+    {
+        const std::string text = R"(// @kl launch tile grid=(1) block=(32) args=(a, b, c)
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void tile(const half* a, const half* b, float* c)
+{
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+}
+)";
+        const Candidate candidate = parseCandidate(text, "tile.cu");
+        const CompileResult compiled = compileCandidate(candidate, CompileOptions {});
+        QVERIFY2(compiled.ok, compiled.log.c_str());
+        QVERIFY(compiled.ptx.find("inlined_at") != std::string::npos);
+        const lines::PtxListing ptx = lines::parsePtx(compiled.ptx);
+        int mma = 0;
+        for (const int number : ptx.ptxLinesFor(12, "tile.cu"))
+            mma += ptx.lines[number - 1].text.find("mma.sync") != std::string::npos ? 1 : 0;
+        QVERIFY(mma > 0);
+        for (const lines::PtxLine& l : ptx.lines)
+            if (l.text.find("mma.sync") != std::string::npos)
+                QCOMPARE(l.sourceLine, 12);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLines)
