@@ -508,6 +508,16 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
     return p;
 }
 
+std::string problemArchOf(const std::string& problemJson)
+{
+    static const std::regex arch(R"(sm_\d{2,3}[a-z]?)");
+    const json root = json::parse(problemJson, nullptr, false);
+    if (root.is_object() && root.contains("arch") && root["arch"].is_string()
+        && std::regex_match(root["arch"].get_ref<const std::string&>(), arch))
+        return root["arch"].get<std::string>();
+    return "sm_90";
+}
+
 Problem loadProblem(const std::filesystem::path& path)
 {
     return parseProblem(readInputFile(path, kMaxProblemBytes, "problem"), path);

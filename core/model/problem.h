@@ -112,6 +112,9 @@ struct Problem {
 Problem loadProblem(const std::filesystem::path& path);
 // As loadProblem, from text already read; `path` locates the sources and names the file in errors.
 Problem parseProblem(const std::string& json, const std::filesystem::path& path);
+// The architecture a stored problem file names ("arch"), for compiling a stored candidate again as
+// the loop did; sm_90 (the default) when it names none or does not read. Never throws.
+std::string problemArchOf(const std::string& problemJson);
 
 // Default tolerances when a problem gives none for a dtype.
 Tolerance defaultTolerance(DType type);

@@ -7,15 +7,6 @@
 
 namespace kl::review {
 
-std::string archOf(const std::string& computeCapability)
-{
-    std::string digits;
-    for (const char c : computeCapability)
-        if (c >= '0' && c <= '9')
-            digits += c;
-    return digits.size() >= 2 ? "sm_" + digits : "sm_90";
-}
-
 ListingsCompiledHere compileListingsHere(const store::CandidateRecord& record, const std::string& arch)
 {
     ListingsCompiledHere out;

@@ -17,10 +17,8 @@ struct ListingsCompiledHere {
     std::string note;
 };
 
-// "sm_90" from a device's compute capability ("9.0"); the problem's default, sm_90, for an empty one.
-std::string archOf(const std::string& computeCapability);
-
-// Never throws. A Triton candidate is not compiled (Triton's helper and Python may be missing here).
+// `arch`: the problem's (problemArchOf). Never throws. A Triton candidate is not compiled (Triton's helper and Python
+// may be missing here).
 ListingsCompiledHere compileListingsHere(const store::CandidateRecord& candidate, const std::string& arch);
 
 } // namespace kl::review

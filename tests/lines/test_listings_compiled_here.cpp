@@ -2,6 +2,7 @@
 // its stored source compiled again here with the real NVRTC, with line info, and the reasons when
 // that cannot be done (a Triton candidate, a source that does not compile).
 #include "core/lines/ptx_listing.h"
+#include "core/model/problem.h"
 #include "core/review/listings_compiled_here.h"
 #include "tests/scoped_env.h"
 
@@ -34,11 +35,12 @@ class TestListingsCompiledHere : public QObject {
     Q_OBJECT
 
 private slots:
-    void archFromTheComputeCapability()
+    void archFromTheStoredProblem()
     {
-        QCOMPARE(review::archOf("9.0"), std::string("sm_90"));
-        QCOMPARE(review::archOf("10.0"), std::string("sm_100"));
-        QCOMPARE(review::archOf(""), std::string("sm_90"));
+        QCOMPARE(problemArchOf(R"({"name": "p", "arch": "sm_100a"})"), std::string("sm_100a"));
+        QCOMPARE(problemArchOf(R"({"name": "p"})"), std::string("sm_90"));
+        QCOMPARE(problemArchOf("not json"), std::string("sm_90"));
+        QCOMPARE(problemArchOf(R"({"arch": "-I/etc"})"), std::string("sm_90"));
     }
 
     void cudaSourceCompiledWithLineInfo()
