@@ -72,6 +72,21 @@ void MainWindow::buildReviewMenu()
             openCandidate(toQString(focus->detail->candidate->source), focus->detail->candidate->tunables);
     });
     m_iterationActions.append(candidate);
+    // Compiler Explorer's diff of two compiles: the selected iteration's SASS/PTX against another's.
+    QAction* code = review->addAction(tr("Compare &Code With…"), this, [this] {
+        const auto session = m_review->selection()->session();
+        const int current = m_review->selection()->current();
+        if (!session || current == 0)
+            return;
+        bool ok = false;
+        //: asks which iteration the selected one's compiled code is compared with; 0 is its parent
+        const int other = QInputDialog::getInt(this, tr("Compare Code"),
+            tr("Compare the SASS/PTX of iteration %1 with iteration (0: its parent):").arg(current),
+            m_review->selection()->comparedWith(), 0, static_cast<int>(session->rows.size()), 1, &ok);
+        if (ok)
+            m_review->compareCode(other);
+    });
+    m_iterationActions.append(code);
     review->addSeparator();
     // Nsight Compute's baselines: the Metrics page compares every iteration with a pinned one.
     QAction* pin = review->addAction(tr("&Pin Iteration as Metrics Baseline"), this, [this] {

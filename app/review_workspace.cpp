@@ -3,7 +3,9 @@
 #include "core/export/history_export.h"
 #include "core/model/error.h"
 #include "core/review/kernel_export.h"
+#include "core/review/listings_compiled_here.h"
 #include "widgets/charts_panel.h"
+#include "widgets/code_diff_panel.h"
 #include "widgets/diff_panel.h"
 #include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
@@ -60,6 +62,7 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     , m_inspector(new QTabWidget(this))
     , m_source(new SourcePanel(m_selection, this))
     , m_diff(new DiffPanel(m_selection, this))
+    , m_codeDiff(new CodeDiffPanel(m_selection, this))
     , m_verification(new ReportView(
           m_selection, verificationPage, tr("Select an iteration to read its verification report."), this))
     , m_metrics(new MetricsModel(this))
@@ -93,7 +96,14 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     //: inspector tab: the LLM's prompt and reply
     m_inspector->addTab(m_transcript, tr("LLM"));
     //: inspector tab: PC samples per source line with the SASS/PTX of the line
-    m_inspector->addTab(new LineProfilePanel(m_selection, this), tr("Lines"));
+    auto* lines = new LineProfilePanel(m_selection, this);
+    // An iteration whose session kept no listing: its stored source compiled here (NVRTC needs no GPU).
+    lines->setListingCompiler(&review::compileListingsHere);
+    m_inspector->addTab(lines, tr("Lines"));
+    m_inspector->setTabToolTip(m_inspector->indexOf(lines),
+        tr("The source beside its SASS (or PTX), linked line by line, with the PC samples per line where sampled"));
+    //: inspector tab: two iterations' SASS/PTX side by side with the instruction mix of both
+    m_inspector->addTab(m_codeDiff, tr("Code Diff"));
     m_inspector->addTab(new RooflineChart(m_selection, this), tr("Roofline"));
 
     auto* left = new QSplitter(Qt::Vertical, this);
@@ -229,6 +239,12 @@ void ReviewWorkspace::figuresRead()
             m_columns->setSizes({ left, total - left });
     }
     emit figuresShown();
+}
+
+void ReviewWorkspace::compareCode(int other)
+{
+    m_selection->compareWith(other);
+    m_inspector->setCurrentWidget(m_codeDiff);
 }
 
 QString ReviewWorkspace::exportSession(std::int64_t sessionId, const QString& file) const

@@ -18,6 +18,7 @@ class QTableView;
 namespace kl::gui {
 
 class ChartsPanel;
+class CodeDiffPanel;
 class DiffPanel;
 class HistoryPanel;
 class IterationSelection;
@@ -52,6 +53,9 @@ public:
     // session when `sessionId` is 0); empty on success, else why not.
     QString pinBaselineFrom(const QString& path, qint64 sessionId, int index);
     QString exportHistory(const QString& file, bool json) const;
+    // Review ▸ Compare Code: the selected iteration's SASS/PTX against iteration `other` (0: its parent)
+    // and the instruction mix of both, in the Code Diff tab.
+    void compareCode(int other);
     // Deletes a session from the open store through a short-lived writable connection (the
     // browsing one stays read-only), then lists the store again. Session browser ▸ Delete asks first.
     QString deleteSession(std::int64_t sessionId);
@@ -61,6 +65,7 @@ public:
     HistoryPanel* history() const { return m_history; }
     SourcePanel* sourcePanel() const { return m_source; }
     DiffPanel* diffPanel() const { return m_diff; }
+    CodeDiffPanel* codeDiffPanel() const { return m_codeDiff; }
     // The panels behind other tabs catch up with the selection when read (see follow()).
     ReportView* verificationView() const;
     ReportView* findingsView() const;
@@ -89,6 +94,7 @@ private:
     QTabWidget* m_inspector;
     SourcePanel* m_source;
     DiffPanel* m_diff;
+    CodeDiffPanel* m_codeDiff;
     ReportView* m_verification;
     MetricsModel* m_metrics;
     QTableView* m_metricsView;

@@ -1,6 +1,7 @@
 #include "widgets/line_profile_panel.h"
 
 #include "core/model/error.h"
+#include "core/model/problem.h"
 #include "core/store/code_listings.h"
 #include "widgets/code_listing_view.h"
 #include "widgets/kernel_editor.h"
@@ -14,6 +15,7 @@
 #include <QToolTip>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <Qsci/qscistyle.h>
 
@@ -26,6 +28,12 @@ namespace {
 
 constexpr int kHeatLevels = 6;
 constexpr int kHeatStyleBase = 120; // styles past the lexer's and the annotations'
+
+std::string lastComponent(const std::string& path)
+{
+    const auto slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 QString percentText(double share)
 {
@@ -100,10 +108,11 @@ LineProfilePanel::LineProfilePanel(IterationSelection* selection, QWidget* paren
     connect(m_hotLines, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { jumpTo(item); });
     connect(m_editor, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) { showListingFor(line + 1); });
     connect(m_listing, &CodeListingView::sourceLineChosen, this, &LineProfilePanel::showSourceLine);
+    connect(&m_compiled, &QFutureWatcherBase::finished, this, &LineProfilePanel::listingCompiled);
     follow(selection, this, this);
 }
 
-void LineProfilePanel::showSession(const std::shared_ptr<const SessionView>&) { }
+void LineProfilePanel::showSession(const std::shared_ptr<const SessionView>& session) { m_session = session; }
 
 void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>& focus)
 {
@@ -113,6 +122,7 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
     m_sass.reset();
     m_ptx.reset();
     m_listingNote.clear();
+    m_listingCompiledHere = false;
     m_hotLines->clear();
     const auto* detail = focus ? focus->detail.get() : nullptr;
     m_editor->setSource(detail && detail->candidate ? toQString(detail->candidate->source) : QString());
@@ -131,6 +141,8 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
         if (!listings.ptx.empty())
             m_ptx = lines::parsePtx(listings.ptx);
         m_listingNote = toQString(store::codeListingsText(listings));
+        if (listings.ptx.empty() && listings.sass.empty() && !listings.damaged && detail->candidate && m_compiler)
+            compileListingHere(focus->detail);
     }
     if (detail && summary.isEmpty()) {
         if (!m_sampling) {
@@ -163,9 +175,9 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
     m_summary->setText(summary);
     paintHeat();
     fillListing();
-    if (!m_heat.lines.empty())
-        m_editor->goToLine(m_heat.lines.front().line);
-    showListingFor(m_heat.lines.empty() ? 1 : m_heat.lines.front().line);
+    // Without samples the hot-lines list has nothing to say: the source and its code take the room.
+    m_hotLines->setVisible(!m_heat.lines.empty());
+    showFirstLine();
 }
 
 QString LineProfilePanel::summaryText() const { return m_summary->text(); }
@@ -211,6 +223,22 @@ QString LineProfilePanel::heatToolTip(int line) const
 void LineProfilePanel::fillListing()
 {
     QVector<CodeRow> rows;
+    // Code inlined from a header (__half2float from cuda_fp16.hpp) carries the header's line numbers:
+    // only lines of the candidate's own file link to the editor, where the listing names that file.
+    const std::string candidateFile = m_focus && m_focus->detail && m_focus->detail->candidate
+        ? lastComponent(m_focus->detail->candidate->fileName)
+        : std::string();
+    bool namesCandidate = false;
+    if (m_sass)
+        for (const auto& function : m_sass->functions)
+            for (const auto& instruction : function.instructions)
+                namesCandidate = namesCandidate || lastComponent(instruction.file) == candidateFile;
+    if (m_ptx && !(m_sass && !m_sass->functions.empty()))
+        for (const auto& ptxLine : m_ptx->lines)
+            namesCandidate = namesCandidate || lastComponent(ptxLine.sourceFile) == candidateFile;
+    const auto linked = [&](const std::string& file, int line) {
+        return !namesCandidate || file.empty() || lastComponent(file) == candidateFile ? line : 0;
+    };
     if (m_sass && !m_sass->functions.empty()) {
         static const lines::PcSampling unsampled;
         std::vector<std::vector<lines::SampledInstruction>> functions;
@@ -229,7 +257,7 @@ void LineProfilePanel::fillListing()
             for (const auto& sampled : functions[f]) {
                 // Offset, source line, samples and dominant state first, as narrow as the kernel's
                 // figures allow, so that they line up and leave the instruction room.
-                const int line = sampled.instruction.line;
+                const int line = linked(sampled.instruction.file, sampled.instruction.line);
                 const double share = m_heat.samples > 0 ? static_cast<double>(sampled.samples) / m_heat.samples : 0.0;
                 rows.append({ QStringLiteral("%1 %2 %3 %4 %5")
                                   .arg(sampled.instruction.offset, 4, 16, QLatin1Char('0'))
@@ -251,12 +279,13 @@ void LineProfilePanel::fillListing()
             if (!inFunction || text.isEmpty() || text.startsWith(QStringLiteral(".loc"))
                 || text.startsWith(QStringLiteral(".file")) || text.startsWith(QStringLiteral("//")))
                 continue;
+            const int line = linked(ptxLine.sourceFile, ptxLine.sourceLine);
             const bool indented = ptxLine.sourceLine > 0 || text.startsWith(QLatin1Char('.'));
             rows.append({ QStringLiteral("%1 %2  %3%4")
                               .arg(ptxLine.number, 5)
-                              .arg(ptxLine.sourceLine > 0 ? QString::number(ptxLine.sourceLine) : QString(), 4)
+                              .arg(line > 0 ? QString::number(line) : QString(), 4)
                               .arg(indented ? QStringLiteral("  ") : QString(), text),
-                ptxLine.sourceLine, 0, {} });
+                line, 0, {} });
         }
     }
     m_listingTitle->setToolTip(m_listingNote); // which listings the iteration has, and why no SASS
@@ -266,7 +295,53 @@ void LineProfilePanel::fillListing()
     }
     const auto* detail = m_focus ? m_focus->detail.get() : nullptr;
     m_listingTitle->setText(tr("Machine code"));
-    m_listing->setMessage(detail ? tr("No SASS or PTX: %1.").arg(m_listingNote) : QString());
+    if (detail && m_compiling && m_compiling.get() == detail)
+        m_listing->setMessage(tr("No SASS or PTX stored for this iteration (%1): compiling its source here with "
+                                 "NVRTC…")
+                                  .arg(m_listingNote));
+    else
+        m_listing->setMessage(detail ? tr("No SASS or PTX: %1.").arg(m_listingNote) : QString());
+}
+
+void LineProfilePanel::compileListingHere(const std::shared_ptr<const store::IterationDetail>& detail)
+{
+    // The newest iteration wins: a compile still running for another one finishes unwatched.
+    m_compiling = detail;
+    // The problem's architecture, as the loop compiled for it.
+    const std::string arch = problemArchOf(m_session ? m_session->problemJson : std::string());
+    m_compiled.setFuture(QtConcurrent::run(
+        [compiler = m_compiler, candidate = *detail->candidate, arch] { return compiler(candidate, arch); }));
+}
+
+void LineProfilePanel::listingCompiled()
+{
+    const auto detail = std::exchange(m_compiling, nullptr);
+    if (!detail || !m_focus || m_focus->detail != detail || m_compiled.future().resultCount() == 0)
+        return;
+    const review::ListingsCompiledHere compiled = m_compiled.result();
+    if (!compiled.listings.sass.empty())
+        m_sass = lines::parseSass(compiled.listings.sass);
+    if (!compiled.listings.ptx.empty())
+        m_ptx = lines::parsePtx(compiled.listings.ptx);
+    m_listingNote = toQString(compiled.note);
+    m_listingCompiledHere = m_sass || m_ptx;
+    if (m_sass || m_ptx)
+        m_listingNote += tr("; %1")
+                             .arg(toQString(store::codeListingsText(compiled.listings)))
+                             .remove(QStringLiteral(" stored (0.0 KB in the store)"));
+    fillListing();
+    showFirstLine();
+}
+
+void LineProfilePanel::showFirstLine()
+{
+    // The hottest line, else the first with code (a kernel's first lines are comments and directives).
+    int line = m_heat.lines.empty() ? 0 : m_heat.lines.front().line;
+    for (int row = 0; line == 0 && row < m_listing->rows().size(); ++row)
+        line = m_listing->rows()[row].sourceLine;
+    if (line > 0)
+        m_editor->goToLine(line);
+    showListingFor(std::max(line, 1));
 }
 
 void LineProfilePanel::showListingFor(int line)
@@ -280,8 +355,12 @@ void LineProfilePanel::showListingFor(int line)
     if (const auto* hot = m_heat.line(line); sass && hot)
         title += hot->samples == 1 ? tr(", 1 sample") : tr(", %1 samples").arg(hot->samples);
     //: the pane lists the whole kernel; the source line's instructions are the highlighted rows
-    title += sass ? tr(" (highlighted; whole kernel from the stored nvdisasm listing)")
-                  : tr(" (highlighted; whole kernel from the stored compile output, no SASS stored)");
+    if (m_listingCompiledHere)
+        title += sass ? tr(" (highlighted; compiled here: no listing stored)")
+                      : tr(" (highlighted; compiled here: no listing stored, no nvdisasm for SASS)");
+    else
+        title += sass ? tr(" (highlighted; whole kernel from the stored nvdisasm listing)")
+                      : tr(" (highlighted; whole kernel from the stored compile output, no SASS stored)");
     m_listingTitle->setText(title);
 }
 

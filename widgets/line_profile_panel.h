@@ -8,11 +8,14 @@
 #include "core/lines/line_heat.h"
 #include "core/lines/ptx_listing.h"
 #include "core/lines/sass_listing.h"
+#include "core/review/listings_compiled_here.h"
 #include "widgets/code_listing_view.h"
 #include "widgets/iteration_selection.h"
 
+#include <QFutureWatcher>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 
 class QLabel;
@@ -27,6 +30,13 @@ class LineProfilePanel : public QWidget, public IterationViewer {
     Q_OBJECT
 public:
     explicit LineProfilePanel(IterationSelection* selection, QWidget* parent = nullptr);
+
+    // Compiles an iteration's stored source when its session kept no listing (review::compileListingsHere);
+    // run off the GUI thread. Without one the pane says why it is empty.
+    using ListingCompiler
+        = std::function<review::ListingsCompiledHere(const store::CandidateRecord& candidate, const std::string& arch)>;
+    void setListingCompiler(ListingCompiler compiler) { m_compiler = std::move(compiler); }
+    bool isCompilingListing() const { return m_compiling != nullptr; }
 
     void showSession(const std::shared_ptr<const SessionView>& session) override;
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
@@ -53,6 +63,9 @@ private:
     void showSourceLine(int line); // an instruction chosen in the listing
     void paintHeat();
     void fillListing();
+    void showFirstLine(); // the hottest line, else the first with code, in both panes
+    void compileListingHere(const std::shared_ptr<const store::IterationDetail>& detail);
+    void listingCompiled();
 
     KernelEditor* m_editor;
     QLabel* m_summary;
@@ -65,6 +78,11 @@ private:
     std::optional<lines::SassListing> m_sass;
     std::optional<lines::PtxListing> m_ptx;
     QString m_listingNote; // store::codeListingsText of the iteration
+    bool m_listingCompiledHere = false; // the listing came from compileListingsHere, not the store
+    std::shared_ptr<const SessionView> m_session;
+    ListingCompiler m_compiler;
+    QFutureWatcher<review::ListingsCompiledHere> m_compiled;
+    std::shared_ptr<const store::IterationDetail> m_compiling; // whose listing m_compiled brings
     int m_heatMargin = 3;
 };
 

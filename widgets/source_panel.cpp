@@ -1,5 +1,6 @@
 #include "widgets/source_panel.h"
 
+#include "core/model/compiler_flags.h"
 #include "widgets/html_text.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/string_conversion.h"
@@ -74,6 +75,10 @@ void SourcePanel::showIteration(const std::shared_ptr<const IterationFocus>& foc
     if (!candidate->tunables.empty())
         //: source header; %1 the tunable values, e.g. "THREADS=256, VEC=8"
         text += tr(" · tunables: <tt>%1</tt>").arg(tunablesText(candidate->tunables).toHtmlEscaped());
+    if (const std::string flags = compilerFlagsText(candidate->source, candidate->fileName, candidate->tunables);
+        !flags.empty())
+        //: source header; %1 the NVRTC options its flag tunables chose, e.g. "-use_fast_math -maxrregcount=32"
+        text += tr(" · compiler flags: <tt>%1</tt>").arg(html(flags));
     m_header->setText(text);
 }
 
