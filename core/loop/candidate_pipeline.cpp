@@ -6,8 +6,8 @@
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/lines/line_heat.h"
-#include "core/loop/compile_ahead.h"
 #include "core/loop/evaluation.h"
+#include "core/loop/look_ahead.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
@@ -145,7 +145,7 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
     IterationOutcome& o = pending->e.outcome;
     phase(round, LoopPhase::Compile, o.fileName);
     // Compiled while the round before ran, when the proposer's guess was right (or compiling now: wait).
-    std::optional<CompiledAhead> ahead = m_ahead ? m_ahead->take(compiledAheadKey(proposal)) : std::nullopt;
+    std::optional<CompiledAhead> ahead = m_lookAhead ? m_lookAhead->take(proposal) : std::nullopt;
     if (ahead) {
         a.report = std::move(ahead->report);
         if (!a.report) {

@@ -1,9 +1,8 @@
-// Compiling the next round ahead (core/loop/compile_ahead.h) for TuningSession: the context the next
-// round would get if what has arrived is all there is, the proposer's guesses from it, and the
-// compile each guess would get on time.
-#include "core/loop/compile_ahead.h"
+// Compiling the next round ahead: the context the next round would get if what has arrived is all
+// there is, the proposer's guesses from it, and the compile each guess would get on time.
+#include "core/loop/look_ahead.h"
+
 #include "core/loop/pending_candidate.h"
-#include "core/loop/tuning_session.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
 #include "core/pool/pool_trace.h"
@@ -27,27 +26,25 @@ std::string compiledAheadKey(const Proposal& proposal)
     return candidateKey(contentHash(proposal.candidate.fileName + '\n' + proposal.candidate.source), proposal.tunables);
 }
 
-CompileOptions TuningSession::compileOptions() const
+LookAhead::LookAhead(const Problem& problem, const ProposerBriefing& briefing, CompileOptions options,
+    DeviceLimits limits, int width, int candidatesPerRound)
+    : m_problem(problem)
+    , m_briefing(briefing)
+    , m_options(std::move(options))
+    , m_limits(limits)
+    , m_candidatesPerRound(std::max(1, candidatesPerRound))
+    , m_compiles(std::make_unique<CompileAhead>(width))
 {
-    CompileOptions options;
-    options.arch = m_problem.arch;
-    options.includeDir = m_problem.dir;
-    return options;
 }
 
-int TuningSession::remainingAfter(int rounds) const
-{
-    const StopPolicy stop = currentStop();
-    return stop.maxIterations > 0 ? stop.maxIterations - rounds : 1000;
-}
+LookAhead::~LookAhead() = default;
 
-CompiledAhead TuningSession::compileAhead(const Proposal& proposal) const
+CompiledAhead LookAhead::compile(const Proposal& proposal) const
 {
     const auto start = Clock::now();
     CompiledAhead compiled;
     try {
-        compiled.report
-            = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, compileOptions(), m_limits);
+        compiled.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, m_options, m_limits);
     } catch (const Error& error) {
         compiled.errorCategory = error.category();
         compiled.errorDetail = error.what();
@@ -56,33 +53,32 @@ CompiledAhead TuningSession::compileAhead(const Proposal& proposal) const
     return compiled;
 }
 
-ProposalContext TuningSession::anticipatedContext(int nextRound, int remaining,
-    const std::vector<EvaluatedCandidate>& arrived, const std::vector<std::unique_ptr<Pending>>& pending,
-    std::size_t next) const
+ProposalContext LookAhead::anticipatedContext(int nextRound, int remaining, const Incumbent* incumbent,
+    const std::vector<EvaluatedCandidate>& arrived, const std::vector<const EvaluatedCandidate*>& running) const
 {
-    // decide()'s choice among what has arrived: faster beyond the noise, by the highest lower bound.
+    // The round decision's choice among what has arrived: faster beyond the noise, by the highest lower bound.
     const EvaluatedCandidate* winner = nullptr;
     for (const auto& e : arrived)
         if (e.outcome.category == "passed" && e.vsIncumbent && e.vsIncumbent->faster
             && (!winner || e.vsIncumbent->low > winner->vsIncumbent->low))
             winner = &e;
-    const bool baselineRound = !m_best; // round 0: the baseline will be the incumbent (if it passes)
+    const bool baselineRound = !incumbent; // round 0: the baseline will be the incumbent (if it passes)
     ProposalContext ctx;
     if (winner)
         ctx = m_briefing.context(
             Incumbent { winner->proposal, winner->outcome, winner->timings, winner->statics }, nextRound, remaining);
-    else if (m_best)
-        ctx = m_briefing.context(*m_best, nextRound, remaining);
+    else if (incumbent)
+        ctx = m_briefing.context(*incumbent, nextRound, remaining);
     else
         ctx = m_briefing.context(
-            Incumbent { pending[next]->e.proposal, pending[next]->e.outcome, {}, {} }, nextRound, remaining);
+            Incumbent { running.front()->proposal, running.front()->outcome, {}, {} }, nextRound, remaining);
     for (const auto& e : arrived) {
         auto h = historyEntry(e.outcome);
         h.kept = &e == winner;
         ctx.history.push_back(std::move(h));
     }
-    for (std::size_t i = next; i < pending.size(); ++i) {
-        auto h = historyEntry(pending[i]->e.outcome);
+    for (const EvaluatedCandidate* e : running) {
+        auto h = historyEntry(e->outcome);
         h.category = "pending";
         h.kept = baselineRound;
         ctx.history.push_back(std::move(h));
@@ -90,28 +86,34 @@ ProposalContext TuningSession::anticipatedContext(int nextRound, int remaining,
     return ctx;
 }
 
-void TuningSession::lookAhead(const Proposer& proposer, int nextRound, const std::vector<EvaluatedCandidate>& arrived,
-    const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next)
+void LookAhead::guess(const Proposer& proposer, int nextRound, int remaining, const Incumbent* incumbent,
+    const std::vector<EvaluatedCandidate>& arrived, const std::vector<const EvaluatedCandidate*>& running)
 {
-    const int remaining = remainingAfter(nextRound - 1);
-    if (!m_ahead || remaining <= 0 || next >= pending.size() || !pending[next]->job)
+    if (remaining <= 0 || running.empty())
         return;
-    if (pending[next]->job->wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-        return; // its result is in: guess once it is read
-    const int k = std::max(1, m_config.candidatesPerIteration);
+    const int k = m_candidatesPerRound;
     auto guesses = proposer.anticipate(
-        anticipatedContext(nextRound, remaining, arrived, pending, next), k, kGuessesPerProposal * k);
+        anticipatedContext(nextRound, remaining, incumbent, arrived, running), k, kGuessesPerProposal * k);
     if (guesses.empty())
         return;
     std::vector<std::pair<std::string, CompileAhead::Work>> likely;
     likely.reserve(guesses.size());
     for (auto& guess : guesses) {
         auto key = compiledAheadKey(guess);
-        likely.emplace_back(std::move(key), [this, guess = std::move(guess)] { return compileAhead(guess); });
+        likely.emplace_back(std::move(key), [this, guess = std::move(guess)] { return compile(guess); });
     }
     pool::trace("round " + std::to_string(nextRound) + ": " + std::to_string(likely.size())
         + " guesses to compile ahead, " + std::to_string(arrived.size()) + " of this round's results in");
-    m_ahead->anticipate(std::move(likely));
+    m_compiles->anticipate(std::move(likely));
 }
+
+std::optional<CompiledAhead> LookAhead::take(const Proposal& proposal)
+{
+    return m_compiles->take(compiledAheadKey(proposal));
+}
+
+void LookAhead::dropWaiting() { m_compiles->dropWaiting(); }
+
+CompileAhead::Tally LookAhead::tally() const { return m_compiles->tally(); }
 
 } // namespace kl

@@ -2,8 +2,8 @@
 
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
-#include "core/loop/compile_ahead.h"
 #include "core/loop/evaluation.h"
+#include "core/loop/look_ahead.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/round_decision.h"
 #include "core/loop/scaling.h"
@@ -211,12 +211,12 @@ LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock
         status = "failed"; // a problem with no kernel, and none passed: nothing was found to keep
     summary.cancelled = status == "cancelled";
     m_recorder.storeListings(true);
-    if (m_ahead) {
-        m_ahead->dropWaiting();
-        const auto tally = m_ahead->tally();
+    if (m_lookAhead) {
+        m_lookAhead->dropWaiting();
+        const auto tally = m_lookAhead->tally();
         summary.compiledAhead = tally.compiled;
         summary.usedAhead = tally.taken;
-        m_ahead.reset(); // joins a compile under way (< 0.5 s)
+        m_lookAhead.reset(); // joins a compile under way (< 0.5 s)
     }
     m_store.recordSessionSummary(m_sessionId, toJson(summary));
     m_store.finishSession(m_sessionId, status);
@@ -240,6 +240,33 @@ StopPolicy TuningSession::currentStop() const
     return stop;
 }
 
+int TuningSession::remainingAfter(int rounds) const
+{
+    const StopPolicy stop = currentStop();
+    return stop.maxIterations > 0 ? stop.maxIterations - rounds : 1000;
+}
+
+CompileOptions TuningSession::compileOptions() const
+{
+    CompileOptions options;
+    options.arch = m_problem.arch;
+    options.includeDir = m_problem.dir;
+    return options;
+}
+
+void TuningSession::lookAhead(const Proposer& proposer, int nextRound, const std::vector<EvaluatedCandidate>& arrived,
+    const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next)
+{
+    if (!m_lookAhead || next >= pending.size() || !pending[next]->job)
+        return;
+    if (pending[next]->job->wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        return; // its result is in: guess once it is read
+    std::vector<const EvaluatedCandidate*> running;
+    for (std::size_t i = next; i < pending.size(); ++i)
+        running.push_back(&pending[i]->e);
+    m_lookAhead->guess(proposer, nextRound, remainingAfter(nextRound - 1), m_best.get(), arrived, running);
+}
+
 LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* cancel)
 {
     const auto start = Clock::now();
@@ -258,7 +285,8 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
 
     const int aheadWidth = m_config.compileAhead < 0 ? CompileAhead::widthForThisHost() : m_config.compileAhead;
     if (aheadWidth > 0)
-        m_ahead = std::make_unique<CompileAhead>(aheadWidth);
+        m_lookAhead = std::make_unique<LookAhead>(
+            m_problem, m_briefing, compileOptions(), m_limits, aheadWidth, m_config.candidatesPerIteration);
     if (m_problem.hasBaselineKernel()) {
         if (auto stopped = measureBaseline(proposer, summary, cancel))
             return finish(summary, *stopped, start);
@@ -311,8 +339,8 @@ TuningSession::RoundEnd TuningSession::runRound(Proposer& proposer, int round, i
     pool::trace("round " + std::to_string(round) + " proposing");
     auto proposals = proposeOrFail(proposer, ctx, std::max(1, m_config.candidatesPerIteration), cancel);
     pool::trace("round " + std::to_string(round) + ": " + std::to_string(proposals.size()) + " proposals");
-    if (m_ahead)
-        m_ahead->dropWaiting(); // guesses not started: the CPU is the real round's now
+    if (m_lookAhead)
+        m_lookAhead->dropWaiting(); // guesses not started: the CPU is the real round's now
     if (cancel && cancel->load()) // e.g. while an LLM was still writing
         return RoundEnd::Cancelled;
     if (proposals.empty())

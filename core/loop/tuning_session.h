@@ -31,8 +31,7 @@
 namespace kl {
 
 class RunnerClient;
-class CompileAhead;
-struct CompiledAhead;
+class LookAhead;
 namespace pool {
 class RunnerPool;
 struct PooledResult;
@@ -134,13 +133,10 @@ private:
         const Proposal& proposal, int round, const std::atomic<bool>* cancel, bool queueNow = true);
     void compileAndQueue(Pending& pending, const std::atomic<bool>* cancel); // thread-safe: no store access
     EvaluatedCandidate complete(Pending& pending, std::optional<std::int64_t> parentId);
-    // Compiling ahead (look_ahead.cpp): before the loop waits for pending[next], the proposer's guesses
-    // for round `nextRound` from what has arrived (`arrived`) compile on m_ahead's threads.
+    // Before the loop waits for pending[next] (while it runs): round `nextRound`'s likely proposals,
+    // from what has arrived (`arrived`), compile ahead (m_lookAhead, look_ahead.h).
     void lookAhead(const Proposer& proposer, int nextRound, const std::vector<EvaluatedCandidate>& arrived,
         const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next);
-    ProposalContext anticipatedContext(int nextRound, int remaining, const std::vector<EvaluatedCandidate>& arrived,
-        const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next) const;
-    CompiledAhead compileAhead(const Proposal& proposal) const; // what compileAndQueue's compile gives
     CompileOptions compileOptions() const;
     int remainingAfter(int rounds) const; // rounds left in the budget after `rounds` (1000: no limit)
     void phase(int round, LoopPhase phase, const std::string& detail = {});
@@ -192,7 +188,7 @@ private:
     bool noIncumbentYet() const;
     std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
     // Last: its threads use the members above and are joined first (one session's run() at a time).
-    std::unique_ptr<CompileAhead> m_ahead;
+    std::unique_ptr<LookAhead> m_lookAhead;
     bool m_finished = false; // finish() ran: the stored session has its status
     bool m_created = false; // prepare() created the stored session (evaluateInto adds to one it leaves as it is)
 };
