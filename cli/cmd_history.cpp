@@ -138,9 +138,8 @@ bool computeBound(const std::vector<figures::IterationFigures>& figures)
 }
 
 // "tensor:     FP16 tensor ceiling 1070.5 TFLOP/s theoretical, 635.4 measured (mma.sync, 59%) at 1980 MHz".
-std::string tensorCeilingLine(const nlohmann::json& deviceColumn)
+std::string tensorCeilingLine(const std::optional<protocol::DeviceDescription>& device)
 {
-    const auto device = store::storedDevice(deviceColumn);
     const auto ceiling = device ? review::tensorCeilingOf(*device) : std::nullopt;
     return ceiling ? "tensor:     " + review::tensorCeilingText(*ceiling) + "\n" : std::string();
 }
@@ -267,7 +266,11 @@ const CommandRegistration history([](CLI::App& app) -> std::function<int()> {
 // then which machine code (SASS/PTX) the iteration keeps for the GUI's pane.
 std::string hotLinesText(const store::IterationDetail& d)
 {
-    const auto sampling = d.result ? lines::pcSamplingFromJson(d.result->pcSampling) : std::nullopt;
+    const auto sampling = d.result ? d.result->pcSampling : std::nullopt;
+    if (d.result)
+        for (const Error& unreadable : d.result->unreadable)
+            if (unreadable.where().starts_with("pc_sampling_json"))
+                throw unreadable; // stored but damaged: said, not taken for "not sampled"
     const std::string listings = "code: "
         + store::codeListingsText(store::codeListingsOf(d.result ? d.result->compile : nlohmann::json())) + "\n";
     if (!sampling)
@@ -305,11 +308,7 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                     { "hypothesis", d->candidate->hypothesis },
                     { "proposer", store::proposerName(d->candidate->proposer) } };
             if (d->result)
-                j["result"] = { { "status", d->result->status }, { "category", d->result->category },
-                    { "detail", d->result->detail }, { "verification", d->result->verification },
-                    { "timing", d->result->timing }, { "profile", d->result->profile },
-                    { "compile", d->result->compile }, { "device", d->result->device },
-                    { "pc_sampling", d->result->pcSampling } };
+                j["result"] = store::storedColumns(*d->result);
             j["findings"] = nlohmann::json::array();
             for (const auto& f : d->findings)
                 j["findings"].push_back({ { "id", f.ruleId }, { "severity", f.severity }, { "message", f.message },
@@ -364,9 +363,9 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                 std::cout << "evidence:   floor at " << floor.size << ": " << review::floorText(floor) << "\n";
             {
                 store::Store::MeasuredOn on { r.endpoint, {}, -1 };
-                if (r.device.is_object()) {
-                    on.model = r.device.value("name", std::string());
-                    on.gpu = r.device.value("index", -1);
+                if (r.device) {
+                    on.model = r.device->name;
+                    on.gpu = r.device->index;
                 }
                 std::cout << "measured:   " << measuredOnText(on, true) << "\n";
                 std::cout << mixedModelsLine(review::gpuModelsOf(s.sessionRunners(id)));
@@ -396,11 +395,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             }
             if (r.compile.is_object() && r.compile.contains("telemetry"))
                 std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";
-            for (const auto& [name, value] : r.metrics) {
-                const auto metric = std::string_view(name).substr(name.rfind('/') + 1); // "<kernel>/<size>/<metric>"
-                const auto unit = metricUnit(metric);
-                const auto better = directionText(metricDirection(metric));
-                std::cout << "  metric " << name << " = " << value << (unit.empty() ? "" : " " + unit)
+            for (const auto& [key, value] : r.metrics) {
+                const auto unit = metricUnit(key.metric);
+                const auto better = directionText(metricDirection(key.metric));
+                std::cout << "  metric " << store::metricName(key) << " = " << value << (unit.empty() ? "" : " " + unit)
                           << (better.empty() ? std::string() : " (" + std::string(better) + ")") << "\n";
             }
         }

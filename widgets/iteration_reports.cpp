@@ -3,7 +3,6 @@
 #include "core/review/evidence.h"
 #include "core/review/tensor_ceiling.h"
 #include "core/review/verification_report.h"
-#include "core/store/runner_result.h"
 #include "widgets/html_text.h"
 #include "widgets/number_text.h"
 #include "widgets/report_view.h"
@@ -153,7 +152,7 @@ QString evidencePage(const IterationFocus& focus)
             page += htmlRow(tr("Median (p20–p80)"),
                 fixedText(r.medianUs, 2) + QStringLiteral(" µs (") + fixedText(r.p20Us, 2) + QStringLiteral("–")
                     + fixedText(r.p80Us, 2) + QStringLiteral(" µs), cv ") + fixedText(r.cv, 3));
-        if (const auto timing = store::storedTiming(r.timing)) {
+        if (const auto& timing = r.timing) {
             for (const protocol::CaseTiming& c : timing->cases) {
                 const QString size = html(c.label);
                 page += htmlRow(tr("Repetitions at ") + size,
@@ -181,7 +180,7 @@ QString evidencePage(const IterationFocus& focus)
         // Where FLOPs bind, the tensor ceiling the device was measured at beside the theoretical one.
         const bool computeBound = std::any_of(r.sizes.begin(), r.sizes.end(),
             [](const store::SizeResult& size) { return size.solBound == Bound::Compute; });
-        if (const auto device = store::storedDevice(r.device); computeBound && device)
+        if (const auto& device = r.device; computeBound && device)
             if (const auto ceiling = review::tensorCeilingOf(*device))
                 page += htmlRow(tr("Tensor ceiling"), html(review::tensorCeilingText(*ceiling)));
         if (!r.toolkit.empty())

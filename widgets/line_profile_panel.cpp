@@ -130,11 +130,10 @@ void LineProfilePanel::showIteration(const std::shared_ptr<const IterationFocus>
     if (!detail) {
         summary = tr("Select an iteration to see where its kernel spends its time.");
     } else if (detail->result) {
-        try {
-            m_sampling = lines::pcSamplingFromJson(detail->result->pcSampling);
-        } catch (const Error& error) {
-            summary = tr("The stored PC samples cannot be read: %1").arg(toQString(error.message()));
-        }
+        m_sampling = detail->result->pcSampling;
+        for (const Error& unreadable : detail->result->unreadable)
+            if (unreadable.where().starts_with("pc_sampling_json"))
+                summary = tr("The stored PC samples cannot be read: %1").arg(toQString(unreadable.message()));
         const auto listings = store::codeListingsOf(detail->result->compile);
         if (!listings.sass.empty())
             m_sass = lines::parseSass(listings.sass);

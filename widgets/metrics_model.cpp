@@ -14,24 +14,12 @@ namespace kl::gui {
 
 namespace {
 
-// Stored names are "<kernel>/<size>/<metric>".
-struct MetricName {
-    QString kernel, size, metric;
-};
-
-MetricName split(const std::string& stored)
-{
-    const QStringList parts = toQString(stored).split(QLatin1Char('/'));
-    if (parts.size() >= 3)
-        return { parts[0], parts[1], parts.mid(2).join(QLatin1Char('/')) };
-    return { QString(), QString(), toQString(stored) };
-}
-
-std::optional<double> valueIn(const std::shared_ptr<const store::IterationDetail>& detail, const std::string& name)
+// The same metric (kernel, size, counter) in another iteration, where it was profiled.
+std::optional<double> valueIn(const std::shared_ptr<const store::IterationDetail>& detail, const store::MetricKey& key)
 {
     if (!detail || !detail->result)
         return std::nullopt;
-    const auto it = detail->result->metrics.find(name);
+    const auto it = detail->result->metrics.find(key);
     if (it == detail->result->metrics.end())
         return std::nullopt;
     return it->second;
@@ -96,13 +84,12 @@ void MetricsModel::showIteration(const std::shared_ptr<const IterationFocus>& fo
     m_rows.clear();
     m_pinnedBaseline = focus ? toQString(focus->pinnedBaseline) : QString();
     if (focus && focus->detail && focus->detail->result) {
-        for (const auto& [name, value] : focus->detail->result->metrics) {
-            const MetricName parts = split(name);
-            const MetricPresentation shown = presentMetric(parts.metric.toStdString());
-            m_rows.push_back(
-                { parts.kernel, parts.size, parts.metric, toQString(std::string(sectionTitle(shown.section))),
-                    toQString(shown.label), toQString(shown.guidance), static_cast<int>(shown.section), shown.order,
-                    value, valueIn(focus->compared, name), valueIn(focus->baseline, name) });
+        for (const auto& [key, value] : focus->detail->result->metrics) {
+            const MetricPresentation shown = presentMetric(key.metric);
+            m_rows.push_back({ toQString(key.kernel), toQString(key.caseLabel), toQString(key.metric),
+                toQString(std::string(sectionTitle(shown.section))), toQString(shown.label), toQString(shown.guidance),
+                static_cast<int>(shown.section), shown.order, value, valueIn(focus->compared, key),
+                valueIn(focus->baseline, key) });
         }
         // Nsight Compute's order: per size, section by section, each in its report's order.
         std::stable_sort(m_rows.begin(), m_rows.end(), [](const Row& a, const Row& b) {

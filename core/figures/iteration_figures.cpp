@@ -15,16 +15,17 @@ namespace kl::figures {
 
 namespace {
 
-// Stored metric names are "<kernel>/<size>/<metric>"; the first kernel profiled at a size is the
-// main one (the runner profiles the main kernel first).
-std::optional<double> metricAt(
-    const std::map<std::string, double>& metrics, const std::string& size, const std::string& name)
+// One kernel's metrics by (size, counter): where several kernels were profiled at a size, the first
+// by name, as the charts have always drawn it.
+using MainKernelMetrics = std::map<std::pair<std::string, std::string>, double>;
+
+MainKernelMetrics mainKernelMetrics(const store::MetricValues& metrics)
 {
-    const std::string suffix = "/" + size + "/" + name;
+    MainKernelMetrics index;
     for (const auto& [key, value] : metrics)
-        if (key.size() > suffix.size() && key.ends_with(suffix))
-            return value;
-    return std::nullopt;
+        if (!key.kernel.empty())
+            index.emplace(std::pair { key.caseLabel, key.metric }, value);
+    return index;
 }
 
 void readStatic(const store::KernelStatics& statics, IterationFigures& figures)
@@ -34,27 +35,14 @@ void readStatic(const store::KernelStatics& statics, IterationFigures& figures)
     figures.occupancyLimiter = statics.occupancyLimiter;
 }
 
-// `at(size, name)`: the main kernel's metric at a size.
-template <typename Lookup> void readProfile(const Lookup& at, SizeFigures& size)
+void readProfile(const MainKernelMetrics& metrics, SizeFigures& size)
 {
-    size.achievedOccupancy = at(size.size, metric::kAchievedOccupancy);
-    for (const StallReason& reason : stallReasons()) {
-        if (!reason.isStall)
-            continue;
-        if (const auto ratio = at(size.size, metric::stallRatio(reason.name)))
-            size.stalls.emplace_back(reason.name, *ratio);
-    }
-}
-
-// One iteration's metrics by "<size>/<metric>", the main (first) kernel's where several were
-// profiled: what metricAt finds, without scanning every metric per lookup.
-std::map<std::string, double> byMetricAtSize(const std::map<std::string, double>& metrics)
-{
-    std::map<std::string, double> index;
-    for (const auto& [key, value] : metrics)
-        if (const auto slash = key.find('/'); slash != std::string::npos && slash > 0)
-            index.emplace(key.substr(slash + 1), value);
-    return index;
+    if (const auto it = metrics.find({ size.size, metric::kAchievedOccupancy }); it != metrics.end())
+        size.achievedOccupancy = it->second;
+    for (const StallReason& reason : stallReasons())
+        if (const auto it = metrics.find({ size.size, metric::stallRatio(reason.name) });
+            reason.isStall && it != metrics.end())
+            size.stalls.emplace_back(reason.name, it->second);
 }
 
 IterationFigures rowFigures(const store::IterationRow& row)
@@ -70,7 +58,7 @@ IterationFigures rowFigures(const store::IterationRow& row)
 
 // One stored size row as the charts draw it. The runner's speedup is the baseline's median over
 // the candidate's, both timed in the same job, so the baseline's median is their product.
-SizeFigures sizeFigures(const store::SizeResult& stored, const std::map<std::string, double>& profile)
+SizeFigures sizeFigures(const store::SizeResult& stored, const MainKernelMetrics& profile)
 {
     SizeFigures size;
     size.size = stored.label;
@@ -84,12 +72,7 @@ SizeFigures sizeFigures(const store::SizeResult& stored, const std::map<std::str
     size.speedup = stored.speedup;
     size.pctOfSol = stored.pctOfSol;
     size.solBound = stored.solBound;
-    readProfile(
-        [&profile](const std::string& at, const std::string& name) -> std::optional<double> {
-            const auto it = profile.find(at + "/" + name);
-            return it == profile.end() ? std::nullopt : std::optional<double>(it->second);
-        },
-        size);
+    readProfile(profile, size);
     return size;
 }
 
@@ -98,7 +81,7 @@ std::optional<double> finite(std::optional<double> value)
     return value && std::isfinite(*value) ? value : std::nullopt;
 }
 
-SizeFigures sizeFigures(const protocol::CaseTiming& timedCase, const std::map<std::string, double>& metrics)
+SizeFigures sizeFigures(const protocol::CaseTiming& timedCase, const MainKernelMetrics& metrics)
 {
     SizeFigures size;
     size.size = timedCase.label;
@@ -112,8 +95,7 @@ SizeFigures sizeFigures(const protocol::CaseTiming& timedCase, const std::map<st
     size.speedup = finite(timedCase.speedupVsBaseline);
     size.pctOfSol = finite(timedCase.pctOfSol);
     size.solBound = timedCase.solBound;
-    readProfile(
-        [&metrics](const std::string& at, const std::string& name) { return metricAt(metrics, at, name); }, size);
+    readProfile(metrics, size);
     return size;
 }
 
@@ -145,15 +127,16 @@ IterationFigures figuresOf(const store::IterationDetail& detail)
         return figures;
     const store::ResultRecord& result = *detail.result;
     figures.endpoint = result.endpoint;
-    if (const auto device = store::storedDevice(result.device)) {
-        figures.gpuModel = device->name;
-        figures.gpu = device->index;
+    if (result.device) {
+        figures.gpuModel = result.device->name;
+        figures.gpu = result.device->index;
     }
     readStatic(store::storedStatics(result.compile), figures);
-    if (const auto timing = store::storedTiming(result.timing)) {
-        for (const protocol::CaseTiming& timedCase : timing->cases)
-            figures.sizes.push_back(sizeFigures(timedCase, result.metrics));
-        addContenders(figures.sizes, contendersOf(*timing));
+    if (result.timing) {
+        const auto metrics = mainKernelMetrics(result.metrics);
+        for (const protocol::CaseTiming& timedCase : result.timing->cases)
+            figures.sizes.push_back(sizeFigures(timedCase, metrics));
+        addContenders(figures.sizes, contendersOf(*result.timing));
     }
     return figures;
 }
@@ -165,17 +148,17 @@ std::vector<IterationFigures> readFigures(const store::Store& store, std::int64_
     // iterations took 1.1 s that way.
     const auto sizes = store.sizeResults(sessionId);
     const auto runners = store.sessionRunners(sessionId);
-    const auto metrics = store.sessionMetrics(
-        sessionId, { "%/" + std::string(metric::kAchievedOccupancy), "%/" + metric::stallRatio("%") });
+    const auto metrics
+        = store.sessionMetrics(sessionId, { std::string(metric::kAchievedOccupancy), metric::stallRatio("%") });
     const auto statics = store.sessionStatics(sessionId);
     const auto contenders = readContenders(store, sessionId);
-    const std::map<std::string, double> none;
+    const MainKernelMetrics none;
     std::vector<IterationFigures> figures;
     for (const store::IterationRow& row : store.listIterations(sessionId)) {
         IterationFigures f = rowFigures(row);
         const auto profiled = metrics.find(row.index);
         if (const auto timed = sizes.find(row.index); timed != sizes.end()) {
-            const auto profile = profiled == metrics.end() ? none : byMetricAtSize(profiled->second);
+            const auto profile = profiled == metrics.end() ? none : mainKernelMetrics(profiled->second);
             for (const store::SizeResult& size : timed->second)
                 f.sizes.push_back(sizeFigures(size, profile));
         }

@@ -1,7 +1,7 @@
 #include "core/figures/roofline.h"
 
 #include "core/findings/telemetry.h"
-#include "core/store/runner_result.h"
+#include "core/store/records.h"
 
 #include <cmath>
 
@@ -21,8 +21,7 @@ double Roofline::ridge(double gbps) const { return peakGflops && gbps > 0.0 ? *p
 Roofline rooflineOf(const store::ResultRecord& result)
 {
     Roofline roofline;
-    const auto device = store::storedDevice(result.device);
-    if (device) {
+    if (const auto& device = result.device) {
         roofline.deviceCopyGbps = positive(device->copyBandwidthGbps);
         const auto clock = result.smClockMhz ? result.smClockMhz : positive(device->smClockMhz);
         if (device->smCount > 0 && clock && !device->computeCapability.empty()) {
@@ -33,7 +32,7 @@ Roofline rooflineOf(const store::ResultRecord& result)
         if (device->tensorFp16Tflops > 0.0)
             roofline.measuredTensorGflops = device->tensorFp16Tflops * 1e3;
     }
-    const auto timing = store::storedTiming(result.timing);
+    const auto& timing = result.timing;
     if (!timing) {
         roofline.note = "not timed";
         return roofline;

@@ -66,8 +66,7 @@ LoopSummary TuningSession::evaluateInto(
                 + "\" (or of another version of its file)");
     startRunners();
     // Its speedup over the session's best would compare two GPU models: refused, never recorded.
-    const std::string storedModel
-        = stored->deviceInfo.is_object() ? stored->deviceInfo.value("name", std::string()) : std::string();
+    const std::string storedModel = stored->deviceInfo ? stored->deviceInfo->name : std::string();
     if (!storedModel.empty() && storedModel != m_device.name)
         throw Error("session.other-gpu-model", {}, where,
             "the session was measured on a " + storedModel + ", this runner's GPU is a " + m_device.name

@@ -162,8 +162,7 @@ void TuningSession::prepare(const std::string& proposerName)
     s.device = m_device.name
         + (endpoints.size() > 1 ? " x" + std::to_string(m_pool->usableRunners())
                                 : " #" + std::to_string(m_device.index));
-    nlohmann::json device = m_device;
-    s.deviceInfo = device;
+    s.deviceInfo = m_device;
     s.proposer = m_config.proposerDetail.empty() ? proposerName : m_config.proposerDetail;
     s.mode = m_config.mode == LoopMode::Review ? "review" : "auto";
     s.config

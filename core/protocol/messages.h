@@ -222,6 +222,7 @@ struct DeviceDescription {
     // SM, once per runner, and the SM clock it ran at. 0 where not measured (before sm_80, older runners).
     double tensorFp16Tflops = 0.0;
     double tensorFp16ClockMhz = 0.0;
+    bool operator==(const DeviceDescription&) const = default;
 };
 
 // Every result line starts like this.
@@ -248,6 +249,7 @@ struct ErrorWindow {
     std::vector<std::int64_t> start; // multi-dimensional index of the first element shown
     std::vector<double> expected;
     std::vector<double> actual;
+    bool operator==(const ErrorWindow&) const = default;
 };
 
 struct CaseVerification {
@@ -265,11 +267,13 @@ struct CaseVerification {
     std::vector<std::int64_t> worstIndex;
     std::string worstOutput;
     std::optional<ErrorWindow> window;
+    bool operator==(const CaseVerification&) const = default;
 };
 
 struct Verification {
     bool passed = false;
     std::vector<CaseVerification> cases;
+    bool operator==(const Verification&) const = default;
 };
 
 struct TimingSummary {
@@ -287,6 +291,7 @@ struct TimingSummary {
     // that positional initialisers of the fields above stay valid.
     std::optional<double> medianLowUs = std::nullopt, medianHighUs = std::nullopt;
     std::string stoppedBy = {};
+    bool operator==(const TimingSummary&) const = default;
 };
 
 struct CaseTiming {
@@ -316,6 +321,7 @@ struct CaseTiming {
     std::optional<double> speedupVsEager;
     std::optional<double> speedupVsCompile;
     std::string torchCompileError;
+    bool operator==(const CaseTiming&) const = default;
 };
 
 struct Timing {
@@ -323,6 +329,7 @@ struct Timing {
     std::optional<double> temperatureC;
     std::string repetitions; // "adaptive" | "fixed"; empty in replies of older runners
     std::vector<CaseTiming> cases;
+    bool operator==(const Timing&) const = default;
 };
 
 enum class ProfileStatus { Ok, Unavailable, Skipped };
@@ -333,6 +340,7 @@ struct KernelProfile {
     std::string kernel;
     std::string caseLabel; // "case" on the wire
     std::map<std::string, double> metrics;
+    bool operator==(const KernelProfile&) const = default;
 };
 
 struct Profile {
@@ -341,6 +349,7 @@ struct Profile {
     std::optional<MetricSet> metricSet;
     int passes = 0;
     std::vector<KernelProfile> kernels;
+    bool operator==(const Profile&) const = default;
 };
 
 struct EvaluateResult {
@@ -379,9 +388,13 @@ void to_json(nlohmann::json& j, const ShutdownResult& m);
 void from_json(const nlohmann::json& j, ShutdownResult& m);
 void to_json(nlohmann::json& j, const EvaluateResult& m);
 void from_json(const nlohmann::json& j, EvaluateResult& m);
-// The parts of an evaluate result, as the store's columns keep them (throw as from_json of the whole).
+// The parts of an evaluate result, as the store's columns keep them: the same text as inside the whole
+// result (from_json throws as from_json of the whole).
+void to_json(nlohmann::json& j, const Verification& m);
 void from_json(const nlohmann::json& j, Verification& m);
+void to_json(nlohmann::json& j, const Timing& m);
 void from_json(const nlohmann::json& j, Timing& m);
+void to_json(nlohmann::json& j, const Profile& m);
 void from_json(const nlohmann::json& j, Profile& m);
 
 // ---- lines ---------------------------------------------------------------------------------

@@ -360,27 +360,9 @@ void to_json(nlohmann::json& j, const EvaluateResult& m)
         h.category = Category::Passed;
     j = openResult(h);
     j["device"] = m.device ? nlohmann::json(*m.device) : nlohmann::json(nullptr);
-    if (m.verification) {
-        nlohmann::json cases = nlohmann::json::array();
-        for (const auto& c : m.verification->cases)
-            cases.push_back(toJson(c));
-        j["verification"] = { { "passed", m.verification->passed }, { "cases", cases } };
-    } else {
-        j["verification"] = nullptr;
-    }
-    if (m.timing) {
-        nlohmann::json cases = nlohmann::json::array();
-        for (const auto& c : m.timing->cases)
-            cases.push_back(toJson(c));
-        j["timing"] = { { "sm_clock_mhz", optionalNumber(m.timing->smClockMhz) }, { "cases", cases } };
-        if (m.timing->temperatureC)
-            j["timing"]["temperature_c"] = *m.timing->temperatureC;
-        if (!m.timing->repetitions.empty())
-            j["timing"]["repetitions"] = m.timing->repetitions;
-    } else {
-        j["timing"] = nullptr;
-    }
-    j["profile"] = m.profile ? toJson(*m.profile) : nlohmann::json(nullptr);
+    j["verification"] = m.verification ? nlohmann::json(*m.verification) : nlohmann::json(nullptr);
+    j["timing"] = m.timing ? nlohmann::json(*m.timing) : nlohmann::json(nullptr);
+    j["profile"] = m.profile ? nlohmann::json(*m.profile) : nlohmann::json(nullptr);
     j["pc_sampling"] = m.pcSampling;
     j["phases_ms"] = m.phasesMs;
 }
@@ -408,6 +390,28 @@ Timing readTiming(const JsonReader& t)
 }
 
 } // namespace
+
+void to_json(nlohmann::json& j, const Verification& m)
+{
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& c : m.cases)
+        cases.push_back(toJson(c));
+    j = { { "passed", m.passed }, { "cases", cases } };
+}
+
+void to_json(nlohmann::json& j, const Timing& m)
+{
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& c : m.cases)
+        cases.push_back(toJson(c));
+    j = { { "sm_clock_mhz", optionalNumber(m.smClockMhz) }, { "cases", cases } };
+    if (m.temperatureC)
+        j["temperature_c"] = *m.temperatureC;
+    if (!m.repetitions.empty())
+        j["repetitions"] = m.repetitions;
+}
+
+void to_json(nlohmann::json& j, const Profile& m) { j = toJson(m); }
 
 void from_json(const nlohmann::json& j, Verification& m)
 {

@@ -3,7 +3,6 @@
 #include "core/model/dtype.h"
 #include "core/model/problem.h"
 #include "core/store/problem_outputs.h"
-#include "core/store/runner_result.h"
 #include "core/verify/speed_of_light.h"
 
 #include <algorithm>
@@ -99,8 +98,7 @@ std::vector<SizeFloor> floorChecks(const protocol::Timing& timing)
 
 std::vector<SizeFloor> floorChecks(const store::ResultRecord& result)
 {
-    const auto reply = store::storedReply(result);
-    return reply && reply->timing ? floorChecks(*reply->timing) : std::vector<SizeFloor> {};
+    return result.timing ? floorChecks(*result.timing) : std::vector<SizeFloor> {};
 }
 
 std::string floorText(const SizeFloor& floor)

@@ -44,7 +44,7 @@ struct SizeFloor {
 // Per timed case, core/verify's floor checks: a median under max(the same-size copy, FLOPs ÷ ceiling),
 // by more than the timing slack, is below the physical floor.
 std::vector<SizeFloor> floorChecks(const protocol::Timing& timing);
-// The same for a stored result, its timing decoded once (store::storedReply); none when it has none.
+// The same for a stored result's timing; none when it has none.
 std::vector<SizeFloor> floorChecks(const store::ResultRecord& result);
 // "above the floor (41.20 us >= 38.50 us, a same-size device copy)", or the flag when below.
 std::string floorText(const SizeFloor& floor);

@@ -2,7 +2,7 @@
 #include "core/review/verification_report.h"
 
 #include "core/protocol/category.h"
-#include "core/store/runner_result.h"
+#include "core/store/records.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +23,7 @@ std::string shortNumber(double value)
 
 std::optional<std::vector<VerifiedCase>> verificationReport(const store::ResultRecord& result)
 {
-    const auto verification = store::storedVerification(result.verification);
+    const auto& verification = result.verification;
     if (!verification)
         return std::nullopt;
     std::vector<VerifiedCase> cases;

@@ -112,6 +112,13 @@ nlohmann::json scrubSecrets(const nlohmann::json& json)
     return json;
 }
 
+std::string metricName(const MetricKey& key)
+{
+    if (key.kernel.empty() && key.caseLabel.empty())
+        return key.metric;
+    return key.kernel + "/" + key.caseLabel + "/" + key.metric;
+}
+
 std::string evaluationCacheKey(const EvaluationKey& key)
 {
     // Tunables in a fixed order (the map sorts by name) so that equal choices give equal keys.

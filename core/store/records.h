@@ -2,8 +2,11 @@
 // What the store keeps, as plain values: the loop and the GUI hand these in and get these back,
 // and never see SQL. Fields marked "out" are filled by the store and ignored when writing.
 // Timestamps are milliseconds since the Unix epoch (UTC); 0 on input means "now".
+#include "core/lines/pc_sampling.h"
 #include "core/model/candidate.h"
+#include "core/model/error.h"
 #include "core/model/precision.h"
+#include "core/protocol/messages.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,7 +47,7 @@ struct SessionRecord {
     std::string problemName; // out
     std::string label; // the engineer's name for the session; may be empty
     std::string device; // short, for listings: "NVIDIA H200 #0"
-    nlohmann::json deviceInfo; // the runner's describe reply, or null
+    std::optional<protocol::DeviceDescription> deviceInfo; // the runner's describe reply
     std::string proposer; // "tuner", "llm", "human", or finer ("llm:anthropic/claude")
     std::string mode = "auto"; // "auto" | "review"
     nlohmann::json config = nlohmann::json::object(); // budget, target, stop rules: what replays it
@@ -111,9 +114,22 @@ struct SizeResult : TimingFigures {
     friend bool operator==(const SizeResult&, const SizeResult&) = default;
 };
 
+// A profiled metric: which kernel, at which main size, which counter (profile.kernels[] of the
+// runner's reply). The store keeps it as one name, "KERNEL/CASE/METRIC" (a bare METRIC in rows
+// written without a kernel); readers read the fields.
+struct MetricKey {
+    std::string kernel;
+    std::string caseLabel;
+    std::string metric;
+    auto operator<=>(const MetricKey&) const = default;
+};
+using MetricValues = std::map<MetricKey, double>;
+// "KERNEL/CASE/METRIC" (the bare metric without kernel and size): the stored name, as `show` prints it.
+std::string metricName(const MetricKey& key);
+
 // One evaluation of a candidate: the runner's reply (docs/runner-protocol.md) or a failure before
-// it (compile error, proposer error). The summary columns are what listings show; the JSON keeps
-// everything else, timing samples included.
+// it (compile error, proposer error), as the protocol's typed values. The summary fields are what
+// listings show; the parts hold everything else, timing samples included.
 // The inherited headline figures are the first main size's (sizes[0] names it), all of the same
 // size, except speedup: the geometric mean over the main sizes (with one size, its own). Each
 // size's own figures are in `sizes`.
@@ -124,20 +140,22 @@ struct ResultRecord : TimingFigures {
     std::string detail;
     std::optional<double> smClockMhz;
     std::string toolkit; // "13.0"
-    nlohmann::json verification; // null when not verified
-    nlohmann::json timing; // with samples; null when not timed
-    nlohmann::json device;
-    nlohmann::json compile; // the static report (registers, shared memory, spills, occupancy)
-    nlohmann::json profile;
-    std::map<std::string, double> metrics; // flat names → values, from the profile
+    std::optional<protocol::Verification> verification; // none when not verified
+    std::optional<protocol::Timing> timing; // with samples; none when not timed
+    std::optional<protocol::DeviceDescription> device;
+    nlohmann::json compile; // the static report (registers, shared memory, spills, occupancy) and listings
+    std::optional<protocol::Profile> profile;
+    MetricValues metrics; // from the profile's kernels
     // One per timed main size, in the problem's order. Written empty, the store derives them from
     // timing.cases (and takes the values from the session's problem by label).
     std::vector<SizeResult> sizes;
     bool fromCache = false;
     std::int64_t recordedMs = 0;
     std::string endpoint; // the runner endpoint that measured it ("local:0", "ssh:host:1"); empty: unknown
-    // The reply's "pc_sampling" (lines::pcSamplingFromJson decodes it); null when it was not asked for.
-    nlohmann::json pcSampling;
+    std::optional<lines::PcSampling> pcSampling; // none when it was not asked for
+    // out: each part stored but not readable as protocol v1 (a damaged or foreign row), left out above;
+    // its where names the column ("pc_sampling_json.pcs[0].line").
+    std::vector<Error> unreadable;
 };
 
 // The static facts the charts draw of an iteration's main kernel: its compile record's "telemetry"

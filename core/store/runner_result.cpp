@@ -1,27 +1,13 @@
 #include "core/store/runner_result.h"
 
 #include "core/model/geometric_mean.h"
-#include "core/store/size_results.h"
+#include "core/store/result_columns.h"
 
 #include <cmath>
 
 namespace kl::store {
 
 namespace {
-
-std::string textOf(const nlohmann::json& object, const char* key)
-{
-    if (object.is_object() && object.contains(key) && object[key].is_string())
-        return object[key].get<std::string>();
-    return {};
-}
-
-nlohmann::json valueOf(const nlohmann::json& object, const char* key)
-{
-    if (object.is_object() && object.contains(key))
-        return object[key];
-    return nullptr;
-}
 
 std::optional<double> finite(std::optional<double> value)
 {
@@ -43,38 +29,32 @@ void takeHeadline(ResultRecord& result)
 
 } // namespace
 
-ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::string& toolkit)
+nlohmann::json storedColumns(const ResultRecord& r)
 {
-    ResultRecord result;
-    result.status = textOf(reply, "status");
-    result.category = textOf(reply, "category");
-    result.detail = textOf(reply, "detail");
-    result.verification = valueOf(reply, "verification");
-    result.timing = valueOf(reply, "timing");
-    result.device = valueOf(reply, "device");
-    result.profile = valueOf(reply, "profile");
-    result.pcSampling = valueOf(reply, "pc_sampling");
-    result.toolkit = toolkit.empty() ? textOf(result.device, "runtime_toolkit") : toolkit;
-    result.smClockMhz = finiteAt(reply, { "timing", "sm_clock_mhz" });
-    if (!result.smClockMhz)
-        result.smClockMhz = finiteAt(reply, { "device", "sm_clock_mhz" });
+    return { { "status", r.status }, { "category", r.category }, { "detail", r.detail },
+        { "verification", columnJson(r.verification) }, { "timing", columnJson(r.timing) },
+        { "profile", columnJson(r.profile) }, { "compile", r.compile }, { "device", columnJson(r.device) },
+        { "pc_sampling", columnJson(r.pcSampling) } };
+}
 
-    result.sizes = sizeResultsFromTiming(result.timing);
-    takeHeadline(result);
-
-    if (result.profile.is_object() && result.profile.contains("kernels") && result.profile["kernels"].is_array()) {
-        for (const auto& kernel : result.profile["kernels"]) {
-            const auto prefix = textOf(kernel, "kernel") + "/" + textOf(kernel, "case") + "/";
-            const auto metrics = valueOf(kernel, "metrics");
-            if (!metrics.is_object())
-                continue;
-            for (auto it = metrics.begin(); it != metrics.end(); ++it) {
-                if (it.value().is_number())
-                    result.metrics[prefix + it.key()] = it.value().get<double>();
-            }
-        }
+std::vector<SizeResult> sizeResultsOf(const protocol::Timing& timing)
+{
+    std::vector<SizeResult> sizes;
+    for (const auto& timed : timing.cases) {
+        SizeResult size;
+        size.label = timed.label;
+        size.medianUs = finite(timed.candidate.medianUs);
+        size.p20Us = finite(timed.candidate.p20Us);
+        size.p80Us = finite(timed.candidate.p80Us);
+        size.cv = finite(timed.candidate.cv);
+        size.gbps = finite(timed.gbps);
+        size.pctOfCopy = finite(timed.pctOfCopy);
+        size.speedup = finite(timed.speedupVsBaseline);
+        size.pctOfSol = finite(timed.pctOfSol);
+        size.solBound = timed.solBound;
+        sizes.push_back(std::move(size));
     }
-    return result;
+    return sizes;
 }
 
 ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, const std::string& toolkit)
@@ -83,94 +63,44 @@ ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, con
     result.status = protocol::statusName(reply.header.status);
     result.category = protocol::categoryName(reply.category());
     result.detail = reply.header.detail;
-    // The stored columns hold the protocol's own JSON of each part: JSON only at the store boundary.
-    const nlohmann::json wire = reply;
-    result.verification = wire["verification"];
-    result.timing = wire["timing"];
-    result.device = wire["device"];
-    result.profile = wire["profile"];
-    result.pcSampling = reply.pcSampling;
+    result.verification = reply.verification;
+    result.timing = reply.timing;
+    result.device = reply.device;
+    result.profile = reply.profile;
+    if (!reply.pcSampling.is_null())
+        result.pcSampling = samplingColumn(reply.pcSampling);
     result.toolkit = !toolkit.empty() ? toolkit : reply.device ? reply.device->runtimeToolkit : std::string();
     if (reply.timing && reply.timing->smClockMhz)
         result.smClockMhz = reply.timing->smClockMhz;
     else if (reply.device)
         result.smClockMhz = reply.device->smClockMhz;
 
-    if (reply.timing) {
-        for (const auto& timed : reply.timing->cases) {
-            SizeResult size;
-            size.label = timed.label;
-            size.medianUs = finite(timed.candidate.medianUs);
-            size.p20Us = finite(timed.candidate.p20Us);
-            size.p80Us = finite(timed.candidate.p80Us);
-            size.cv = finite(timed.candidate.cv);
-            size.gbps = finite(timed.gbps);
-            size.pctOfCopy = finite(timed.pctOfCopy);
-            size.speedup = finite(timed.speedupVsBaseline);
-            size.pctOfSol = finite(timed.pctOfSol);
-            size.solBound = timed.solBound;
-            result.sizes.push_back(std::move(size));
-        }
-    }
+    if (reply.timing)
+        result.sizes = sizeResultsOf(*reply.timing);
     takeHeadline(result);
 
-    if (reply.profile) {
-        for (const auto& kernel : reply.profile->kernels) {
-            const auto prefix = kernel.kernel + "/" + kernel.caseLabel + "/";
+    if (reply.profile)
+        for (const auto& kernel : reply.profile->kernels)
             for (const auto& [name, value] : kernel.metrics)
-                result.metrics[prefix + name] = value;
-        }
-    }
+                result.metrics[{ kernel.kernel, kernel.caseLabel, name }] = value;
     return result;
 }
 
 std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& r)
 {
-    nlohmann::json j = { { "v", protocol::kProtocolVersion }, { "type", "result" }, { "id", "" },
-        { "status", r.status }, { "category", r.category }, { "detail", r.detail } };
-    for (const auto& [key, value] : { std::pair<const char*, const nlohmann::json*> { "device", &r.device },
-             { "verification", &r.verification }, { "timing", &r.timing }, { "profile", &r.profile },
-             { "pc_sampling", &r.pcSampling } }) // a cache hit asked for with ";lines=1" answers with its samples
-        if (!value->is_null())
-            j[key] = *value;
-    try {
-        return j.get<protocol::EvaluateResult>();
-    } catch (const std::exception&) {
+    const auto status = protocol::parseStatus(r.status);
+    const auto category = protocol::parseCategory(r.category);
+    if (!status || !category)
         return std::nullopt;
-    }
-}
-
-std::optional<protocol::DeviceDescription> storedDevice(const nlohmann::json& device)
-{
-    if (!device.is_object())
-        return std::nullopt;
-    try {
-        return device.get<protocol::DeviceDescription>();
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-namespace {
-
-template <typename T> std::optional<T> decoded(const nlohmann::json& column)
-{
-    if (!column.is_object())
-        return std::nullopt;
-    try {
-        return column.get<T>();
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-} // namespace
-
-std::optional<protocol::Timing> storedTiming(const nlohmann::json& timing) { return decoded<protocol::Timing>(timing); }
-
-std::optional<protocol::Verification> storedVerification(const nlohmann::json& verification)
-{
-    return decoded<protocol::Verification>(verification);
+    protocol::EvaluateResult reply;
+    reply.header = { {}, *status, *category, r.detail };
+    reply.device = r.device;
+    reply.verification = r.verification;
+    reply.timing = r.timing;
+    reply.profile = r.profile;
+    // a cache hit asked for with ";lines=1" answers with its samples
+    reply.pcSampling = columnJson(r.pcSampling);
+    return reply;
 }
 
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
-// A runner's evaluate reply (docs/runner-protocol.md) as a ResultRecord, so that the loop
-// stores what the runner said without re-deriving the summary itself. The loop hands over the
-// typed reply it decoded once; the JSON reader is for stored rows and recorded fixtures.
+// A runner's evaluate reply (docs/runner-protocol.md) as a ResultRecord and back, so that the loop
+// stores what the runner said without re-deriving the summary itself: the record holds the reply's
+// typed parts as they are; JSON is written only when the store writes the row.
 #include "core/protocol/messages.h"
 #include "core/store/records.h"
 
@@ -12,27 +12,22 @@ namespace kl::store {
 // status, category, detail, verification, timing, device, profile, pc_sampling and the SM clock come across
 // as they are. `sizes` holds each timed case's own figures; the headline median, p20, p80, cv,
 // GB/s and % of copy are the first case's (never a mix of sizes), the speedup the geometric mean
-// over the cases. Metrics are flattened from profile.kernels[] as "KERNEL/CASE/METRIC". The
-// toolkit is device.runtime_toolkit unless `toolkit` is given. Size values (M, N, ...) are filled
-// by the store from the session's problem when the result is recorded.
-ResultRecord resultFromRunnerReply(const nlohmann::json& reply, const std::string& toolkit = {});
-
-// The same record from the typed reply: the figures are read from the typed value, the verification,
-// timing, device and profile columns hold its protocol JSON. For any reply R,
-// resultFromEvaluateResult(R) equals resultFromRunnerReply(nlohmann::json(R)).
+// over the cases. Metrics are the profile's kernels' (kernel, case, metric). The toolkit is
+// device.runtime_toolkit unless `toolkit` is given. Size values (M, N, ...) are filled by the store
+// from the session's problem when the result is recorded. A pc_sampling that does not decode is left out.
 ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, const std::string& toolkit = {});
 
-// The other way: a stored result (a cache hit, a recorded session) as the runner's reply it was recorded
-// from; nullopt when the row cannot be read as protocol v1.
+// The other way: a stored result (a cache hit, a recorded session) as the runner's reply it was
+// recorded from; nullopt when its status or category is not protocol v1's.
 std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& result);
 
-// A stored "device" column (a result's, or a session's device info) as the runner described it, decoded
-// once here for the readers; nullopt when absent or not a device description.
-std::optional<protocol::DeviceDescription> storedDevice(const nlohmann::json& device);
-// A stored "timing" or "verification" column as the runner's typed value; nullopt when absent or not
-// readable as protocol v1. What readers read instead of the column's keys.
-std::optional<protocol::Timing> storedTiming(const nlohmann::json& timing);
-std::optional<protocol::Verification> storedVerification(const nlohmann::json& verification);
+// The result's parts as the store keeps them (status, category, detail, verification, timing,
+// profile, compile, device, pc_sampling): what `show --json` prints.
+nlohmann::json storedColumns(const ResultRecord& result);
+
+// Each timed case's own figures, in order; figures that are not finite numbers are left out.
+std::vector<SizeResult> sizeResultsOf(const protocol::Timing& timing);
+
 // A stored compile record's static facts (its "telemetry"); empty where it has none.
 KernelStatics storedStatics(const nlohmann::json& compile);
 

@@ -1,51 +1,13 @@
 #include "core/store/size_results.h"
 
+#include "core/store/result_columns.h"
+#include "core/store/runner_result.h"
 #include "core/store/sqlite.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace kl::store {
-
-std::optional<double> finiteAt(const nlohmann::json& object, std::initializer_list<const char*> path)
-{
-    const nlohmann::json* at = &object;
-    for (const char* key : path) {
-        if (!at->is_object() || !at->contains(key))
-            return std::nullopt;
-        at = &(*at)[key];
-    }
-    if (!at->is_number())
-        return std::nullopt;
-    const double value = at->get<double>();
-    if (!std::isfinite(value))
-        return std::nullopt;
-    return value;
-}
-
-std::vector<SizeResult> sizeResultsFromTiming(const nlohmann::json& timing)
-{
-    std::vector<SizeResult> sizes;
-    if (!timing.is_object() || !timing.contains("cases") || !timing["cases"].is_array())
-        return sizes;
-    for (const auto& timedCase : timing["cases"]) {
-        SizeResult size;
-        if (timedCase.is_object() && timedCase.contains("label") && timedCase["label"].is_string())
-            size.label = timedCase["label"].get<std::string>();
-        size.medianUs = finiteAt(timedCase, { "candidate", "median_us" });
-        size.p20Us = finiteAt(timedCase, { "candidate", "p20_us" });
-        size.p80Us = finiteAt(timedCase, { "candidate", "p80_us" });
-        size.cv = finiteAt(timedCase, { "candidate", "cv" });
-        size.gbps = finiteAt(timedCase, { "gbps" });
-        size.pctOfCopy = finiteAt(timedCase, { "pct_of_copy" });
-        size.speedup = finiteAt(timedCase, { "speedup_vs_baseline" });
-        size.pctOfSol = finiteAt(timedCase, { "pct_of_sol" });
-        if (timedCase.is_object() && timedCase.contains("sol_bound") && timedCase["sol_bound"].is_string())
-            size.solBound = parseBound(timedCase["sol_bound"].get<std::string>());
-        sizes.push_back(std::move(size));
-    }
-    return sizes;
-}
 
 std::map<std::string, std::map<std::string, std::int64_t>> mainSizeValues(const nlohmann::json& problem)
 {
@@ -189,9 +151,10 @@ void backfillSizeResults(Database& db)
                                  "JOIN problems p ON p.hash = s.problem_hash "
                                  "WHERE r.timing_json IS NOT NULL AND json_valid(r.timing_json) ORDER BY r.id");
         while (select.step()) {
-            auto sizes = sizeResultsFromTiming(nlohmann::json::parse(select.text(1), nullptr, false));
-            if (sizes.empty())
+            const auto timing = timingColumn(nlohmann::json::parse(select.text(1), nullptr, false));
+            if (!timing || timing->cases.empty())
                 continue;
+            auto sizes = sizeResultsOf(*timing);
             nameSizes(sizes, nlohmann::json::parse(select.text(2), nullptr, false));
             for (auto& size : sizes) { // schema v7's columns do not exist yet at v4
                 size.pctOfSol.reset();

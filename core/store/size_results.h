@@ -1,9 +1,8 @@
 #pragma once
-// Per-size timing (table size_results): derived from a result's timing JSON, named by the
+// Per-size timing (table size_results): derived from a result's timing, named by the
 // problem's main sizes, written and read beside the result row. Internal to core/store.
 #include "core/store/records.h"
 
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,12 +12,6 @@ namespace kl::store {
 
 class Database;
 class Statement;
-
-// The finite number at `path` ({"timing", "sm_clock_mhz"}), or none (absent, not a number, NaN, inf).
-std::optional<double> finiteAt(const nlohmann::json& object, std::initializer_list<const char*> path);
-
-// One SizeResult per timing.cases[] entry, in order; figures that are not finite numbers are left out.
-std::vector<SizeResult> sizeResultsFromTiming(const nlohmann::json& timing);
 
 // The problem file's main sizes, by label ("8192x4096" or the label the file gives): symbol → value.
 std::map<std::string, std::map<std::string, std::int64_t>> mainSizeValues(const nlohmann::json& problem);

@@ -1,6 +1,7 @@
 #include "core/store/store.h"
 
 #include "core/model/hash.h"
+#include "core/store/result_columns.h"
 #include "core/store/schema.h"
 #include "core/store/session_owner.h"
 #include "core/store/store_impl.h"
@@ -207,7 +208,7 @@ std::int64_t Store::createSession(const SessionRecord& session)
         "ended_ms, status, summary_json, owner_pid, owner_host, owner_start) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     insert.bind(1, session.problemHash).bind(2, session.label).bind(3, session.device);
-    bindJson(insert, 4, session.deviceInfo);
+    bindJson(insert, 4, columnJson(session.deviceInfo));
     insert.bind(5, session.proposer).bind(6, session.mode).bind(7, jsonText(session.config));
     insert.bind(8, orNow(session.startedMs)).bind(9, session.endedMs).bind(10, session.status);
     bindJson(insert, 11, session.summary);
@@ -250,7 +251,7 @@ SessionRecord readSession(const Statement& row, const std::string& file)
     session.problemName = row.text(2);
     session.label = row.text(3);
     session.device = row.text(4);
-    session.deviceInfo = readJson(row, 5, file);
+    session.deviceInfo = deviceColumn(readJson(row, 5, file));
     session.proposer = row.text(6);
     session.mode = row.text(7);
     session.config = readJson(row, 8, file);

@@ -108,11 +108,10 @@ public:
     std::vector<SizeResult> sizeResults(std::int64_t sessionId, int index) const;
     std::map<int, std::vector<SizeResult>> sizeResults(std::int64_t sessionId) const;
     // For charts over a whole session, one query each (store_figures.cpp), by iteration index:
-    // the metrics whose stored name ("<kernel>/<size>/<metric>") matches one of the SQL LIKE
-    // `patterns` ("%/sm__warps_active.avg.pct_of_peak_sustained_active"), and each result's static
-    // telemetry (compile.telemetry: registers, theoretical_occupancy, occupancy_limiter, ...).
-    std::map<int, std::map<std::string, double>> sessionMetrics(
-        std::int64_t sessionId, const std::vector<std::string>& patterns) const;
+    // the profiled metrics whose counter name matches one of the SQL LIKE `patterns`
+    // ("sm__warps_active.avg.pct_of_peak_sustained_active", "smsp__average_warp_latency_issue_stalled_%"),
+    // and each result's static telemetry (compile.telemetry: registers, theoretical_occupancy, ...).
+    std::map<int, MetricValues> sessionMetrics(std::int64_t sessionId, const std::vector<std::string>& patterns) const;
     std::map<int, KernelStatics> sessionStatics(std::int64_t sessionId) const;
     // Each timed result's timing (results with a median) as the runner's typed value, by iteration index;
     // a row that does not read as protocol v1 is left out.

@@ -1,15 +1,16 @@
 // Batched reads for charts over a whole session: one query per kind of figure instead of one
 // Store::iteration() per iteration (10,000 iterations: one query, not 10,000 result rows and JSON
 // documents parsed in full).
+#include "core/store/result_columns.h"
 #include "core/store/runner_result.h"
 #include "core/store/store_impl.h"
 
 namespace kl::store {
 
-std::map<int, std::map<std::string, double>> Store::sessionMetrics(
+std::map<int, MetricValues> Store::sessionMetrics(
     std::int64_t sessionId, const std::vector<std::string>& patterns) const
 {
-    std::map<int, std::map<std::string, double>> byIteration;
+    std::map<int, MetricValues> byIteration;
     if (patterns.empty())
         return byIteration;
     std::string sql = "SELECT i.idx, m.name, m.value FROM iterations i JOIN results r ON r.iteration_id = i.id "
@@ -20,9 +21,9 @@ std::map<int, std::map<std::string, double>> Store::sessionMetrics(
     auto select = m_impl->db.cached(sql);
     select.bind(1, sessionId);
     for (std::size_t p = 0; p < patterns.size(); ++p)
-        select.bind(static_cast<int>(p + 2), patterns[p]);
+        select.bind(static_cast<int>(p + 2), "%/" + patterns[p]); // "KERNEL/CASE/" before the counter
     while (select.step())
-        byIteration[static_cast<int>(select.integer(0))].emplace(select.text(1), select.real(2));
+        byIteration[static_cast<int>(select.integer(0))].emplace(metricKey(select.text(1)), select.real(2));
     return byIteration;
 }
 
@@ -49,7 +50,7 @@ std::map<int, protocol::Timing> Store::sessionTimings(std::int64_t sessionId) co
     select.bind(1, sessionId);
     std::map<int, protocol::Timing> byIteration;
     while (select.step())
-        if (auto timing = storedTiming(readJson(select, 1, m_impl->path.string())))
+        if (auto timing = timingColumn(readJson(select, 1, m_impl->path.string())))
             byIteration[static_cast<int>(select.integer(0))] = std::move(*timing);
     return byIteration;
 }
@@ -63,10 +64,9 @@ std::map<int, Store::MeasuredOn> Store::sessionRunners(std::int64_t sessionId) c
     while (select.step()) {
         MeasuredOn m;
         m.endpoint = select.text(1);
-        const auto device = readJson(select, 2, m_impl->path.string());
-        if (device.is_object()) {
-            m.model = device.value("name", std::string());
-            m.gpu = device.value("index", -1);
+        if (const auto device = deviceColumn(readJson(select, 2, m_impl->path.string()))) {
+            m.model = device->name;
+            m.gpu = device->index;
         }
         byIteration[static_cast<int>(select.integer(0))] = std::move(m);
     }

@@ -1,4 +1,6 @@
 // Recording iterations: collected in memory, written in one transaction by finishIteration.
+#include "core/store/result_columns.h"
+#include "core/store/runner_result.h"
 #include "core/store/size_results.h"
 #include "core/store/store.h"
 #include "core/store/store_impl.h"
@@ -144,7 +146,7 @@ void Store::Impl::insertDecision(std::int64_t iterationId, const DecisionRecord&
 
 std::vector<SizeResult> Store::Impl::namedSizes(std::int64_t sessionId, const ResultRecord& result)
 {
-    auto sizes = result.sizes.empty() ? sizeResultsFromTiming(result.timing) : result.sizes;
+    auto sizes = !result.sizes.empty() || !result.timing ? result.sizes : sizeResultsOf(*result.timing);
     const bool unnamed
         = std::any_of(sizes.begin(), sizes.end(), [](const SizeResult& size) { return size.values.empty(); });
     if (!unnamed)
@@ -168,22 +170,22 @@ std::int64_t insertResult(Database& db, std::int64_t iterationId, const ResultRe
     insert.bind(5, result.p20Us).bind(6, result.p80Us).bind(7, result.cv).bind(8, result.gbps);
     insert.bind(9, result.pctOfCopy).bind(10, result.speedup).bind(11, result.smClockMhz).bind(12, result.toolkit);
     insert.bind(13, result.fromCache ? 1 : 0).bind(14, orNow(result.recordedMs)).bind(15, result.detail);
-    bindJson(insert, 16, result.verification);
-    bindJson(insert, 17, result.timing);
-    bindJson(insert, 18, result.device);
+    bindJson(insert, 16, columnJson(result.verification));
+    bindJson(insert, 17, columnJson(result.timing));
+    bindJson(insert, 18, columnJson(result.device));
     bindJson(insert, 19, result.compile);
-    bindJson(insert, 20, result.profile);
+    bindJson(insert, 20, columnJson(result.profile));
     if (result.endpoint.empty())
         insert.bindNull(21);
     else
         insert.bind(21, result.endpoint);
-    bindJson(insert, 22, result.pcSampling);
+    bindJson(insert, 22, columnJson(result.pcSampling));
     insert.run();
     const auto resultId = db.lastInsertId();
 
     auto metric = db.cached("INSERT INTO metrics (result_id, name, value) VALUES (?1, ?2, ?3)");
-    for (const auto& [name, value] : result.metrics) {
-        metric.bind(1, resultId).bind(2, name).bind(3, value).run();
+    for (const auto& [key, value] : result.metrics) {
+        metric.bind(1, resultId).bind(2, metricName(key)).bind(3, value).run();
         metric.reset();
     }
     return resultId;

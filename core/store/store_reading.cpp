@@ -1,4 +1,5 @@
 // Reading history: listing rows for tables and charts, and one iteration in full.
+#include "core/store/result_columns.h"
 #include "core/store/size_results.h"
 #include "core/store/store.h"
 #include "core/store/store_impl.h"
@@ -141,20 +142,20 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     result.speedup = select.optionalReal(10);
     result.smClockMhz = select.optionalReal(11);
     result.toolkit = select.text(12);
-    result.verification = readJson(select, 13, file);
-    result.timing = readJson(select, 14, file);
-    result.device = readJson(select, 15, file);
+    result.verification = verificationColumn(readJson(select, 13, file), &result.unreadable);
+    result.timing = timingColumn(readJson(select, 14, file), &result.unreadable);
+    result.device = deviceColumn(readJson(select, 15, file), &result.unreadable);
     result.compile = readJson(select, 16, file);
-    result.profile = readJson(select, 17, file);
+    result.profile = profileColumn(readJson(select, 17, file), &result.unreadable);
     result.fromCache = select.integer(18) != 0;
     result.recordedMs = select.integer(19);
     result.endpoint = select.text(20);
-    result.pcSampling = readJson(select, 21, file);
+    result.pcSampling = samplingColumn(readJson(select, 21, file), &result.unreadable);
 
     auto metrics = db.cached("SELECT name, value FROM metrics WHERE result_id = ?1");
     metrics.bind(1, result.id);
     while (metrics.step())
-        result.metrics[metrics.text(0)] = metrics.real(1);
+        result.metrics[metricKey(metrics.text(0))] = metrics.real(1);
     result.sizes = readSizeResults(db, result.id);
     return result;
 }

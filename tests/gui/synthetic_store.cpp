@@ -11,8 +11,21 @@ namespace kl::testing {
 namespace {
 
 const char* const kSizes[] = { "4096x1024", "8192x4096" };
+
 const char* const kStalls[] = { "long_scoreboard", "barrier", "math_pipe_throttle", "wait", "short_scoreboard",
     "not_selected", "lg_throttle", "dispatch_stall", "mio_throttle" };
+
+// A timed median with its percentiles, the runner's other figures as a reply without them reads.
+protocol::TimingSummary summary(double medianUs, double p20Us, double p80Us)
+{
+    protocol::TimingSummary s;
+    s.medianUs = medianUs;
+    s.p20Us = p20Us;
+    s.p80Us = p80Us;
+    s.minUs = medianUs;
+    s.meanUs = medianUs;
+    return s;
+}
 
 std::string sourceOf(int variant)
 {
@@ -75,26 +88,28 @@ SyntheticSession writeSyntheticStore(const std::filesystem::path& file, int iter
             result.gbps = 134e6 / (us * 1e3);
             result.pctOfCopy = result.gbps.value() / 40.0;
             result.smClockMhz = 1980;
-            nlohmann::json cases = nlohmann::json::array();
+            protocol::Timing timing;
+            timing.smClockMhz = 1980.0;
             for (int size = 0; size < 2; ++size) {
                 const double scale = size == 0 ? 0.25 : 1.0;
                 const double sizeUs = us * scale;
-                cases.push_back({ { "label", kSizes[size] },
-                    { "candidate",
-                        { { "median_us", sizeUs }, { "p20_us", sizeUs * 0.98 }, { "p80_us", sizeUs * 1.03 },
-                            { "reps", 500 } } },
-                    { "baseline",
-                        { { "median_us", 72.0 * scale }, { "p20_us", 71.0 * scale }, { "p80_us", 73.0 * scale } } },
-                    { "copy", { { "median_us", 33.0 * scale } } }, { "gbps", 134e6 * scale / (sizeUs * 1e3) },
-                    { "pct_of_copy", 33.0 / us * 100.0 }, { "speedup_vs_baseline", 72.0 / us } });
+                protocol::CaseTiming timed;
+                timed.label = kSizes[size];
+                timed.candidate = summary(sizeUs, sizeUs * 0.98, sizeUs * 1.03);
+                timed.candidate.reps = 500;
+                timed.baseline = summary(72.0 * scale, 71.0 * scale, 73.0 * scale);
+                timed.copy = summary(33.0 * scale, 33.0 * scale, 33.0 * scale);
+                timed.gbps = 134e6 * scale / (sizeUs * 1e3);
+                timed.pctOfCopy = 33.0 / us * 100.0;
+                timed.speedupVsBaseline = 72.0 / us;
+                timing.cases.push_back(std::move(timed));
                 for (std::size_t r = 0; r < std::size(kStalls); ++r)
-                    result.metrics[std::string("synthetic/") + kSizes[size] + "/" + metric::stallRatio(kStalls[r])]
+                    result.metrics[{ "synthetic", kSizes[size], metric::stallRatio(kStalls[r]) }]
                         = (r == 0 ? 6.0 : 1.0) * (1.0 + 0.3 * std::sin(i + static_cast<double>(r))) / (1 + r % 3);
-                result.metrics[std::string("synthetic/") + kSizes[size] + "/" + metric::kAchievedOccupancy]
-                    = 90.0 - (i % 5) * 10.0;
-                result.metrics[std::string("synthetic/") + kSizes[size] + "/" + metric::kDuration] = sizeUs * 1000.0;
+                result.metrics[{ "synthetic", kSizes[size], metric::kAchievedOccupancy }] = 90.0 - (i % 5) * 10.0;
+                result.metrics[{ "synthetic", kSizes[size], metric::kDuration }] = sizeUs * 1000.0;
             }
-            result.timing = { { "cases", cases }, { "sm_clock_mhz", 1980.0 } };
+            result.timing = std::move(timing);
             if (us < bestUs) {
                 bestUs = us;
                 bestCandidate = candidateId;

@@ -120,14 +120,14 @@ private slots:
                     { "candidate", { { "median_us", 500.0 }, { "p20_us", 499.0 }, { "p80_us", 502.0 } } },
                     { "copy", { { "median_us", 20.0 } } }, { "gbps", 136.3 }, { "pct_of_copy", 4.0 } } } } };
         // Iteration 1: its SASS stored (nvdisasm -g layout); iteration 2: only PTX (NVRTC -lineinfo).
-        auto withSass = store::resultFromRunnerReply(reply);
+        auto withSass = store::resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
         withSass.compile = { { "sass", kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt") } };
         CompileOptions options;
         options.lineInfo = true;
         const auto compiled = compileCandidate(
             loadCandidate(std::string(KL_SOURCE_DIR) + "/tests/gpu/lines/pointer_chase/baseline.cu"), options);
         QVERIFY2(compiled.ok, compiled.log.c_str());
-        auto withPtx = store::resultFromRunnerReply(reply);
+        auto withPtx = store::resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
         withPtx.compile = { { "ptx", compiled.ptx } };
         // Iteration 3: timed, not sampled.
         auto unsampled = fx::passedResult(3);
@@ -341,7 +341,7 @@ private slots:
         reply["device"]["tensor_fp16_clock_mhz"] = 1980.0;
         auto detail = std::make_shared<store::IterationDetail>();
         detail->row.index = 1;
-        detail->result = store::resultFromRunnerReply(reply);
+        detail->result = store::resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
         IterationSelection selection;
         auto view = std::make_shared<SessionView>();
         view->session = *m_store->session(m_session);

@@ -107,8 +107,8 @@ private slots:
             // The point is this iteration's: its FLOPs over its own median, read here from the store.
             const auto detail = stored.iteration(session, index);
             QVERIFY(detail && detail->result);
-            const auto& timed = detail->result->timing["cases"][0];
-            const double gflops = timed["flops"].get<double>() / (timed["candidate"]["median_us"].get<double>() * 1e3);
+            const auto& timed = detail->result->timing.value().cases[0];
+            const double gflops = timed.flops / (timed.candidate.medianUs * 1e3);
             QCOMPARE(chart->roofline().points.front().achievedGflops, gflops);
             QVERIFY2(chart->chart()->title().startsWith(QStringLiteral("Roofline of iteration %1: ").arg(index)),
                 qPrintable(chart->chart()->title()));

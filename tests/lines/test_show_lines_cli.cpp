@@ -84,7 +84,8 @@ private slots:
         // Iteration 1 sampled, iteration 2 timed without sampling.
         for (int i = 0; i < 2; ++i) {
             const auto ref = store.beginIteration(session, store.addCandidate(session, candidate));
-            store.recordResult(ref, i == 0 ? resultFromRunnerReply(reply) : fx::passedResult(2));
+            store.recordResult(ref,
+                i == 0 ? resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>()) : fx::passedResult(2));
             store.finishIteration(ref);
         }
         // Iteration 3: the planted bank conflict, sampled.
@@ -93,8 +94,9 @@ private slots:
         conflict.fileName = "baseline.cu";
         const auto ref = store.beginIteration(session, store.addCandidate(session, conflict));
         store.recordResult(ref,
-            resultFromRunnerReply(
-                nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/bank_conflict-lines-h200.json"))));
+            resultFromEvaluateResult(
+                nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/bank_conflict-lines-h200.json"))
+                    .get<kl::protocol::EvaluateResult>()));
         store.finishIteration(ref);
         store.finishSession(session, "finished");
     }
@@ -231,10 +233,10 @@ private slots:
                 const auto detail = store.iteration(id, row.index);
                 QVERIFY(detail && detail->result);
                 const auto& sampling = detail->result->pcSampling;
-                QVERIFY2(sampling.is_object() && sampling.value("status", "") == "ok",
+                QVERIFY2(sampling && sampling->status == kl::lines::SamplingStatus::Ok,
                     qPrintable(QString::number(row.index)));
-                QCOMPARE(sampling.at("total_samples").get<int>(), 21987);
-                QCOMPARE(sampling.at("pcs").size(), std::size_t(460));
+                QCOMPARE(sampling->totalSamples, std::int64_t(21987));
+                QCOMPARE(sampling->pcs.size(), std::size_t(460));
                 last = row.index;
             }
         }

@@ -49,7 +49,7 @@ void readSession(const std::string& path, DeviceDescription& device, std::vector
         auto stored = store.iteration(*first, row.index);
         if (!stored || !stored->result)
             continue;
-        if (stored->result->device.is_null() && session)
+        if (!stored->result->device && session)
             stored->result->device = session->deviceInfo;
         auto result = store::storedReply(*stored->result);
         if (!result)

@@ -46,8 +46,8 @@ private slots:
             }
             const auto detail = store.iteration(summary.sessionId, o.index);
             QVERIFY(detail && detail->result);
-            const nlohmann::json& profile = detail->result->profile;
-            const bool hasCounters = profile.is_object() && profile.value("status", "") == "ok";
+            const auto& profile = detail->result->profile;
+            const bool hasCounters = profile && profile->status == kl::protocol::ProfileStatus::Ok;
             QCOMPARE(QString::fromStdString(o.category), QStringLiteral("passed"));
             if (!incumbent) {
                 QVERIFY2(hasCounters, "the baseline is always profiled");
@@ -55,7 +55,8 @@ private slots:
                 QVERIFY2(hasCounters, qPrintable(QStringLiteral("iteration %1 could beat the incumbent").arg(o.index)));
             } else {
                 QVERIFY2(!hasCounters, qPrintable(QStringLiteral("iteration %1 is slower").arg(o.index)));
-                QCOMPARE(QString::fromStdString(profile.value("reason", "")), QStringLiteral("slower-than-asked"));
+                QVERIFY(profile);
+                QCOMPARE(QString::fromStdString(profile->reason), QStringLiteral("slower-than-asked"));
                 QVERIFY(detail->result->metrics.empty());
             }
             (hasCounters ? profiled : skipped) += 1;

@@ -108,7 +108,7 @@ private Q_SLOTS:
         QVERIFY(detail && detail->candidate && detail->result);
         QVERIFY(detail->parent.has_value()); // tuner candidates descend from the best
         QVERIFY(!detail->candidate->tunables.empty());
-        QVERIFY(detail->result->timing.is_object());
+        QVERIFY(detail->result->timing.has_value());
         QCOMPARE(QString::fromStdString(store.session(summary.sessionId)->status), QStringLiteral("finished"));
 
         // A second session asks for the same candidates: all answered from the cache.

@@ -1,9 +1,9 @@
-// The loop reads the runner's reply as the typed value it decoded once; the store's JSON reader stays
-// for stored rows. Both must give the same record: for every real H200 reply in tests/fixtures/findings,
-// the typed path (resultFromEvaluateResult) is compared field by field with the JSON path
-// (resultFromRunnerReply), also for a two-size reply. The telemetry has one decoder (telemetryFromResult);
-// a recorded reply read through the protocol (telemetryFromRecordedReply) gives the same, and the
-// findings of the typed telemetry are the golden findings of the dump.
+// The loop reads the runner's reply as the typed value it decoded once, and the store's record holds
+// that value: for every real H200 reply in tests/fixtures/findings (and a two-size reply) the record's
+// figures are the reply's first size's, its metrics the reply's kernels' (kernel, size, counter), and
+// the columns the store writes are the reply's own JSON of each part, byte for byte. The telemetry has one decoder
+// (telemetryFromResult); a recorded reply read through the protocol (telemetryFromRecordedReply) gives the same, and
+// the findings of the typed telemetry are the golden findings of the dump.
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/loop/evaluation.h"
@@ -46,25 +46,36 @@ json telemetryJson(const kl::Telemetry& t)
     return j;
 }
 
-// Every field of a ResultRecord the reply fills.
-json recordJson(const kl::store::ResultRecord& r, bool withColumns)
+// What the record says of the reply, read from the recorded JSON itself: the first size's figures and
+// every profiled metric as "KERNEL/CASE/METRIC".
+json expectedRecord(const json& reply)
 {
-    json sizes = json::array();
-    for (const auto& s : r.sizes)
-        sizes.push_back(
-            { { "label", s.label }, { "median_us", optionalJson(s.medianUs) }, { "p20_us", optionalJson(s.p20Us) },
-                { "p80_us", optionalJson(s.p80Us) }, { "cv", optionalJson(s.cv) }, { "gbps", optionalJson(s.gbps) },
-                { "pct_of_copy", optionalJson(s.pctOfCopy) }, { "speedup", optionalJson(s.speedup) } });
-    json j { { "status", r.status }, { "category", r.category }, { "detail", r.detail },
-        { "median_us", optionalJson(r.medianUs) }, { "p20_us", optionalJson(r.p20Us) },
-        { "p80_us", optionalJson(r.p80Us) }, { "cv", optionalJson(r.cv) }, { "gbps", optionalJson(r.gbps) },
-        { "pct_of_copy", optionalJson(r.pctOfCopy) }, { "speedup", optionalJson(r.speedup) },
-        { "sm_clock_mhz", optionalJson(r.smClockMhz) }, { "toolkit", r.toolkit }, { "metrics", r.metrics },
-        { "sizes", sizes } };
-    if (withColumns)
-        j.update({ { "verification", r.verification }, { "timing", r.timing }, { "device", r.device },
-            { "profile", r.profile } });
-    return j;
+    const auto& first = reply["timing"]["cases"][0];
+    json metrics = json::object();
+    for (const auto& kernel : reply["profile"]["kernels"])
+        for (const auto& [name, value] : kernel["metrics"].items())
+            metrics[kernel["kernel"].get<std::string>() + "/" + kernel["case"].get<std::string>() + "/" + name] = value;
+    return { { "median_us", first["candidate"]["median_us"] }, { "gbps", first["gbps"] },
+        { "pct_of_copy", first["pct_of_copy"] }, { "metrics", metrics } };
+}
+
+json recordJson(const kl::store::ResultRecord& r)
+{
+    json metrics = json::object();
+    for (const auto& [key, value] : r.metrics)
+        metrics[kl::store::metricName(key)] = value;
+    return { { "median_us", optionalJson(r.medianUs) }, { "gbps", optionalJson(r.gbps) },
+        { "pct_of_copy", optionalJson(r.pctOfCopy) }, { "metrics", metrics } };
+}
+
+// The columns the store writes hold what the loop stored before the record was typed: the protocol's
+// JSON of each part of the reply.
+void compareColumns(const kl::store::ResultRecord& record, const kl::protocol::EvaluateResult& typed)
+{
+    const json wire = typed;
+    const json columns = kl::store::storedColumns(record);
+    for (const char* part : { "verification", "timing", "device", "profile", "pc_sampling" })
+        QCOMPARE(QString::fromStdString(columns[part].dump()), QString::fromStdString(wire[part].dump()));
 }
 
 void compareJson(const json& typed, const json& fromJson)
@@ -154,11 +165,11 @@ private Q_SLOTS:
         const auto typed = raw.get<kl::protocol::EvaluateResult>();
         QVERIFY(typed.timing && typed.profile && typed.device);
 
-        // The record: the figures equal those read from the recorded reply; every column equals the
-        // JSON reader's on the typed value's own JSON (what the loop used to store).
+        // The record: the figures and metrics those of the recorded reply; every column the reply's own part.
         const auto record = kl::store::resultFromEvaluateResult(typed, "13.0");
-        compareJson(recordJson(record, false), recordJson(kl::store::resultFromRunnerReply(raw, "13.0"), false));
-        compareJson(recordJson(record, true), recordJson(kl::store::resultFromRunnerReply(json(typed), "13.0"), true));
+        compareJson(recordJson(record), expectedRecord(raw));
+        compareColumns(record, typed);
+        QVERIFY(record.timing == typed.timing && record.verification == typed.verification);
         QVERIFY(record.medianUs && *record.medianUs > 0);
         QVERIFY(record.speedup && *record.speedup > 0);
         QVERIFY(!record.metrics.empty());
@@ -190,13 +201,14 @@ private Q_SLOTS:
         const auto raw = withSecondSize(readJsonFile(findingsFixtures() / "layernorm-tuned-best-stalls-h200.json"));
         const auto typed = raw.get<kl::protocol::EvaluateResult>();
         const auto record = kl::store::resultFromEvaluateResult(typed);
-        compareJson(recordJson(record, false), recordJson(kl::store::resultFromRunnerReply(raw), false));
+        compareJson(recordJson(record), expectedRecord(raw));
+        compareColumns(record, typed);
         QCOMPARE(record.sizes.size(), std::size_t(2));
         QCOMPARE(record.sizes[1].label, std::string("4096x4096"));
         // Headline of the first size, speedup the geometric mean of both.
         QCOMPARE(*record.medianUs, *record.sizes[0].medianUs);
         QVERIFY(qFuzzyCompare(*record.speedup, std::sqrt(*record.sizes[0].speedup * 2.0)));
-        QVERIFY(record.metrics.count("layernorm_gelu/4096x4096/gpu__time_duration.sum"));
+        QVERIFY(record.metrics.count({ "layernorm_gelu", "4096x4096", "gpu__time_duration.sum" }));
 
         const auto statics = kl::staticTelemetryFromJson(raw["static"]);
         const auto second = kl::telemetryFromResult(typed, statics, {}, "4096x4096");

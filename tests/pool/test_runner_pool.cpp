@@ -56,7 +56,7 @@ private Q_SLOTS:
             const auto stored = s.store.iteration(s.summary.sessionId, o.index);
             QVERIFY(stored && stored->result);
             QCOMPARE(q(stored->result->endpoint), q(o.endpoint));
-            QCOMPARE(stored->result->device.value("index", -1), std::stoi(o.endpoint.substr(6)));
+            QCOMPARE(stored->result->device.value().index, std::stoi(o.endpoint.substr(6)));
         }
         QCOMPARE(int(used.size()), 2);
         const auto session = s.store.session(s.summary.sessionId);

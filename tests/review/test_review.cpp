@@ -32,14 +32,23 @@ store::ResultRecord twoSizeResult()
     r.p20Us = 72.0;
     r.p80Us = 72.3;
     r.speedup = std::sqrt(1.5 * 1.2);
-    r.timing = { { "sm_clock_mhz", 1980 },
-        { "cases",
-            { { { "label", "M=4096,N=1024" },
-                  { "candidate", { { "median_us", 72.13 }, { "p20_us", 72.0 }, { "p80_us", 72.3 } } },
-                  { "gbps", 1599.0 }, { "pct_of_copy", 37.4 }, { "speedup_vs_baseline", 1.5 } },
-                { { "label", "M=8192,N=4096" },
-                    { "candidate", { { "median_us", 84.80 }, { "p20_us", 84.12 }, { "p80_us", 85.49 } } },
-                    { "gbps", 3100.0 }, { "pct_of_copy", 74.1 }, { "speedup_vs_baseline", 1.2 } } } } };
+    const auto timed
+        = [](std::string label, double median, double p20, double p80, double gbps, double pct, double speedup) {
+              protocol::CaseTiming c;
+              c.label = std::move(label);
+              c.candidate.medianUs = median;
+              c.candidate.p20Us = p20;
+              c.candidate.p80Us = p80;
+              c.candidate.minUs = median;
+              c.candidate.meanUs = median;
+              c.gbps = gbps;
+              c.pctOfCopy = pct;
+              c.speedupVsBaseline = speedup;
+              return c;
+          };
+    const auto small = timed("M=4096,N=1024", 72.13, 72.0, 72.3, 1599.0, 37.4, 1.5);
+    const auto large = timed("M=8192,N=4096", 84.80, 84.12, 85.49, 3100.0, 74.1, 1.2);
+    r.timing = protocol::Timing { 1980.0, std::nullopt, {}, { small, large } };
     return r;
 }
 

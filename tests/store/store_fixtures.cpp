@@ -46,20 +46,34 @@ ResultRecord passedResult(int seed)
     result.speedup = 135.0 / median;
     result.smClockMhz = 1980;
     result.toolkit = "13.0";
-    nlohmann::json samples = nlohmann::json::array();
+    protocol::CaseTiming timed;
+    timed.label = "8192x4096";
+    timed.candidate.medianUs = median;
+    timed.candidate.p20Us = *result.p20Us;
+    timed.candidate.p80Us = *result.p80Us;
+    timed.candidate.minUs = *result.p20Us;
+    timed.candidate.meanUs = median;
+    timed.candidate.cv = *result.cv;
     for (int i = 0; i < 400; ++i)
-        samples.push_back(median + ((i * 37 + seed) % 100) * 0.01);
-    result.timing = { { "sm_clock_mhz", 1980 },
-        { "cases",
-            { { { "label", "8192x4096" }, { "candidate", { { "median_us", median }, { "samples_us", samples } } },
-                { "gbps", *result.gbps }, { "pct_of_copy", *result.pctOfCopy } } } } };
-    result.verification
-        = { { "passed", true }, { "cases", { { { "label", "7x1000" }, { "kind", "fuzz" }, { "passed", true } } } } };
-    result.device = { { "name", "NVIDIA H200" }, { "sm_count", 132 }, { "l2_bytes", 62914560 } };
+        timed.candidate.samplesUs.push_back(median + ((i * 37 + seed) % 100) * 0.01);
+    timed.gbps = *result.gbps;
+    timed.pctOfCopy = *result.pctOfCopy;
+    result.timing = protocol::Timing { 1980.0, std::nullopt, {}, { timed } };
+    protocol::CaseVerification fuzz;
+    fuzz.label = "7x1000";
+    fuzz.kind = protocol::CaseKind::Fuzz;
+    fuzz.passed = true;
+    result.verification = protocol::Verification { true, { fuzz } };
+    protocol::DeviceDescription device;
+    device.name = "NVIDIA H200";
+    device.computeCapability = "9.0";
+    device.smCount = 132;
+    device.l2Bytes = 62914560;
+    result.device = device;
     result.compile = { { "registers", 32 + seed % 4 * 8 }, { "spill_store_bytes", 0 } };
-    result.profile = { { "status", "ok" }, { "metric_set", "default" } };
+    result.profile = protocol::Profile { protocol::ProfileStatus::Ok, {}, protocol::MetricSet::Default, 0, {} };
     for (int i = 0; i < 20; ++i)
-        result.metrics["metric_" + std::to_string(i)] = seed * 0.5 + i;
+        result.metrics[{ "ln_gelu", "8192x4096", "metric_" + std::to_string(i) }] = seed * 0.5 + i;
     return result;
 }
 
@@ -69,8 +83,12 @@ ResultRecord failedResult(int seed)
     result.status = "failed";
     result.category = "wrong-result";
     result.detail = "12 of 7000 elements off at 7x1000";
-    result.verification
-        = { { "passed", false }, { "cases", { { { "label", "7x1000" }, { "mismatches", 12 + seed } } } } };
+    protocol::CaseVerification fuzz;
+    fuzz.label = "7x1000";
+    fuzz.kind = protocol::CaseKind::Fuzz;
+    fuzz.category = protocol::Category::WrongResult;
+    fuzz.mismatches = 12 + seed;
+    result.verification = protocol::Verification { false, { fuzz } };
     result.toolkit = "13.0";
     return result;
 }

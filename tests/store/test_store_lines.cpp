@@ -1,5 +1,5 @@
-// The runner's PC samples in the store (schema version 6): written from the typed reply and from its
-// JSON alike, read back as the same value, carried by export/import and by the evaluation cache, and
+// The runner's PC samples in the store (schema version 6): written from the typed reply as the text the
+// runner sent (byte for byte), read back as the same value, carried by export/import and by the evaluation cache, and
 // an older file migrated forward with its results left unsampled.
 #include "core/lines/pc_sampling.h"
 #include "core/protocol/messages.h"
@@ -54,6 +54,11 @@ Recorded recordSession(Store& store, const ResultRecord& sampled)
     return out;
 }
 
+ResultRecord typedResult(const nlohmann::json& reply)
+{
+    return resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
+}
+
 kl::lines::PcSampling decoded(const nlohmann::json& value)
 {
     const auto sampling = kl::lines::pcSamplingFromJson(value);
@@ -73,18 +78,27 @@ private:
     std::string freshPath() { return m_dir.filePath(QStringLiteral("lines-%1.db").arg(++m_files)).toStdString(); }
 
 private slots:
-    void typedAndJsonRepliesStoreTheSameSamples()
+    void theStoredTextIsWhatTheRunnerSent()
     {
+        const auto path = freshPath();
         const auto reply = sampledReply();
-        const auto fromJson = resultFromRunnerReply(reply);
-        const auto fromTyped = resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
-        KL_COMPARE_JSON(fromJson.pcSampling, reply["pc_sampling"]);
-        KL_COMPARE_JSON(fromTyped.pcSampling, reply["pc_sampling"]);
+        const auto typed = typedResult(reply);
+        QVERIFY(typed.pcSampling == decoded(reply["pc_sampling"]));
+        {
+            auto store = Store::open(path);
+            recordSession(store, typed);
+        }
+        RawDb raw(path);
+        // Each part's column holds the protocol's JSON of that part inside the whole reply, as it always
+        // did: no migration, no second format.
+        const nlohmann::json wire = reply.get<kl::protocol::EvaluateResult>();
+        for (const char* part : { "pc_sampling", "timing", "verification", "device", "profile" })
+            KL_COMPARE_TEXT(raw.rows(std::string("SELECT ") + part + "_json FROM results ORDER BY id LIMIT 1"),
+                (wire[part].is_null() ? std::string("NULL") : wire[part].dump()) + "\n");
         // A reply that did not sample stores nothing.
         auto unsampled = reply;
         unsampled.erase("pc_sampling");
-        QVERIFY(resultFromRunnerReply(unsampled).pcSampling.is_null());
-        QVERIFY(resultFromEvaluateResult(unsampled.get<kl::protocol::EvaluateResult>()).pcSampling.is_null());
+        QVERIFY(!typedResult(unsampled).pcSampling);
     }
 
     void samplesReadBackAsTheSameValue()
@@ -92,13 +106,13 @@ private slots:
         const auto path = freshPath();
         const auto reply = sampledReply();
         auto store = Store::open(path);
-        const auto recorded = recordSession(store, resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>()));
+        const auto recorded = recordSession(store, typedResult(reply));
         const auto first = store.iteration(recorded.session, 1);
         QVERIFY(first && first->result);
-        QVERIFY(decoded(first->result->pcSampling) == decoded(reply["pc_sampling"]));
-        QCOMPARE(decoded(first->result->pcSampling).pcs.size(), std::size_t(115));
+        QVERIFY(first->result->pcSampling.value() == decoded(reply["pc_sampling"]));
+        QCOMPARE(first->result->pcSampling.value().pcs.size(), std::size_t(115));
         // The unsampled iteration reads back null, and its column is SQL NULL (not the text "null").
-        QVERIFY(store.iteration(recorded.session, 2)->result->pcSampling.is_null());
+        QVERIFY(store.iteration(recorded.session, 2)->result->pcSampling.has_value() == false);
         RawDb raw(path);
         KL_COMPARE_TEXT(raw.rows("SELECT pc_sampling_json IS NULL FROM results ORDER BY id"), "0\n1\n");
     }
@@ -107,22 +121,22 @@ private slots:
     {
         const auto reply = sampledReply();
         auto source = Store::open(freshPath());
-        const auto recorded = recordSession(source, resultFromRunnerReply(reply));
+        const auto recorded = recordSession(source, typedResult(reply));
         const auto file = freshPath();
         source.exportSession(recorded.session, file);
         auto target = Store::open(freshPath());
         const auto imported = target.importSession(file);
         const auto first = target.iteration(imported, 1);
         QVERIFY(first && first->result);
-        QVERIFY(decoded(first->result->pcSampling) == decoded(reply["pc_sampling"]));
-        QVERIFY(target.iteration(imported, 2)->result->pcSampling.is_null());
+        QVERIFY(first->result->pcSampling.value() == decoded(reply["pc_sampling"]));
+        QVERIFY(target.iteration(imported, 2)->result->pcSampling.has_value() == false);
     }
 
     void aCachedResultAnswersWithItsSamples()
     {
         const auto reply = sampledReply();
         auto store = Store::open(freshPath());
-        const auto recorded = recordSession(store, resultFromRunnerReply(reply));
+        const auto recorded = recordSession(store, typedResult(reply));
         store.cacheStore("key;lines=1", recorded.resultId);
         const auto cached = store.cacheLookup("key;lines=1");
         QVERIFY(cached);
@@ -186,12 +200,12 @@ private slots:
             QCOMPARE(kSchemaVersion, 8);
             KL_COMPARE_TEXT(raw.rows("SELECT pc_sampling_json FROM results"), "NULL\nNULL\n");
         }
-        QVERIFY(store.iteration(session, 1)->result->pcSampling.is_null());
+        QVERIFY(store.iteration(session, 1)->result->pcSampling.has_value() == false);
         QVERIFY(store.iteration(session, 1)->result->medianUs); // the old row is intact
         // It goes on as a version-6 file: a sampled result is kept.
         const auto reply = sampledReply();
-        const auto more = recordSession(store, resultFromRunnerReply(reply));
-        QVERIFY(decoded(store.iteration(more.session, 1)->result->pcSampling) == decoded(reply["pc_sampling"]));
+        const auto more = recordSession(store, typedResult(reply));
+        QVERIFY(store.iteration(more.session, 1)->result->pcSampling.value() == decoded(reply["pc_sampling"]));
         QVERIFY(store.checkIntegrity().empty());
     }
 };

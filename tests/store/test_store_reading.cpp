@@ -43,10 +43,17 @@ void recordStore(const std::string& path)
     auto store = Store::open(path);
     fx::recordTunerSessions(
         store, { .sessions = 2, .iterations = 3, .findings = true, .adjust = [](int s, int i, ResultRecord& result) {
-                    if (s == 1)
-                        result.timing["cases"].push_back({ { "label", "4096x4096" },
-                            { "candidate", { { "median_us", 20.0 + i }, { "p20_us", 19.0 }, { "p80_us", 30.0 } } },
-                            { "speedup_vs_baseline", 2.5 } });
+                    if (s == 1) {
+                        kl::protocol::CaseTiming second;
+                        second.label = "4096x4096";
+                        second.candidate.medianUs = 20.0 + i;
+                        second.candidate.p20Us = 19.0;
+                        second.candidate.p80Us = 30.0;
+                        second.candidate.minUs = 20.0 + i;
+                        second.candidate.meanUs = 20.0 + i;
+                        second.speedupVsBaseline = 2.5;
+                        result.timing->cases.push_back(second);
+                    }
                 } });
 }
 

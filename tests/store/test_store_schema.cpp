@@ -175,9 +175,9 @@ private slots:
         QCOMPARE(*first->result->smClockMhz, 1980.0);
         QCOMPARE(first->result->recordedMs, std::int64_t(2000));
         QCOMPARE(first->result->metrics.size(), std::size_t(2)); // the text value was not a metric
-        QCOMPARE(first->result->metrics.at("dram__throughput"), 41.5);
-        QCOMPARE(first->result->metrics.at("sm__warps_active"), 55.0);
-        QCOMPARE(first->result->device["name"].get<std::string>(), std::string("NVIDIA H200"));
+        QCOMPARE(first->result->metrics.at({ {}, {}, "dram__throughput" }), 41.5);
+        QCOMPARE(first->result->metrics.at({ {}, {}, "sm__warps_active" }), 55.0);
+        QVERIFY(!first->result->device); // {"name": ...} alone is not a device description: left out
         QCOMPARE(first->findings.size(), std::size_t(2));
         KL_COMPARE_TEXT(first->findings[1].ruleId, "tail.effect");
         QVERIFY(first->findings[1].directions.empty());
@@ -281,7 +281,8 @@ private slots:
                 {"label":"8192x4096","candidate":{"median_us":72.13,"p20_us":71.9,"p80_us":72.4,"cv":0.004},
                  "gbps":1860.0,"pct_of_copy":44.0,"speedup_vs_baseline":1.5},
                 {"label":"1024x1024","candidate":{"median_us":98.0,"p20_us":97.5,"p80_us":101.0,"cv":0.02},
-                 "gbps":80.0,"pct_of_copy":12.0,"speedup_vs_baseline":2.0}]})");
+                 "gbps":80.0,"pct_of_copy":12.0,"speedup_vs_baseline":2.0}]})")
+                                .get<kl::protocol::Timing>();
             result.medianUs = 72.13;
             result.p20Us = 84.12;
             result.p80Us = 85.49;

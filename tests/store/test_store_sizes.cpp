@@ -18,10 +18,11 @@ namespace fx = kl::store::fixtures;
 namespace {
 
 // As docs/runner-protocol.md shows it, with a second main size whose percentiles differ.
-nlohmann::json twoSizeReply()
+kl::protocol::EvaluateResult twoSizeReply()
 {
     return nlohmann::json::parse(R"({"v":1,"id":"8","type":"result","status":"ok","category":"passed",
-      "detail":"all cases passed","device":{"name":"NVIDIA H200","sm_clock_mhz":1980,"runtime_toolkit":"13.0"},
+      "detail":"all cases passed","device":{"name":"NVIDIA H200","compute_capability":"9.0","sm_count":132,"sm_clock_mhz":1980,
+        "runtime_toolkit":"13.0"},
       "verification":{"passed":true,"cases":[]},
       "timing":{"sm_clock_mhz":1755,"cases":[
         {"label":"8192x4096","candidate":{"median_us":48.0,"p20_us":47.0,"p80_us":49.0,"cv":0.01,"samples_us":[48.0]},
@@ -29,7 +30,8 @@ nlohmann::json twoSizeReply()
         {"label":"wide","candidate":{"median_us":27.0,"p20_us":26.5,"p80_us":27.5,"cv":0.03},
          "gbps":2400.0,"pct_of_copy":50.0,"speedup_vs_baseline":4.5}]},
       "profile":{"status":"ok","kernels":[{"kernel":"ln_gelu","case":"8192x4096",
-         "metrics":{"gpu__time_duration.sum":47900.0,"dram__throughput.avg.pct_of_peak_sustained_elapsed":41.5}}]}})");
+         "metrics":{"gpu__time_duration.sum":47900.0,"dram__throughput.avg.pct_of_peak_sustained_elapsed":41.5}}]}})")
+        .get<kl::protocol::EvaluateResult>();
 }
 
 // A problem file as users write it: symbols under "sizes", one unlabelled and one labelled main size.
@@ -62,7 +64,7 @@ private:
 private slots:
     void runnerReplyBecomesAResult()
     {
-        const auto result = resultFromRunnerReply(twoSizeReply());
+        const auto result = resultFromEvaluateResult(twoSizeReply());
         KL_COMPARE_TEXT(result.status, "ok");
         KL_COMPARE_TEXT(result.category, "passed");
         KL_COMPARE_TEXT(result.detail, "all cases passed");
@@ -88,15 +90,15 @@ private slots:
         QCOMPARE(*result.sizes[1].speedup, 4.5);
         QCOMPARE(*result.sizes[0].speedup, 2.0);
         QCOMPARE(result.metrics.size(), std::size_t(2));
-        QCOMPARE(result.metrics.at("ln_gelu/8192x4096/dram__throughput.avg.pct_of_peak_sustained_elapsed"), 41.5);
-        QCOMPARE(result.timing["cases"][0]["candidate"]["samples_us"][0].get<double>(), 48.0);
+        QCOMPARE(
+            result.metrics.at({ "ln_gelu", "8192x4096", "dram__throughput.avg.pct_of_peak_sustained_elapsed" }), 41.5);
+        QCOMPARE(result.timing.value().cases[0].candidate.samplesUs[0], 48.0);
 
-        const auto failed = resultFromRunnerReply(
-            nlohmann::json::parse(
-                R"({"status":"failed","category":"wrong-result","timing":null,"verification":{"passed":false}})"),
-            "13.0");
+        auto wrong = kl::protocol::EvaluateResult::failure("9", kl::protocol::Category::WrongResult, {});
+        wrong.verification = kl::protocol::Verification { false, {} };
+        const auto failed = resultFromEvaluateResult(wrong, "13.0");
         KL_COMPARE_TEXT(failed.category, "wrong-result");
-        QVERIFY(!failed.medianUs && !failed.speedup && failed.timing.is_null() && failed.sizes.empty());
+        QVERIFY(!failed.medianUs && !failed.speedup && !failed.timing && failed.sizes.empty());
         KL_COMPARE_TEXT(failed.toolkit, "13.0");
     }
 
@@ -106,7 +108,7 @@ private slots:
         auto store = Store::open(path);
         const auto session = sessionOf(store, twoSizeProblem());
         const auto ref = store.beginIteration(session, store.addCandidate(session, fx::candidate(1)));
-        store.recordResult(ref, resultFromRunnerReply(twoSizeReply()));
+        store.recordResult(ref, resultFromEvaluateResult(twoSizeReply()));
         const auto committed = store.finishIteration(ref);
 
         const std::map<std::string, std::int64_t> first { { "M", 8192 }, { "N", 4096 } };
@@ -153,7 +155,8 @@ private slots:
         QCOMPARE(sizes[0].values.at("M"), std::int64_t(8192));
         QCOMPARE(*sizes[0].medianUs, *result.medianUs);
         QCOMPARE(*sizes[0].pctOfCopy, *result.pctOfCopy);
-        QVERIFY(!sizes[0].p20Us); // the fixture's timing has no percentiles: none are made up
+        QCOMPARE(*sizes[0].p20Us, *result.p20Us); // the timed case's own percentiles
+        QCOMPARE(*sizes[0].cv, *result.cv);
 
         // A failed result has no timing, so no sizes.
         const auto failed = store.beginIteration(session, store.addCandidate(session, fx::candidate(3)));
