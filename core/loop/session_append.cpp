@@ -1,6 +1,5 @@
-// Adding to a session that exists: the engineer's candidate into a stored session (evaluateInto),
-// and "continue from here" inside a running one (continueFrom). Both keep the proposal tree in the
-// store true: the new candidate's parent is the iteration it was built on.
+// Adding the engineer's candidate to a session that exists (evaluateInto): its next iteration, built
+// on its best, so that the proposal tree in the store stays true.
 #include "core/loop/tuning_session.h"
 
 #include "core/loop/pending_candidate.h"
@@ -108,42 +107,6 @@ LoopSummary TuningSession::evaluateInto(
     phase(round, LoopPhase::Finished, summary.stopReason);
     m_events->publish(SessionFinished { "finished", summary });
     return summary;
-}
-
-void TuningSession::continueFrom(int iterationIndex)
-{
-    if (iterationIndex > 0)
-        m_forkTo.store(iterationIndex);
-}
-
-void TuningSession::remember(const EvaluatedCandidate& e)
-{
-    if (e.outcome.index > 0 && e.outcome.candidateId)
-        m_recorded[e.outcome.index]
-            = std::make_unique<Incumbent>(Incumbent { e.proposal, e.outcome, e.timings, e.statics });
-}
-
-void TuningSession::adoptFork()
-{
-    const int index = m_forkTo.exchange(0);
-    const auto chosen = m_recorded.find(index);
-    if (index <= 0 || chosen == m_recorded.end() || !m_best)
-        return;
-    const Incumbent& from = *chosen->second;
-    const int previous = m_best->outcome.index;
-    if (from.outcome.category == "passed" && !from.timings.empty()) {
-        *m_best = from; // its figures are the bar now
-    } else {
-        // Not measured: the base the proposer edits and the parent in the tree; the bar stays the best's timings.
-        m_best->proposal = from.proposal;
-        m_best->outcome.index = from.outcome.index;
-        m_best->outcome.candidateId = from.outcome.candidateId;
-        m_best->outcome.sourceHash = from.outcome.sourceHash;
-        m_best->outcome.tunables = from.outcome.tunables;
-        m_best->statics = from.statics;
-    }
-    if (m_best->outcome.index != previous)
-        m_events->publish(IncumbentChanged { m_best->outcome, previous });
 }
 
 } // namespace kl

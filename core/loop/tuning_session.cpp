@@ -2,6 +2,7 @@
 
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
+#include "core/loop/continue_from_here.h"
 #include "core/loop/evaluation.h"
 #include "core/loop/look_ahead.h"
 #include "core/loop/pending_candidate.h"
@@ -83,6 +84,7 @@ TuningSession::TuningSession(const Problem& problem, store::Store& store, Runner
     , m_config(std::move(config))
     , m_recorder(store, m_config.proposerDetail)
     , m_briefing(problem)
+    , m_continueFromHere(std::make_unique<ContinueFromHere>())
 {
 }
 
@@ -93,6 +95,7 @@ TuningSession::TuningSession(const Problem& problem, store::Store& store, pool::
     , m_config(std::move(config))
     , m_recorder(store, m_config.proposerDetail)
     , m_briefing(problem)
+    , m_continueFromHere(std::make_unique<ContinueFromHere>())
 {
 }
 
@@ -225,6 +228,8 @@ LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock
     return summary;
 }
 
+void TuningSession::continueFrom(int iterationIndex) { m_continueFromHere->ask(iterationIndex); }
+
 void TuningSession::extendBudget(int rounds)
 {
     if (rounds > 0)
@@ -332,7 +337,9 @@ LoopSummary TuningSession::run(Proposer& proposer, const std::atomic<bool>* canc
 TuningSession::RoundEnd TuningSession::runRound(Proposer& proposer, int round, int remaining, LoopProgress& progress,
     LoopSummary& summary, const std::atomic<bool>* cancel)
 {
-    adoptFork(); // "continue from here", asked for while the last round ran
+    if (m_best) // "continue from here", asked for while the last round ran
+        if (const auto previous = m_continueFromHere->adopt(*m_best))
+            m_events->publish(IncumbentChanged { m_best->outcome, *previous });
     const auto ctx = m_briefing.context(*m_best, round, remaining);
     phase(round, LoopPhase::Propose, proposer.kind());
     pool::trace("round " + std::to_string(round) + " proposing");
@@ -476,7 +483,7 @@ void TuningSession::refuse(
     IterationOutcome& o, const Proposal& p, const store::DecisionRecord* decision, const std::string& rejection)
 {
     m_recorder.recordRefusal(o, p, decision);
-    remember({ p, o, {}, {}, {} });
+    m_continueFromHere->remember({ p, o, {}, {}, {} });
     m_briefing.addToHistory(historyEntry(o, rejection));
     m_events->publish(IterationFinished { o });
 }
@@ -500,7 +507,7 @@ void TuningSession::closeRound(std::vector<EvaluatedCandidate>& batch, int round
     m_scaling.addRound(anyPassed, bestOverIncumbent);
     m_recorder.storeListings(false); // those made by now are in the store before the window reads the round
     for (const auto& e : batch) {
-        remember(e);
+        m_continueFromHere->remember(e);
         m_briefing.addToHistory(historyEntry(e.outcome));
         m_events->publish(IterationFinished { e.outcome });
     }
@@ -554,7 +561,7 @@ std::optional<std::string> TuningSession::measureBaseline(
     }
     ++summary.passed;
     m_best = std::make_unique<Incumbent>(Incumbent { base, first.outcome, first.timings, first.statics });
-    remember(first);
+    m_continueFromHere->remember(first);
     m_events->publish(IncumbentChanged { first.outcome, std::nullopt });
     return std::nullopt;
 }

@@ -2,7 +2,10 @@
 // One tuning session: propose → compile → verify → benchmark → profile → synthesise → decide,
 // every step stored. The CLI drives it directly; the GUI runs it on a worker thread. Observers
 // receive immutable values through one event stream (loop_events.h); a review gate lets the engineer accept, reject,
-// steer or replace every proposal through one API.
+// steer or replace every proposal through one API. This class schedules the rounds and their stop rules;
+// each other idea has its own class: what one iteration writes (IterationRecorder), what the proposer
+// is told (ProposerBriefing), a round's decision (round_decision.h), compiling the next round ahead
+// (LookAhead) and "continue from here" (ContinueFromHere).
 #include "core/compile/compiler.h"
 #include "core/compile/static_report.h"
 #include "core/findings/finding.h"
@@ -30,6 +33,7 @@
 
 namespace kl {
 
+class ContinueFromHere;
 class RunnerClient;
 class LookAhead;
 namespace pool {
@@ -125,8 +129,6 @@ private:
     std::optional<std::string> measureBaseline(
         Proposer& proposer, LoopSummary& summary, const std::atomic<bool>* cancel);
     void startRunners(); // the device, its limits, the compiled reference and baseline, the problem row
-    void adoptFork(); // a pending continueFrom, at a round's start
-    void remember(const EvaluatedCandidate& e); // what continueFrom can return to
     EvaluatedCandidate evaluate(
         const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel);
     std::unique_ptr<Pending> begin(
@@ -166,8 +168,7 @@ private:
     std::shared_ptr<LoopEvents> m_events = std::make_shared<LoopEvents>();
     ReviewGate* m_gate = nullptr;
     std::atomic<int> m_extraRounds { 0 };
-    std::atomic<int> m_forkTo { 0 }; // continueFrom's iteration index; 0: none asked
-    std::map<int, std::unique_ptr<Incumbent>> m_recorded; // by iteration index, for continueFrom
+    std::unique_ptr<ContinueFromHere> m_continueFromHere; // "continue from here" (continue_from_here.h)
     StopPolicy currentStop() const;
 
     protocol::DeviceDescription m_device;
