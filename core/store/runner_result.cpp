@@ -1,5 +1,6 @@
 #include "core/store/runner_result.h"
 
+#include "core/findings/telemetry.h"
 #include "core/model/geometric_mean.h"
 #include "core/store/result_columns.h"
 
@@ -103,29 +104,19 @@ std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& r)
     return reply;
 }
 
-namespace {
-
-KernelStatics statics(const nlohmann::json& telemetry)
-{
-    KernelStatics k;
-    if (!telemetry.is_object())
-        return k;
-    if (const auto registers = telemetry.find("registers");
-        registers != telemetry.end() && registers->is_number() && registers->get<double>() > 0)
-        k.registers = static_cast<int>(registers->get<double>());
-    if (const auto occupancy = telemetry.find("theoretical_occupancy");
-        occupancy != telemetry.end() && occupancy->is_number() && occupancy->get<double>() > 0)
-        k.theoreticalOccupancy = occupancy->get<double>();
-    if (const auto limiter = telemetry.find("occupancy_limiter"); limiter != telemetry.end() && limiter->is_string())
-        k.occupancyLimiter = limiter->get<std::string>();
-    return k;
-}
-
-} // namespace
-
 KernelStatics storedStatics(const nlohmann::json& compile)
 {
-    return compile.is_object() && compile.contains("telemetry") ? statics(compile["telemetry"]) : KernelStatics {};
+    // The static telemetry has one reader, core/findings' (the loop reads it back from a cached row too).
+    KernelStatics k;
+    if (!compile.is_object() || !compile.contains("telemetry") || !compile["telemetry"].is_object())
+        return k;
+    const Telemetry telemetry = staticTelemetryFromJson(compile["telemetry"]);
+    if (telemetry.registers > 0)
+        k.registers = telemetry.registers;
+    if (telemetry.theoreticalOccupancy > 0)
+        k.theoreticalOccupancy = telemetry.theoreticalOccupancy;
+    k.occupancyLimiter = telemetry.occupancyLimiter;
+    return k;
 }
 
 } // namespace kl::store
