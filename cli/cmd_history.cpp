@@ -5,6 +5,7 @@
 
 #include "core/figures/iteration_figures.h"
 #include "core/findings/metric_facts.h"
+#include "core/findings/telemetry.h"
 #include "core/lines/line_heat.h"
 #include "core/model/error.h"
 #include "core/review/candidate_changes.h"
@@ -13,6 +14,7 @@
 #include "core/review/session_notes.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
+#include "core/review/static_facts.h"
 #include "core/review/tensor_ceiling.h"
 #include "core/review/verification_report.h"
 #include "core/store/code_listings.h"
@@ -393,8 +395,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                     if (const auto contenders = review::contendersText(size); !contenders.empty())
                         std::cout << "pytorch:    " << contenders << " (same job, cold L2, medians)\n";
             }
-            if (r.compile.is_object() && r.compile.contains("telemetry"))
-                std::cout << "static:     " << r.compile["telemetry"].dump() << "\n";
+            // What ptxas and the occupancy calculator said, in words (the stored facts the findings read).
+            if (r.compile.is_object() && r.compile.contains("telemetry") && r.compile["telemetry"].is_object())
+                std::cout << "static:     " << review::staticFactsText(staticTelemetryFromJson(r.compile["telemetry"]))
+                          << "\n";
             for (const auto& [key, value] : r.metrics) {
                 const auto unit = metricUnit(key.metric);
                 const auto better = directionText(metricDirection(key.metric));

@@ -2,7 +2,8 @@
 // core (issue 26): the verification report per case (and a failed case's window), the evidence behind
 // the figures (tolerances, the floor checks), findings' evidence as text, and each metric's unit and
 // direction. Golden: the report lines of `show` on the bundled H200 sessions, against
-// tests/fixtures/show/*.txt (regenerate with KL_UPDATE_GOLDEN=1 after a deliberate change).
+// tests/fixtures/show/*.txt (regenerate with KL_UPDATE_GOLDEN=1 after a deliberate change). The static
+// facts are words too (ptxas's registers, shared memory, occupancy), never the stored JSON.
 #include "tests/test_files.h"
 
 #include <QFile>
@@ -18,7 +19,8 @@ QString reportLines(const QString& out)
     for (const QString& line : out.split(QLatin1Char('\n')))
         if (line.startsWith(QLatin1String("verified:")) || line.startsWith(QLatin1String("  case "))
             || line.startsWith(QLatin1String("  window ")) || line.startsWith(QLatin1String("evidence:"))
-            || line.startsWith(QLatin1String("  evidence: ")) || line.startsWith(QLatin1String("  metric ")))
+            || line.startsWith(QLatin1String("  evidence: ")) || line.startsWith(QLatin1String("  metric "))
+            || line.startsWith(QLatin1String("static:")))
             kept.append(line);
     return kept.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
@@ -40,6 +42,9 @@ private slots:
         // A passed, profiled candidate: its findings' evidence and the metrics with units.
         QTest::newRow("findings and metrics")
             << QStringLiteral("layernorm_gelu-h200.klsession") << QStringLiteral("6") << QStringLiteral("tuner-6.txt");
+        // Tensor cores: the static facts name the kernel's mma instructions.
+        QTest::newRow("tensor instructions") << QStringLiteral("gemm_fp16-wmma-h200.klsession") << QStringLiteral("2")
+                                             << QStringLiteral("gemm-wmma-2.txt");
     }
     void showSaysWhatThePagesSay()
     {
@@ -65,6 +70,7 @@ private slots:
         QCOMPARE(report, QString::fromUtf8(expected.readAll()));
         QVERIFY(report.contains(QLatin1String("verified:   ")));
         QVERIFY(report.contains(QLatin1String("evidence:   tolerance ")));
+        QVERIFY(!report.contains(QLatin1Char('{'))); // text, not JSON
     }
 };
 
