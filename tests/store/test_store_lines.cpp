@@ -9,6 +9,8 @@
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
 
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
 
@@ -99,6 +101,43 @@ private slots:
         auto unsampled = reply;
         unsampled.erase("pc_sampling");
         QVERIFY(!typedResult(unsampled).pcSampling);
+    }
+
+    // Every result of the bundled H200 sessions reads back as typed parts whose JSON is the stored text
+    // itself, byte for byte: the typed record needs no migration of recorded files.
+    void bundledSessionsReadBackAsTheirStoredText()
+    {
+        QDir sessions(QStringLiteral(KL_SOURCE_DIR "/resources/sessions"));
+        const auto files = sessions.entryList({ QStringLiteral("*.klsession") }, QDir::Files, QDir::Name);
+        QVERIFY(files.size() >= 5);
+        int parts = 0;
+        for (const QString& name : files) {
+            const auto path = m_dir.filePath(name);
+            QVERIFY(QFile::copy(sessions.filePath(name), path));
+            const auto store = Store::open(path.toStdString(), { .readOnly = true });
+            RawDb raw(path.toStdString());
+            for (const auto& session : store.listSessions())
+                for (const auto& row : store.listIterations(session.session.id)) {
+                    const auto detail = store.iteration(session.session.id, row.index);
+                    if (!detail || !detail->result)
+                        continue;
+                    QVERIFY2(detail->result->unreadable.empty(),
+                        detail->result->unreadable.empty() ? "" : detail->result->unreadable.front().what());
+                    const auto columns = storedColumns(*detail->result);
+                    for (const char* part : { "verification", "timing", "device", "profile", "pc_sampling" }) {
+                        const auto column = std::string(part) + "_json";
+                        if (raw.integer(
+                                "SELECT COUNT(*) FROM pragma_table_info('results') WHERE name = '" + column + "'")
+                            == 0)
+                            continue; // a file of a schema before the column
+                        const auto text = raw.text(
+                            "SELECT " + column + " FROM results WHERE id = " + std::to_string(detail->result->id));
+                        KL_COMPARE_TEXT(columns[part].is_null() ? std::string() : columns[part].dump(), text);
+                        ++parts;
+                    }
+                }
+        }
+        QVERIFY(parts > 500);
     }
 
     void samplesReadBackAsTheSameValue()
