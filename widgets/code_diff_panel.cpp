@@ -23,7 +23,7 @@ namespace {
 const QColor kAdded(0xe3, 0xf6, 0xe3);
 const QColor kRemoved(0xfb, 0xe4, 0xe4);
 const QColor kHunk(0xe8, 0xee, 0xf8);
-const QColor kAbsent(0xf2, 0xf2, 0xf2);
+const QColor kAbsent(0xe6, 0xe6, 0xe6);
 
 QPlainTextEdit* codePane(QWidget* parent)
 {
@@ -217,8 +217,8 @@ void CodeDiffPanel::fillMix()
             QFont font = item->font();
             font.setBold(bold || (column == 3 && after != before));
             item->setFont(font);
-            if (column == 3 && after != before)
-                item->setForeground(after > before ? QColor(0x1a, 0x6b, 0x1a) : QColor(0xa0, 0x20, 0x20));
+            if (column == 3 && after != before) // a count, neither good nor bad by itself: one colour
+                item->setForeground(QColor(0x1f, 0x3f, 0x8f));
             m_mix->setItem(row, column, item);
         }
     };
