@@ -66,6 +66,10 @@ LineProfilePanel::LineProfilePanel(IterationSelection* selection, QWidget* paren
     , m_listing(new CodeListingView(this))
 {
     m_editor->setReadOnly(true);
+    // The line whose instructions the code pane highlights, in the same blue.
+    m_editor->setCaretLineVisible(true);
+    m_editor->setCaretLineBackgroundColor(QColor(0xc8, 0xdc, 0xff));
+    m_editor->SendScintilla(QsciScintillaBase::SCI_SETCARETLINEVISIBLEALWAYS, 1); // also while the code pane has focus
     m_editor->setMarginType(m_heatMargin, QsciScintilla::TextMarginRightJustified);
     m_editor->setMarginWidth(m_heatMargin, QStringLiteral("100%0"));
     m_editor->viewport()->installEventFilter(this);
