@@ -1,6 +1,7 @@
 #include "app/store_document.h"
 
 #include "core/model/error.h"
+#include "core/review/best_iteration.h"
 #include "core/review/same_problem.h"
 #include "widgets/string_conversion.h"
 
@@ -41,7 +42,8 @@ std::shared_ptr<StoreDocument> StoreDocument::open(const QString& path)
     return std::shared_ptr<StoreDocument>(new StoreDocument(path, store::Store::open(file, viewing())));
 }
 
-std::vector<store::SessionRow> StoreDocument::sessions() const { return m_store.listSessions(); }
+// Each row's "best" is the session's best iteration's, as Select Best picks it (best_iteration.h).
+std::vector<store::SessionRow> StoreDocument::sessions() const { return review::listSessions(m_store); }
 
 std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) const
 {

@@ -122,7 +122,7 @@ void printSessions(const store::Store& s)
 {
     std::printf("%5s  %-16s  %-20s  %-22s  %-10s %5s %10s %8s\n", "id", "started (UTC)", "problem", "device", "status",
         "iters", "best us", "speedup");
-    for (const auto& row : s.listSessions())
+    for (const auto& row : review::listSessions(s)) // "best": the session's best iteration's (best_iteration.h)
         std::printf("%5lld  %-16s  %-20s  %-22s  %-10s %5d %10s %8s\n", static_cast<long long>(row.session.id),
             when(row.session.startedMs).c_str(), row.session.problemName.substr(0, 20).c_str(),
             row.session.device.substr(0, 22).c_str(), row.session.status.c_str(), row.iterations,

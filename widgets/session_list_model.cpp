@@ -114,7 +114,9 @@ QVariant SessionListModel::headerData(int section, Qt::Orientation orientation, 
         case IterationsColumn:
             return tr("Iterations recorded in the session");
         case BestSpeedupColumn:
-            return tr("Best verified speedup over the baseline");
+            //: session browser column tooltip: the same iteration Review ▸ Select Best picks
+            return tr("The speedup of the session's best iteration (Review ▸ Select Best): the loop's incumbent; "
+                      "a later iteration faster only within the noise does not replace it");
         case StartedColumn:
             return tr("When the session started (UTC)");
         default:

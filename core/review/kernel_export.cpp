@@ -14,21 +14,6 @@ namespace {
 std::string number(const std::optional<double>& v, int decimals) { return figureText(v, decimals); }
 } // namespace
 
-std::optional<int> bestIteration(const store::Store& store, std::int64_t session)
-{
-    if (const auto record = store.session(session))
-        if (const auto best = store::summaryBestIteration(*record))
-            return best;
-    std::optional<int> chosen;
-    double best = 0.0;
-    for (const auto& r : store.listIterations(session))
-        if (r.category == "passed" && r.speedup && *r.speedup > best) {
-            best = *r.speedup;
-            chosen = r.index;
-        }
-    return chosen;
-}
-
 // A Triton candidate's tunables are fixed by making the chosen values the `# @kl tunable`
 // defaults (Python has no #define); the line is otherwise kept as written.
 std::string withTunableDefaults(const std::string& source, const TunableValues& chosen)

@@ -1,6 +1,8 @@
 #pragma once
-// A session's best iteration and the standalone .cu written for it (`export-kernel`, the GUI's
-// Export Kernel): the source with its chosen tunables fixed and a header saying how it was measured.
+// The standalone .cu written for a session's best iteration (best_iteration.h) or any other
+// (`export-kernel`, the GUI's Export Kernel): the source with its chosen tunables fixed and a header
+// saying how it was measured.
+#include "core/review/best_iteration.h" // which iteration is the best: one definition
 #include "core/store/records.h"
 
 #include <cstdint>
@@ -12,10 +14,6 @@ class Store;
 }
 
 namespace kl::review {
-
-// The loop's own best (faster beyond the noise at each step, from the session summary) when it
-// recorded one; else the highest speedup that passed (older sessions, cancelled ones); else nullopt.
-std::optional<int> bestIteration(const store::Store& store, std::int64_t session);
 
 struct ExportedKernel {
     std::int64_t session = 0;

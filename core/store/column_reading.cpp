@@ -3,14 +3,30 @@
 
 namespace kl::store {
 
-std::optional<double> summaryBestPctOfCopy(const SessionRecord& session)
+namespace {
+
+std::optional<double> summaryNumber(const SessionRecord& session, const char* key)
 {
     const nlohmann::json& summary = session.summary;
-    if (const auto it = summary.is_object() ? summary.find("best_pct_of_copy") : summary.end();
+    if (const auto it = summary.is_object() ? summary.find(key) : summary.end();
         summary.is_object() && it != summary.end() && it->is_number())
         return it->get<double>();
     return std::nullopt;
 }
+
+} // namespace
+
+std::optional<double> summaryBestPctOfCopy(const SessionRecord& session)
+{
+    return summaryNumber(session, "best_pct_of_copy");
+}
+
+std::optional<double> summaryBestSpeedup(const SessionRecord& session)
+{
+    return summaryNumber(session, "best_speedup");
+}
+
+std::optional<double> summaryBestMedianUs(const SessionRecord& session) { return summaryNumber(session, "best_us"); }
 
 std::vector<PromptMessage> promptMessages(const ExchangeRecord& exchange)
 {

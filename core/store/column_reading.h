@@ -12,6 +12,9 @@ namespace kl::store {
 
 // The best % of a same-size copy the session's stored summary names ("best_pct_of_copy"), if any.
 std::optional<double> summaryBestPctOfCopy(const SessionRecord& session);
+// Likewise its best speedup and median ("best_speedup", "best_us"): those of summaryBestIteration.
+std::optional<double> summaryBestSpeedup(const SessionRecord& session);
+std::optional<double> summaryBestMedianUs(const SessionRecord& session);
 
 // One message of the prompt an exchange sent, in the order sent; the system prompt first with role "system".
 struct PromptMessage {
