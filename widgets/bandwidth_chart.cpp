@@ -13,8 +13,8 @@ BandwidthChart::BandwidthChart(IterationSelection* selection, QWidget* parent)
     : IterationChart(selection, parent)
     , m_yAxis(new QValueAxis(this))
 {
-    //: bandwidth chart's y axis
-    m_yAxis->setTitleText(tr("% of same-size copy"));
+    //: bandwidth chart's y axis, short as the latency chart's (the legend names the same-size copy)
+    m_yAxis->setTitleText(tr("% of copy"));
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
     follow(selection, this, this);

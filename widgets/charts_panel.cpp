@@ -41,6 +41,12 @@ ChartsPanel::ChartsPanel(IterationSelection* selection, QWidget* parent)
     m_sizes->setToolTip(tr("The main size whose figures the charts draw"));
     auto* png = new QPushButton(tr("Export PNG…"), this);
     auto* svg = new QPushButton(tr("Export SVG…"), this);
+    //: tooltip of the chart export buttons; %1 x %2 the exported image's size in pixels
+    const QString exported = tr("The chart at %1×%2 px, titled with the problem, the session and the size it shows")
+                                 .arg(IterationChart::kExportSize.width())
+                                 .arg(IterationChart::kExportSize.height());
+    png->setToolTip(exported);
+    svg->setToolTip(exported);
     auto* copy = new QPushButton(tr("Copy with Evidence"), this);
     copy->setToolTip(tr("Copy the chart and the selected iteration's figures to the clipboard"));
     m_actions = { png, svg, copy, m_sizes };
@@ -158,8 +164,32 @@ void ChartsPanel::exportCurrent(bool svg)
         svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
-    if (!(svg ? chart->saveSvg(path) : chart->savePng(path)))
-        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1").arg(path));
+    if (const QString error = exportChart(path); !error.isEmpty())
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+QString ChartsPanel::exportTitle() const
+{
+    const auto session = m_selection->session();
+    const IterationChart* chart = currentChart();
+    if (!session || !chart)
+        return {};
+    const QString size = !chart->size().empty() ? toQString(chart->size()) : m_sizes->currentText();
+    //: exported chart title; %1 problem, %2 session id, %3 the chart (Latency, Bandwidth, ...), %4 the main size
+    return tr("%1 · session %2 · %3 at %4")
+        .arg(toQString(session->session.problemName))
+        .arg(session->session.id)
+        .arg(m_tabs->tabText(m_tabs->currentIndex()).replace(QStringLiteral("&&"), QStringLiteral("&")), size);
+}
+
+QString ChartsPanel::exportChart(const QString& path)
+{
+    IterationChart* chart = currentChart();
+    if (!chart)
+        return tr("No chart is shown");
+    const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+    const bool written = svg ? chart->saveSvg(path, exportTitle()) : chart->savePng(path, exportTitle());
+    return written ? QString() : tr("Cannot write %1").arg(path);
 }
 
 } // namespace kl::gui

@@ -38,6 +38,12 @@ public:
     void copyFigure() const;
     QString figureEvidence() const;
 
+    // Writes the shown chart to `path` (.svg: SVG, else PNG) at IterationChart::kExportSize with
+    // exportTitle() over it; empty on success, else why not.
+    QString exportChart(const QString& path);
+    // "layernorm_gelu · session 1 · Latency at 8192x4096": what an exported chart shows.
+    QString exportTitle() const;
+
 private:
     void exportCurrent(bool svg);
 

@@ -218,20 +218,54 @@ void IterationChart::mousePressEvent(QMouseEvent* event)
     QChartView::mousePressEvent(event);
 }
 
-bool IterationChart::savePng(const QString& path) { return grab().save(path, "PNG"); }
+// The chart laid out at the export size with the title over it, drawn by `draw`, then as it was on screen.
+template <typename Draw> bool drawnForExport(IterationChart& view, const QString& title, Draw&& draw)
+{
+    QChart* chart = view.chart();
+    const QSize shown = view.QWidget::size(); // size() is the main size drawn
+    const QString shownTitle = chart->title();
+    const QFont shownFont = chart->titleFont();
+    QFont font = shownFont;
+    font.setBold(true);
+    font.setPointSizeF(std::max(12.0, shownFont.pointSizeF() * 1.4));
+    chart->setTitleFont(font);
+    chart->setTitle(title);
+    view.resize(IterationChart::kExportSize);
+    const bool drawn = draw();
+    chart->setTitle(shownTitle);
+    chart->setTitleFont(shownFont);
+    view.resize(shown);
+    return drawn;
+}
 
-bool IterationChart::saveSvg(const QString& path)
+QImage IterationChart::exportImage(const QString& title)
+{
+    QImage image(kExportSize, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    drawnForExport(*this, title, [&] {
+        QPainter painter(&image); // logical pixels: the same size on a 2x screen
+        render(&painter);
+        return true;
+    });
+    return image;
+}
+
+bool IterationChart::savePng(const QString& path, const QString& title) { return exportImage(title).save(path, "PNG"); }
+
+bool IterationChart::saveSvg(const QString& path, const QString& title)
 {
     QSvgGenerator generator;
     generator.setFileName(path);
-    generator.setSize(QWidget::size());
-    generator.setViewBox(rect());
-    generator.setTitle(chart()->title().isEmpty() ? tr("KernelLoop chart") : chart()->title());
-    QPainter painter;
-    if (!painter.begin(&generator))
-        return false;
-    render(&painter);
-    return painter.end();
+    generator.setSize(kExportSize);
+    generator.setViewBox(QRect(QPoint(0, 0), kExportSize));
+    generator.setTitle(title.isEmpty() ? tr("KernelLoop chart") : title);
+    return drawnForExport(*this, title, [&] {
+        QPainter painter;
+        if (!painter.begin(&generator))
+            return false;
+        render(&painter);
+        return painter.end();
+    });
 }
 
 } // namespace kl::gui

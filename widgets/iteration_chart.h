@@ -1,11 +1,13 @@
 #pragma once
 // A chart over a session's iterations (x: iteration index) that follows the selection: it marks
 // the selected iteration, selects the iteration nearest to a click, draws one main size at a time
-// and exports as PNG or SVG. Subclasses draw their series in rebuild().
+// and exports as PNG or SVG at a fixed size with a title. Subclasses draw their series in rebuild().
 #include "widgets/iteration_selection.h"
 
+#include <QImage>
 #include <QList>
 #include <QPointF>
+#include <QSize>
 #include <QtCharts/QChartView>
 
 #include <string>
@@ -28,8 +30,12 @@ public:
     void setSize(const std::string& size);
     const std::string& size() const { return m_size; }
 
-    bool savePng(const QString& path);
-    bool saveSvg(const QString& path);
+    // Exports are drawn at one fixed size, whatever the chart's size on screen (a screen-sized PNG
+    // differed on every machine), with `title` above the chart (what it shows: problem, session, size).
+    static constexpr QSize kExportSize { 1600, 1000 };
+    QImage exportImage(const QString& title);
+    bool savePng(const QString& path, const QString& title);
+    bool saveSvg(const QString& path, const QString& title);
     // What the chart says about the data it cannot draw ("no stall profile ..."); empty otherwise.
     QString note() const { return m_note; }
     // The iteration nearest to a point in widget coordinates, 0 when none is near.

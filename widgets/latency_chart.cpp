@@ -49,9 +49,9 @@ LatencyChart::LatencyChart(IterationSelection* selection, QWidget* parent)
     : IterationChart(selection, parent)
     , m_yAxis(new QValueAxis(this))
 {
-    //: latency chart's y axis
-    // Two lines: in the live layout the chart is short, and one line was elided to "Median latency ...".
-    m_yAxis->setTitleText(tr("Median latency<br>(µs)"));
+    //: latency chart's y axis, short: a chart 1366x768 window leaves ~70 px of height for it
+    // ("Median latency (µs)" read "Median lat..." there).
+    m_yAxis->setTitleText(tr("Median µs"));
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
     follow(selection, this, this);

@@ -12,9 +12,10 @@ ResourcesChart::ResourcesChart(IterationSelection* selection, QWidget* parent)
     , m_registers(new QValueAxis(this))
     , m_occupancy(new QValueAxis(this))
 {
-    m_registers->setTitleText(tr("Registers per thread"));
+    // Short axis titles: a 1366x768 window leaves ~70 px of height for them (the legend says "per thread").
+    m_registers->setTitleText(tr("Registers"));
     m_registers->setLabelFormat(QStringLiteral("%d"));
-    m_occupancy->setTitleText(tr("Occupancy (%)"));
+    m_occupancy->setTitleText(tr("Occupancy %"));
     m_occupancy->setLabelFormat(QStringLiteral("%d"));
     setRoundTicks(m_occupancy, 0, 105);
     chart()->addAxis(m_registers, Qt::AlignLeft);
@@ -57,7 +58,8 @@ void ResourcesChart::rebuild()
         s->setColor(color);
         attach(s, axis);
     };
-    series(registers, tr("registers"), QColor(0xb8, 0x60, 0x00), m_registers);
+    //: resources chart legend
+    series(registers, tr("registers per thread"), QColor(0xb8, 0x60, 0x00), m_registers);
     //: resources chart legend: occupancy the occupancy calculator allows
     series(theoretical, tr("theoretical occupancy"), QColor(0x1f, 0x6f, 0xb4), m_occupancy);
     //: resources chart legend: occupancy measured by CUPTI
