@@ -297,6 +297,7 @@ bool MainWindow::openProblem(const QString& path)
     }
     m_problem = std::move(problem);
     m_candidatePath = toQString(m_problem->baselinePath.string());
+    m_baselineOverwriteAllowed = false; // asked again for this problem's baseline
     m_lastOutcome.reset();
     m_recent.add(path);
     m_editDebounce->stop();

@@ -59,6 +59,9 @@ public:
     // The candidate in the editor as a document (main_window_editor.cpp). Save writes it to its
     // file (the problem's baseline file once a problem is open; none for an iteration opened as a
     // new candidate, where Save asks for one); Save As to another file, which it then is.
+    // Save on the problem's own baseline never overwrites it unasked: every session of the problem
+    // is timed against that file. The question (once per opened problem): save the edit as a new
+    // file, overwrite the baseline, or cancel; tests answer through setBaselineSavePrompt.
     bool saveCandidate();
     bool saveCandidateAs(const QString& path = {}); // empty: ask with a file dialog
     QString candidatePath() const { return m_candidatePath; }
@@ -67,6 +70,9 @@ public:
     enum class UnsavedEdits { Save, Discard, Cancel };
     using UnsavedEditsPrompt = std::function<UnsavedEdits(const QString& action)>;
     void setUnsavedEditsPrompt(UnsavedEditsPrompt prompt);
+    enum class BaselineSave { SaveAsNewFile, Overwrite, Cancel };
+    using BaselineSavePrompt = std::function<BaselineSave(const QString& baselineFile)>;
+    void setBaselineSavePrompt(BaselineSavePrompt prompt);
     // True when the edits are saved or may be dropped; false: the engineer cancelled.
     bool settleUnsavedEdits(const QString& action);
     FindBar* findBar() const { return m_findBar; }
@@ -100,6 +106,8 @@ private:
     void buildReviewMenu(); // main_window_review.cpp
     void buildEditMenu(); // main_window_editor.cpp
     void addSaveActions(QMenu* file);
+    bool writeCandidate(); // to m_candidatePath, no question
+    bool isProblemBaseline(const QString& path) const;
     QString candidateFileName() const;
     void setDocumentTitle(const QString& name);
     void updateReviewActions();
@@ -128,6 +136,8 @@ private:
     FindBar* m_findBar;
     QString m_candidatePath; // where Save writes the editor's text; empty: not saved yet
     UnsavedEditsPrompt m_unsavedPrompt;
+    BaselineSavePrompt m_baselinePrompt;
+    bool m_baselineOverwriteAllowed = false; // asked and answered Overwrite for the problem open now
     QLabel* m_problemHeader;
     StaticReportModel* m_reportModel;
     StaticReportView* m_reportView;

@@ -1,6 +1,7 @@
 // The window's editor side as a document: where the candidate in the editor is saved (Save, Save
-// As), the modified marker in the title, the question before an edit would be lost (Open, Reload,
-// Open Iteration in Editor, Quit), and the Edit menu (Find/Replace, Go to Line).
+// As; over the problem's baseline only when the engineer says so), the modified marker in the title,
+// the question before an edit would be lost (Open, Reload, Open Iteration in Editor, Quit), and the
+// Edit menu (Find/Replace, Go to Line).
 #include "app/main_window.h"
 
 #include "widgets/find_bar.h"
@@ -13,6 +14,7 @@
 #include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSaveFile>
 
 namespace kl::gui {
@@ -36,6 +38,29 @@ MainWindow::UnsavedEdits askWithMessageBox(QWidget* parent, const QString& file,
     default:
         return MainWindow::UnsavedEdits::Cancel;
     }
+}
+
+// Save on the problem's baseline: its own file, against which every session of the problem is timed.
+MainWindow::BaselineSave askBeforeOverwritingTheBaseline(QWidget* parent, const QString& file)
+{
+    QMessageBox box(QMessageBox::Warning, MainWindow::tr("Save the Baseline Kernel?"),
+        //: %1 the baseline kernel's file name
+        MainWindow::tr("%1 is the problem's baseline kernel.").arg(QFileInfo(file).fileName()), QMessageBox::NoButton,
+        parent);
+    box.setInformativeText(MainWindow::tr("Every session of this problem is timed against it: overwritten, the "
+                                          "problem changes. Save your edit as a new file instead?"));
+    //: button of the question before Save overwrites the problem's baseline kernel
+    QPushButton* asNew = box.addButton(MainWindow::tr("Save as a New File…"), QMessageBox::AcceptRole);
+    //: button: write the edit over the problem's baseline kernel
+    QPushButton* overwrite = box.addButton(MainWindow::tr("Overwrite the Baseline"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(asNew);
+    box.exec();
+    if (box.clickedButton() == asNew)
+        return MainWindow::BaselineSave::SaveAsNewFile;
+    if (box.clickedButton() == overwrite)
+        return MainWindow::BaselineSave::Overwrite;
+    return MainWindow::BaselineSave::Cancel;
 }
 
 } // namespace
@@ -75,6 +100,14 @@ void MainWindow::addSaveActions(QMenu* file)
 
 void MainWindow::setUnsavedEditsPrompt(UnsavedEditsPrompt prompt) { m_unsavedPrompt = std::move(prompt); }
 
+void MainWindow::setBaselineSavePrompt(BaselineSavePrompt prompt) { m_baselinePrompt = std::move(prompt); }
+
+bool MainWindow::isProblemBaseline(const QString& path) const
+{
+    return m_problem && !m_problem->baselinePath.empty() && !path.isEmpty()
+        && QFileInfo(path) == QFileInfo(toQString(m_problem->baselinePath.string()));
+}
+
 QString MainWindow::candidateFileName() const
 {
     //: how the unsaved-changes question names a candidate that has no file yet
@@ -104,6 +137,26 @@ bool MainWindow::saveCandidate()
 {
     if (m_candidatePath.isEmpty())
         return saveCandidateAs();
+    if (isProblemBaseline(m_candidatePath) && !m_baselineOverwriteAllowed) {
+        const BaselineSave answer = m_baselinePrompt ? m_baselinePrompt(m_candidatePath)
+                                                     : askBeforeOverwritingTheBaseline(this, m_candidatePath);
+        switch (answer) {
+        case BaselineSave::SaveAsNewFile:
+            return saveCandidateAs();
+        case BaselineSave::Cancel:
+            //: status bar; %1 the baseline kernel's file
+            setStatus(tr("Not saved: the baseline kernel %1 is unchanged").arg(m_candidatePath), false);
+            return false;
+        case BaselineSave::Overwrite:
+            m_baselineOverwriteAllowed = true;
+            break;
+        }
+    }
+    return writeCandidate();
+}
+
+bool MainWindow::writeCandidate()
+{
     QSaveFile file(m_candidatePath);
     const QByteArray bytes = m_editor->source().toUtf8();
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
@@ -120,9 +173,13 @@ bool MainWindow::saveCandidateAs(const QString& path)
 {
     QString target = path;
     if (target.isEmpty()) {
-        const QString start = !m_candidatePath.isEmpty() ? m_candidatePath
-            : m_problem                                  ? toQString((m_problem->dir / "candidate.cu").string())
-                                                         : QStringLiteral("candidate.cu");
+        // Beside the baseline, never on it: a new file is what was asked for.
+        QString start = QStringLiteral("candidate.cu");
+        if (!m_candidatePath.isEmpty() && !isProblemBaseline(m_candidatePath))
+            start = m_candidatePath;
+        else if (m_problem) // a Triton problem's candidate is a .py file
+            start = toQString((m_problem->dir / "candidate").string())
+                + (m_problem->baselinePath.extension() == ".py" ? QStringLiteral(".py") : QStringLiteral(".cu"));
         target = QFileDialog::getSaveFileName(this, tr("Save Candidate As"), start,
             //: file dialog filter
             tr("Kernel sources (*.cu *.cuh *.py);;All files (*)"));
@@ -131,10 +188,13 @@ bool MainWindow::saveCandidateAs(const QString& path)
     }
     const QString previous = m_candidatePath;
     m_candidatePath = target;
-    if (!saveCandidate()) {
+    // Chosen by name here (the file dialog asked before replacing it): no second question.
+    if (!writeCandidate()) {
         m_candidatePath = previous;
         return false;
     }
+    if (isProblemBaseline(target))
+        m_baselineOverwriteAllowed = true;
     return true;
 }
 

@@ -1,7 +1,7 @@
 // The editor as a document, offscreen, on a copy of the example problem: Save and Save As write the
-// text and clear the title's modified marker; Reload, Open, Open Iteration in Editor and Quit ask
-// before they drop edits (Save / Discard / Cancel, through the injected prompt and through the real
-// message box answered by a timer); Find/Replace and Go to Line.
+// text and clear the title's modified marker; Save on the problem's baseline asks first; Reload, Open,
+// Open Iteration in Editor and Quit ask before they drop edits (Save / Discard / Cancel, through the
+// injected prompt and through the real message box answered by a timer); Find/Replace and Go to Line.
 #include "app/main_window.h"
 #include "widgets/find_bar.h"
 #include "widgets/kernel_editor.h"
@@ -11,6 +11,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -45,6 +46,17 @@ template <typename Answer> void answerNextDialog(Answer answer)
     });
 }
 
+// Answers the first modal dialog of type T to open (polled: it may open after another closes).
+template <typename T, typename Answer> void answerDialogOfType(Answer answer, int triesLeft = 100)
+{
+    QTimer::singleShot(30, qApp, [answer, triesLeft] {
+        if (auto* dialog = qobject_cast<T*>(QApplication::activeModalWidget()))
+            answer(dialog);
+        else if (triesLeft > 0)
+            answerDialogOfType<T>(answer, triesLeft - 1);
+    });
+}
+
 } // namespace
 
 class TestGuiEditor : public QObject {
@@ -73,6 +85,8 @@ private slots:
             m_asked.append(action);
             return m_answer;
         });
+        // The copy's baseline may be overwritten (saveOnTheBaselineAsksFirst asks the real question).
+        m_window->setBaselineSavePrompt([](const QString&) { return MainWindow::BaselineSave::Overwrite; });
         m_asked.clear();
     }
 
@@ -118,6 +132,72 @@ private slots:
         QCOMPARE(m_window->candidatePath(), other);
         QVERIFY(m_window->isWindowModified());
         QVERIFY(m_window->statusText().startsWith(QStringLiteral("Cannot save")));
+    }
+
+    // Ctrl+S on the problem's own baseline (the bundled one, when the example was opened) overwrote it
+    // without a word. It asks: Cancel leaves it as it was, Save as a New File writes another file (which
+    // Save then writes), Overwrite writes it and is not asked again for this problem.
+    void saveOnTheBaselineAsksFirst()
+    {
+        m_window->setBaselineSavePrompt({}); // the real question
+        const QString original = readAll(m_baseline);
+        QVERIFY(!original.isEmpty());
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        m_window->editor()->setFocus();
+        m_window->editor()->setText(QStringLiteral("// mine\n") + original);
+        QString asked;
+        answerNextDialog([&asked](QWidget* modal) {
+            auto* box = qobject_cast<QMessageBox*>(modal);
+            QVERIFY(box);
+            asked = box->text() + QLatin1Char(' ') + box->informativeText();
+            box->button(QMessageBox::Cancel)->click();
+        });
+        QTest::keyClick(m_window->editor(), Qt::Key_S, Qt::ControlModifier);
+        QVERIFY2(asked.startsWith(QStringLiteral("baseline.cu is the problem's baseline kernel")), qPrintable(asked));
+        QCOMPARE(readAll(m_baseline), original);
+        QVERIFY(m_window->isWindowModified());
+        QVERIFY(m_window->statusText().startsWith(QStringLiteral("Not saved")));
+
+        // Save as a New File: the file dialog, then that file is the editor's.
+        const QString mine = m_dir->filePath(QStringLiteral("mine.cu"));
+        answerNextDialog([](QWidget* modal) {
+            auto* box = qobject_cast<QMessageBox*>(modal);
+            QVERIFY(box);
+            for (QAbstractButton* button : box->buttons())
+                if (button->text().startsWith(QStringLiteral("Save as a New File")))
+                    button->click();
+        });
+        answerDialogOfType<QFileDialog>([mine](QFileDialog* dialog) {
+            QVERIFY(!dialog->selectedFiles().value(0).endsWith(QStringLiteral("/baseline.cu"))); // not offered
+            dialog->selectFile(mine);
+            static_cast<QDialog*>(dialog)->accept(); // QFileDialog::accept, public through QDialog
+        });
+        QVERIFY(m_window->saveCandidate()); // File ▸ Save, as Ctrl+S above
+        QCOMPARE(m_window->candidatePath(), mine);
+        QCOMPARE(readAll(mine), QStringLiteral("// mine\n") + original);
+        QCOMPARE(readAll(m_baseline), original);
+
+        // Overwrite, once asked; the next Save on it does not ask again.
+        QVERIFY(m_window->openProblem(m_problem));
+        m_window->editor()->setText(QStringLiteral("// over\n") + original);
+        answerNextDialog([](QWidget* modal) {
+            auto* box = qobject_cast<QMessageBox*>(modal);
+            QVERIFY(box);
+            for (QAbstractButton* button : box->buttons())
+                if (button->text() == QStringLiteral("Overwrite the Baseline"))
+                    button->click();
+        });
+        QVERIFY(m_window->saveCandidate());
+        QCOMPARE(readAll(m_baseline), QStringLiteral("// over\n") + original);
+        int askedAgain = 0;
+        m_window->setBaselineSavePrompt([&askedAgain](const QString&) {
+            ++askedAgain;
+            return MainWindow::BaselineSave::Cancel;
+        });
+        m_window->editor()->setText(QStringLiteral("// over again\n") + original);
+        QVERIFY(m_window->saveCandidate());
+        QCOMPARE(askedAgain, 0);
+        QVERIFY(readAll(m_baseline).startsWith(QStringLiteral("// over again")));
     }
 
     void reloadAsksBeforeDroppingEdits()
