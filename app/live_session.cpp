@@ -16,7 +16,7 @@ constexpr int kFlushMs = 100; // at most ten text and phase updates a second
 
 struct LiveSession::Arrival {
     std::shared_ptr<const LoopEvent> event;
-    std::optional<std::string> failure; // "[category] message": the session could not run
+    std::optional<std::pair<std::string, std::string>> failure; // category, message: the session could not run
     bool ended = false; // the worker is done
     std::int64_t tokens = 0; // a proposal's LLM tokens, counted after its text (in order with it)
 };
@@ -60,9 +60,10 @@ bool LiveSession::start(LiveSessionSetup setup)
     m_streamedChars = 0;
     m_tokensDirty = m_estimateDirty = false;
     m_sessionId = 0;
-    m_budget = setup.only ? 1 : setup.recipe.budget;
+    m_budget = setup.only ? 0 : setup.recipe.budget; // an evaluation is one candidate, no rounds to count
     m_iterations.clear();
     m_lastError.clear();
+    m_failureText.clear();
     m_status.clear();
     m_storePath = QString::fromStdString(setup.storePath);
 
@@ -75,12 +76,13 @@ bool LiveSession::start(LiveSessionSetup setup)
     s.appendTo = setup.appendTo;
     // On the loop's thread, after the proposal's streamed text was posted: the usage follows it in order.
     s.tokens = [this](std::int64_t n) { post({ nullptr, std::nullopt, false, n }); };
-    std::optional<std::string> failure; // told as the session's end, as a failure while it runs would be
+    // Told as the session's end, as a failure while it runs would be.
+    std::optional<std::pair<std::string, std::string>> failure;
     try {
         if (!s.only && s.recipe.proposer != session::ProposerChoice::Tuner)
             s.llm = endpointFor(s.recipe.llm, std::move(setup.apiKey));
     } catch (const Error& e) {
-        failure = "[" + e.category() + "] " + e.message();
+        failure = std::pair { e.category(), e.message() };
     }
     setup.apiKey.clear();
     m_runner = std::make_shared<session::SessionRunner>(std::move(s));
@@ -105,7 +107,8 @@ void LiveSession::post(Arrival arrival)
         QMetaObject::invokeMethod(this, &LiveSession::drain, Qt::QueuedConnection);
 }
 
-void LiveSession::work(std::shared_ptr<session::SessionRunner> runner, std::optional<std::string> failure)
+void LiveSession::work(
+    std::shared_ptr<session::SessionRunner> runner, std::optional<std::pair<std::string, std::string>> failure)
 {
     try {
         if (failure)
@@ -113,9 +116,9 @@ void LiveSession::work(std::shared_ptr<session::SessionRunner> runner, std::opti
         else
             runner->run();
     } catch (const Error& e) {
-        post({ nullptr, "[" + e.category() + "] " + e.message(), false });
+        post({ nullptr, std::pair { e.category(), e.message() }, false });
     } catch (const std::exception& e) {
-        post({ nullptr, std::string("[internal] ") + e.what(), false });
+        post({ nullptr, std::pair { std::string("internal"), std::string(e.what()) }, false });
     }
     post({ nullptr, std::nullopt, true });
 }
@@ -130,7 +133,12 @@ void LiveSession::drain()
     }
     for (auto& a : items) {
         if (a.failure) {
-            m_lastError = QString::fromStdString(*a.failure);
+            const auto& [category, message] = *a.failure;
+            m_lastError = QString::fromStdString("[" + category + "] " + message);
+            // Before any session began, a runner that failed never started: said so, not "runner-lost".
+            m_failureText = m_sessionId == 0 && category.rfind("runner.", 0) == 0
+                ? tr("the runner did not start: %1").arg(QString::fromStdString(message))
+                : m_lastError;
             m_status = QStringLiteral("failed");
         }
         if (a.ended) {
@@ -227,6 +235,8 @@ void LiveSession::setPaused(bool paused)
 }
 
 bool LiveSession::paused() const { return m_runner && m_runner->paused(); }
+
+bool LiveSession::holding() const { return m_running && m_runner && m_runner->holding(); }
 
 pid_t LiveSession::runnerPid() const { return m_runner ? m_runner->localRunnerPid() : -1; }
 

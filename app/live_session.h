@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 class QTimer;
 
@@ -53,6 +54,9 @@ public:
     std::int64_t sessionId() const { return m_sessionId; }
     const QString& storePath() const { return m_storePath; }
     const QString& lastError() const { return m_lastError; } // "[category] message" of a failed start
+    // Why it failed in the engineer's words: "the runner did not start: REASON" when it failed before a
+    // session began, else lastError(); empty when it did not fail.
+    const QString& failureText() const { return m_failureText; }
     QString finalStatus() const { return m_status; } // "finished", "cancelled", "failed" once ended
     pid_t runnerPid() const; // -1 when none runs (or the recipe names runners)
     // The runners of the session (one row per endpoint, as RunnerPool::status()): live while the
@@ -62,6 +66,7 @@ public:
     // Controls, from the GUI thread.
     void setPaused(bool paused);
     bool paused() const;
+    bool holding() const; // paused and waiting: the candidate in flight has finished
     void stopNow();
     void extendBudget(int rounds);
     int budget() const { return m_budget; } // rounds after the baseline, extensions included (0: none)
@@ -98,7 +103,8 @@ private:
     struct Inbox;
     struct Arrival;
     void post(Arrival arrival); // from the worker (or the loop's threads) to the GUI thread
-    void work(std::shared_ptr<session::SessionRunner> runner, std::optional<std::string> failure);
+    void work(
+        std::shared_ptr<session::SessionRunner> runner, std::optional<std::pair<std::string, std::string>> failure);
     void drain();
     void flushCoalesced();
     void emitTokens();
@@ -114,6 +120,7 @@ private:
     int m_budget = 0;
     QString m_storePath;
     QString m_lastError;
+    QString m_failureText;
     QString m_status;
     std::vector<IterationOutcome> m_iterations;
 

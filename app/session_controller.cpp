@@ -30,6 +30,7 @@
 #include <QMenuBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTimer>
 #include <QToolBar>
 #include <QtConcurrent/QtConcurrentRun>
@@ -110,6 +111,10 @@ SessionController::SessionController(MainWindow* window)
     connect(m_live, &LiveSession::reviewRequested, this, &SessionController::onReview);
     connect(m_live, &LiveSession::sessionEnded, this, &SessionController::onEnded);
     connect(m_live, &LiveSession::phaseChanged, m_phases, &PhaseStrip::setPhase);
+    connect(m_live, &LiveSession::phaseChanged, this, [this] { // the next proposal is where a pause holds
+        if (m_live->holding() != m_phases->isHeld())
+            showRunState();
+    });
     connect(m_live, &LiveSession::tokensChanged, m_phases, &PhaseStrip::setTokens);
     connect(m_live, &LiveSession::streamingTokensEstimated, m_phases, &PhaseStrip::setStreamingTokens);
     connect(m_live, &LiveSession::textArrived, m_transcript, &LiveTranscriptPanel::appendText);
@@ -236,12 +241,12 @@ void SessionController::buildMenu()
     //: menu action: the loop stops before its next proposal; the candidate in flight finishes
     m_pause = menu->addAction(tr("&Pause after the Current Candidate"), this, [this] {
         m_live->setPaused(true);
-        m_phases->setState(tr("pausing after the current candidate"));
+        showRunState();
         updateActions();
     });
     m_resume = menu->addAction(tr("&Resume"), this, [this] {
         m_live->setPaused(false);
-        m_phases->setState(tr("running"));
+        showRunState();
         updateActions();
     });
     //: menu action: kill the runner now; the session ends cancelled, its iterations kept
@@ -262,6 +267,8 @@ void SessionController::buildMenu()
     menu->addSection(tr("Proposal"));
     menu->addActions(m_reviewPanel->reviewActions()); // their shortcuts, listed where they can be found
     menu->addSeparator();
+    buildToolBar();
+    menu->addAction(m_toolBar->toggleViewAction());
     menu->addAction(m_reviewDock->toggleViewAction());
     menu->addAction(m_transcriptDock->toggleViewAction());
     menu->addAction(m_poolDock->toggleViewAction());
@@ -270,8 +277,71 @@ void SessionController::buildMenu()
             action->menu()->addAction(m_poolDock->toggleViewAction());
 }
 
+// The actions a session needs at hand, short-named, with the menu's keys in their tooltips: start one,
+// pause and resume it, stop it, and answer the proposal waiting for review.
+void SessionController::buildToolBar()
+{
+    //: toolbar title (Session and View menus): the actions a running session needs
+    m_toolBar = new QToolBar(tr("Session Toolbar"), m_window);
+    m_toolBar->setObjectName(QStringLiteral("sessionToolBar"));
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_toolBar->setIconSize(QSize(16, 16));
+    const QList<QAction*> review = m_reviewPanel->reviewActions(); // accept, reject, steer, edit
+    const QStyle* style = m_window->style();
+    //: toolbar button texts, short forms of the Session menu's actions
+    const std::pair<QAction*, std::pair<QString, QStyle::StandardPixmap>> shown[] = {
+        { m_newSession, { tr("New Session"), QStyle::SP_FileIcon } },
+        { m_pause, { tr("Pause"), QStyle::SP_MediaPause } },
+        { m_resume, { tr("Resume"), QStyle::SP_MediaPlay } },
+        { m_stop, { tr("Stop"), QStyle::SP_MediaStop } },
+        { review.value(0), { tr("Accept"), QStyle::SP_DialogApplyButton } },
+        { review.value(1), { tr("Reject"), QStyle::SP_DialogCancelButton } },
+        { review.value(2), { tr("Steer"), QStyle::SP_ArrowRight } },
+    };
+    for (const auto& [action, look] : shown) {
+        if (!action)
+            continue;
+        action->setIconText(look.first);
+        action->setIcon(style->standardIcon(look.second));
+        const QString keys = action->shortcut().toString(QKeySequence::NativeText);
+        action->setToolTip(keys.isEmpty()
+                ? action->text().remove(QLatin1Char('&'))
+                : QStringLiteral("%1 (%2)").arg(action->text().remove(QLatin1Char('&')), keys));
+        if (action == m_stop || action == review.value(0))
+            m_toolBar->addSeparator();
+        m_toolBar->addAction(action);
+    }
+    // In the menu bar's free right side: a row of its own took 31 px of a 768-px laptop's height (the
+    // window no longer fitted with the review dock open), and beside the phase strip the strip lost
+    // its last phases.
+    m_toolBar->setMovable(false);
+    m_window->menuBar()->setCornerWidget(m_toolBar, Qt::TopRightCorner);
+}
+
+// What the strip says while a session runs: paused (held at the engineer's pause: the clock stopped),
+// pausing (asked for; the candidate in flight finishes first), waiting for a review, or running. A
+// paused session read "running" with its clock going (issue 28).
+void SessionController::showRunState()
+{
+    if (!m_live->running() || m_stopping)
+        return;
+    const bool held = m_live->holding();
+    m_phases->setHeld(held);
+    if (held)
+        //: phase strip: the loop waits at the engineer's pause, before its next proposal
+        m_phases->setState(tr("paused (Session ▸ Resume continues)"));
+    else if (m_live->paused())
+        m_phases->setState(tr("pausing after the current candidate"));
+    else if (m_reviewPanel->hasRequest())
+        m_phases->setState(tr("waiting for your review"));
+    else
+        m_phases->setState(m_reviewMode ? tr("running (review mode)") : tr("running"));
+}
+
 void SessionController::pollPool()
 {
+    if (m_live->running() && m_live->holding() != m_phases->isHeld()) // the pause taken hold, or let go
+        showRunState();
     m_poolPanel->setStatus(m_live->poolStatus());
     if (!m_live->running())
         m_poolPoll->stop(); // the last rows stay shown
@@ -347,6 +417,7 @@ QString SessionController::startSession(const session::SessionRecipe& recipe)
 void SessionController::showStarting(const QString& state)
 {
     m_lastIteration = 0;
+    m_stopping = false;
     m_shownStore.clear();
     m_phases->reset();
     m_phases->setState(state);
@@ -390,7 +461,8 @@ void SessionController::showRunDialog()
 void SessionController::onStarted(const SessionStarted& started)
 {
     m_phases->setBudget(m_live->budget());
-    m_phases->setState(started.mode == LoopMode::Review ? tr("running (review mode)") : tr("running"));
+    m_reviewMode = started.mode == LoopMode::Review;
+    showRunState();
     try {
         m_window->review()->openStore(m_live->storePath());
         m_window->review()->openSession(started.sessionId);
@@ -497,7 +569,7 @@ void SessionController::onReview(const ReviewRequested& request)
     m_reviewDock->raise();
     if (!wasShown || m_reviewDock->height() < m_window->height() / 3) // room for the plan and the diff
         m_window->resizeDocks({ m_reviewDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
-    m_phases->setState(tr("waiting for your review"));
+    showRunState(); // waiting for your review (or paused: the pause holds after the answer)
     if (!m_problem)
         return;
     AnalysisRequest a; // the static report offline, at once, while the engineer reads the diff
@@ -513,7 +585,7 @@ void SessionController::answer(ReviewDecision decision)
     if (!m_live->answerReview(std::move(decision)))
         return;
     m_reviewPanel->clearRequest();
-    m_phases->setState(tr("running (review mode)"));
+    showRunState();
     if (m_editing) {
         m_editing = false;
         m_window->showWorkspace(MainWindow::Workspace::Review);
@@ -522,11 +594,25 @@ void SessionController::answer(ReviewDecision decision)
 
 void SessionController::onEnded(const QString& statusText, const QString& reason)
 {
+    m_phases->setHeld(false);
+    const std::int64_t id = m_live->sessionId();
+    const bool failed = statusText == QLatin1String("failed");
+    const QString why = failed && !m_live->failureText().isEmpty() ? m_live->failureText() : reason;
     m_reviewPanel->clearRequest(tr("The session ended (%1)").arg(statusText));
-    //: phase strip: the session's end; %1 finished/cancelled/failed, %2 why
-    m_phases->setState(reason.isEmpty() ? statusText : tr("%1: %2").arg(statusText, reason));
-    status(
-        tr("Session %1 %2 %3").arg(m_live->sessionId()).arg(statusText, reason), statusText == QLatin1String("failed"));
+    if (id == 0 && failed) {
+        // Nothing began (no session stored, no round run): never "Session 0 failed".
+        //: status bar and phase strip; %1 why, e.g. "the runner did not start: cannot execute ..."
+        const QString line = tr("The session did not start: %1").arg(why);
+        m_phases->setState(line);
+        status(line, true);
+    } else {
+        //: phase strip: the session's end; %1 finished/cancelled/failed, %2 why
+        m_phases->setState(why.isEmpty() ? statusText : tr("%1: %2").arg(statusText, why));
+        //: status bar: %1 the session's id, %2 finished/cancelled/failed, %3 why
+        status(why.isEmpty() ? tr("Session %1 %2").arg(id).arg(statusText)
+                             : tr("Session %1 %2: %3").arg(id).arg(statusText, why),
+            failed);
+    }
     if (!m_shownStore.isEmpty()) { // the session list too: its status and iteration count are final now
         try {
             m_window->review()->openStore(m_shownStore);
@@ -542,6 +628,10 @@ void SessionController::onEnded(const QString& statusText, const QString& reason
 void SessionController::stop()
 {
     m_live->stopNow();
+    if (!m_live->running())
+        return;
+    m_stopping = true;
+    m_phases->setHeld(false);
     m_phases->setState(tr("stopping"));
 }
 

@@ -66,12 +66,14 @@ signals:
 
 private:
     void buildMenu();
+    void buildToolBar();
     void updateActions();
     void onStarted(const SessionStarted& started);
     void onIteration(const IterationOutcome& outcome);
     void onReview(const ReviewRequested& request);
     void onEnded(const QString& status, const QString& reason);
     void showStarting(const QString& state);
+    void showRunState();
     void refreshHistory();
     void pollPool();
     void showLiveRead();
@@ -91,6 +93,7 @@ private:
     PoolStatusPanel* m_poolPanel;
     QDockWidget* m_poolDock;
     QTimer* m_poolPoll; // every 500 ms while a session runs
+    QToolBar* m_toolBar = nullptr; // the session's actions
     QToolBar* m_strip;
     QToolBar* m_bannerBar;
     QLabel* m_banner;
@@ -118,6 +121,8 @@ private:
     QAction* m_evaluate;
     QAction* m_continue;
     bool m_editing = false;
+    bool m_reviewMode = false; // the running session's
+    bool m_stopping = false; // Stop Now asked; the strip says so until the end
 };
 
 } // namespace kl::gui

@@ -81,6 +81,8 @@ PhaseStrip::PhaseStrip(QWidget* parent)
 void PhaseStrip::reset()
 {
     m_active = false;
+    m_held = false;
+    m_roundBegan = false;
     m_roundNumber = 0;
     m_budget = 0;
     m_detail.clear();
@@ -96,17 +98,34 @@ void PhaseStrip::reset()
 void PhaseStrip::setPhase(int round, LoopPhase phase, const QString& detail)
 {
     m_roundNumber = round;
+    m_roundBegan = true;
     m_detail = detail;
     if (!m_active || shownPhase(phase) != shownPhase(m_phase))
         m_sincePhase.restart();
     m_phase = phase;
     m_active = phase != LoopPhase::Finished;
-    if (m_active)
+    if (m_active && !m_held)
         m_tick->start();
     else
         m_tick->stop();
     refresh();
 }
+
+void PhaseStrip::setHeld(bool held)
+{
+    if (held == m_held)
+        return;
+    m_held = held;
+    if (held) {
+        m_tick->stop();
+    } else if (m_active) {
+        m_sincePhase.restart(); // the wait was not the phase's time
+        m_tick->start();
+    }
+    refresh();
+}
+
+bool PhaseStrip::isTiming() const { return m_tick->isActive(); }
 
 void PhaseStrip::setBudget(int rounds)
 {
@@ -163,9 +182,10 @@ bool PhaseStrip::eventFilter(QObject* watched, QEvent* event)
 
 void PhaseStrip::refresh()
 {
-    //: phase strip: the loop's round (0 is the baseline) and the budget
-    m_round->setText(
-        m_budget > 0 ? tr("round %1 of %2").arg(m_roundNumber).arg(m_budget) : tr("round %1").arg(m_roundNumber));
+    //: phase strip: the loop's round (0 is the baseline) and the budget; none before a round began
+    m_round->setText(!m_roundBegan ? QString()
+            : m_budget > 0         ? tr("round %1 of %2").arg(m_roundNumber).arg(m_budget)
+                                   : tr("round %1").arg(m_roundNumber));
     for (auto& [p, label] : m_labels) {
         const bool current = m_active && p == shownPhase(m_phase);
         label->setStyleSheet(current
@@ -173,7 +193,11 @@ void PhaseStrip::refresh()
                                  " border-radius: 3px; font-weight: bold;")
                 : QStringLiteral("color: palette(mid);"));
     }
-    if (m_active) {
+    if (m_active && m_held) {
+        //: phase strip: the loop waits at the engineer's pause before this phase (its clock stopped)
+        m_elapsed->setText(tr("%1: paused").arg(phaseTitle(m_phase)));
+        m_elapsed->setToolTip(tr("Session ▸ Resume continues"));
+    } else if (m_active) {
         const double seconds = double(m_sincePhase.elapsed()) / 1000.0;
         m_elapsed->setText(QStringLiteral("%1 %2 s").arg(phaseTitle(m_phase)).arg(seconds, 0, 'f', 1));
         m_elapsed->setToolTip(m_detail);
@@ -184,7 +208,7 @@ void PhaseStrip::refresh()
 
 QString PhaseStrip::text() const
 {
-    QString out = m_round->text();
+    QString out = m_round->text().isEmpty() ? QStringLiteral("-") : m_round->text();
     if (m_active)
         out += QStringLiteral(" | ") + m_elapsed->text();
     if (!m_tokens->text().isEmpty())

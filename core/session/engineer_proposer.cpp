@@ -36,7 +36,9 @@ std::vector<Proposal> EngineerProposer::propose(
     {
         std::unique_lock lock(m_mutex);
         // Paused: wait here, before the next proposal (the current candidate has finished).
+        m_holding = true;
         m_changed.wait(lock, [&] { return !m_paused || (cancel && cancel->load()); });
+        m_holding = false;
         if (cancel && cancel->load())
             return {};
         if (!m_engineer.empty()) {
@@ -74,6 +76,12 @@ bool EngineerProposer::paused() const
 {
     std::lock_guard lock(m_mutex);
     return m_paused;
+}
+
+bool EngineerProposer::holding() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_holding && m_paused;
 }
 
 void EngineerProposer::wake()

@@ -31,6 +31,9 @@ public:
 
     void setPaused(bool paused);
     bool paused() const;
+    // Paused and waiting: the candidate in flight has finished and no proposal is asked for (a pause
+    // asked for while a round runs is not yet held).
+    bool holding() const;
     void wake(); // after the cancel flag is set: a paused loop notices it
     // The engineer's candidate, run before the next proposal; `tunables` already applied (complete).
     void addCandidate(Candidate candidate, TunableValues tunables);
@@ -41,6 +44,7 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_changed;
     bool m_paused = false;
+    bool m_holding = false;
     std::deque<Proposal> m_engineer;
 };
 

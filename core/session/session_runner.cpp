@@ -122,6 +122,8 @@ void SessionRunner::setPaused(bool paused) { m_proposer->setPaused(paused); }
 
 bool SessionRunner::paused() const { return m_proposer->paused(); }
 
+bool SessionRunner::holding() const { return m_proposer->holding(); }
+
 void SessionRunner::stop(const std::string& reason)
 {
     m_cancel->store(true); // the runner client kills a job in flight within ~20 ms

@@ -72,6 +72,7 @@ public:
     // Controls: any thread, before or while run() runs.
     void setPaused(bool paused);
     bool paused() const;
+    bool holding() const; // paused and waiting: the candidate in flight has finished
     // Cancels: the runner's job in flight is killed, a waiting review is refused with `reason`, a
     // paused loop wakes; committed iterations stay.
     void stop(const std::string& reason = "the engineer stopped the session");
