@@ -202,8 +202,12 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
     showFigureColumns(*session, tableKept && treeKept);
     if (!tableKept || !treeKept) {
         m_tree->expandAll();
+        m_gpuWidth = 0; // measured anew, with the GPU column shown (showFigureColumns)
         fitColumns(m_table);
         fitColumns(m_tree);
+        fitGpuColumn();
+        fillWithFinding(m_table);
+        fillWithFinding(m_tree);
         return;
     }
     // A live refresh: the columns only widen, to what the new rows need (measuring every row of
@@ -289,17 +293,20 @@ int HistoryPanel::neededWidth() const
 bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
 {
     if (event->type() == QEvent::Resize) {
-        if (watched == m_table->viewport())
+        if (watched == m_table->viewport()) {
+            fitGpuColumn();
             fillWithFinding(m_table);
-        else if (watched == m_tree->viewport())
+            fillWithFinding(m_tree);
+        } else if (watched == m_tree->viewport())
             fillWithFinding(m_tree);
     }
     return QWidget::eventFilter(watched, event);
 }
 
 // "vs eager" and "vs torch.compile" only for a session timed against PyTorch; "GPU" only when its
-// results say who measured them; "% SOL" only when they carry speed of light (older files do not). The figures arrive
-// after the rows: a column that appears then is sized once to what it holds.
+// results say who measured them (and, when it is one GPU for all, there is room: fitGpuColumn); "% SOL"
+// only when they carry speed of light (older files do not). The figures arrive after the rows: a
+// column that appears then is sized once to what it holds.
 void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
 {
     const bool contenders = figures::hasContenders(session.figures);
@@ -319,8 +326,46 @@ void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
             headerOf(m_tree)->resizeSection(column, fittedWidth(m_tree, headerOf(m_tree), column));
         }
     }
+    m_gpuWanted = measuredOn;
+    QString first;
+    m_gpuSame = true;
+    for (const figures::IterationFigures& f : session.figures)
+        if (!f.endpoint.empty() || !f.gpuModel.empty()) {
+            const QString text = measuredOnText(f);
+            m_gpuSame = m_gpuSame && (first.isEmpty() || text == first);
+            first = text;
+        }
+    if (kept) // a new session's columns are fitted first (showSession)
+        fitGpuColumn();
     fillWithFinding(m_table);
     fillWithFinding(m_tree);
+}
+
+// Where every iteration was measured on the same runner and GPU, the GPU column says one thing on
+// every row (the session list's Device says it too): it gives way first when the columns would not
+// fit the pane (the KernelBench session scrolled sideways in a 1366-px window), and comes back when
+// there is room. A session measured on several GPUs keeps it.
+void HistoryPanel::fitGpuColumn()
+{
+    if (!m_gpuWanted || !m_gpuSame)
+        return;
+    QHeaderView* header = headerOf(m_table);
+    const bool hidden = header->isSectionHidden(C::GpuColumn);
+    if (!hidden)
+        m_gpuWidth = header->sectionSize(C::GpuColumn);
+    else if (m_gpuWidth == 0)
+        m_gpuWidth = fittedWidth(m_table, header, C::GpuColumn);
+    const int withoutGpu = header->length() - header->sectionSize(C::FindingColumn) - (hidden ? 0 : m_gpuWidth);
+    const bool fits
+        = withoutGpu + m_gpuWidth + titleWidth(header, C::FindingColumn) + 1 <= m_table->viewport()->width();
+    if (fits == !hidden)
+        return;
+    m_table->setColumnHidden(C::GpuColumn, !fits);
+    m_tree->setColumnHidden(C::GpuColumn, !fits);
+    if (fits) {
+        header->resizeSection(C::GpuColumn, m_gpuWidth);
+        headerOf(m_tree)->resizeSection(C::GpuColumn, fittedWidth(m_tree, headerOf(m_tree), C::GpuColumn));
+    }
 }
 
 void HistoryPanel::showIteration(const std::shared_ptr<const IterationFocus>& focus)

@@ -2,8 +2,9 @@
 // A session's iterations as a table (the `history` columns), as a proposal tree by parent and as the
 // hypothesis log (predicted against measured). All follow the selection and select what the engineer
 // clicks. The PyTorch columns show only for a session timed against PyTorch, the GPU column only when
-// the results say who measured them. Above them, as `history` prints below its table: how the session
-// stopped (pass@k and speedup@k) and a warning when its results come from two GPU models.
+// the results say who measured them (and one GPU for all gives way when the pane is narrow). Above them, as `history`
+// prints below its table: how the session stopped (pass@k and speedup@k) and a warning when its results come from two
+// GPU models.
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
@@ -55,6 +56,7 @@ private:
     void widen(QAbstractItemView* view, int column, int width);
     int& findingNeeds(const QAbstractItemView* view);
     void fillWithFinding(QAbstractItemView* view);
+    void fitGpuColumn();
 
     IterationSelection* m_selection;
     IterationTableModel* m_tableModel;
@@ -72,6 +74,9 @@ private:
     // What the top finding holds in each view (up to its cap); fillWithFinding() may give it more.
     int m_tableFindingWidth = 0;
     int m_treeFindingWidth = 0;
+    bool m_gpuWanted = false; // the results say who measured them
+    bool m_gpuSame = false; // ... and it was one runner and GPU for every iteration
+    int m_gpuWidth = 0; // the GPU column's width when shown
 };
 
 } // namespace kl::gui

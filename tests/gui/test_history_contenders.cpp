@@ -103,6 +103,7 @@ private slots:
         QCOMPARE(int(cli.size()), 17);
 
         auto review = testing::shownReviewWorkspace();
+        review->resize(1920, 1000); // room for the GPU column too (one GPU for all gives way when narrower)
         QVERIFY(QTest::qWaitForWindowExposed(review.get()));
         HistoryPanel* history = review->history();
         // Attached before the rows and before the figures: the insertion and the later in-place change.
