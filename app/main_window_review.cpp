@@ -42,8 +42,8 @@ void MainWindow::buildReviewMenu()
     m_sessionActions.append(best);
     review->addSeparator();
     QAction* kernel = review->addAction(tr("Export &Kernel…"), this, [this] {
-        const QString file = QFileDialog::getSaveFileName(this, tr("Export Kernel"),
-            QStringLiteral("iteration-%1.cu").arg(m_review->selection()->current()), tr("CUDA sources (*.cu)"));
+        const QString file = QFileDialog::getSaveFileName(
+            this, tr("Export Kernel"), m_review->exportKernelName(), tr("Kernel sources (*.cu *.py)"));
         if (!file.isEmpty()) {
             const QString error = m_review->exportKernel(file);
             setStatus(error.isEmpty() ? tr("Wrote %1").arg(file) : error, !error.isEmpty());

@@ -99,6 +99,7 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     auto* lines = new LineProfilePanel(m_selection, this);
     // An iteration whose session kept no listing: its stored source compiled here (NVRTC needs no GPU).
     lines->setListingCompiler(&review::compileListingsHere);
+    m_codeDiff->setListingCompiler(&review::compileListingsHere);
     m_inspector->addTab(lines, tr("Lines"));
     m_inspector->setTabToolTip(m_inspector->indexOf(lines),
         tr("The source beside its SASS (or PTX), linked line by line, with the PC samples per line where sampled"));
@@ -271,6 +272,19 @@ QString ReviewWorkspace::exportKernel(const QString& file) const
     } catch (const Error& error) {
         return errorText(error);
     }
+}
+
+QString ReviewWorkspace::exportKernelName() const
+{
+    const auto session = m_selection->session();
+    const auto focus = m_selection->focus();
+    const bool triton = focus && focus->detail && focus->detail->candidate
+        && candidateLanguageOf(focus->detail->candidate->fileName) == CandidateLanguage::Triton;
+    return QStringLiteral("%1-session%2-iteration%3%4")
+        .arg(session ? toQString(session->session.problemName) : QStringLiteral("kernel"))
+        .arg(session ? session->session.id : 0)
+        .arg(m_selection->current())
+        .arg(triton ? QStringLiteral(".py") : QStringLiteral(".cu"));
 }
 
 QString ReviewWorkspace::pinBaselineFrom(const QString& path, qint64 sessionId, int index)

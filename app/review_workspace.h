@@ -49,6 +49,8 @@ public:
     // Actions (the window's menus call them; each returns a user-facing error or empty).
     QString exportSession(std::int64_t sessionId, const QString& file) const;
     QString exportKernel(const QString& file) const; // the selected iteration
+    // "layernorm_gelu-session1-iteration6.cu" (.py for Triton): what Export Kernel offers to write.
+    QString exportKernelName() const;
     // The Metrics page's baseline from iteration `index` of another store or .klsession (its first
     // session when `sessionId` is 0); empty on success, else why not.
     QString pinBaselineFrom(const QString& path, qint64 sessionId, int index);

@@ -11,6 +11,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <filesystem>
+
 namespace kl::gui {
 
 namespace {
@@ -68,8 +70,10 @@ void SourcePanel::showIteration(const std::shared_ptr<const IterationFocus>& foc
     }
     m_editor->setSource(toQString(candidate->source));
     const QString proposer = proposerLabel(focus->detail->row);
-    QString text
-        = tr("<b>Iteration %1</b> · <tt>%2</tt> · %3").arg(focus->index()).arg(html(candidate->fileName), proposer);
+    // The file's name, not where it was: a baseline is stored with the path it was read from, a
+    // temporary folder's for an imported problem ("/tmp/tmp.NiibHLVgZh/triton/.../baseline.py").
+    const std::string file = std::filesystem::path(candidate->fileName).filename().string();
+    QString text = tr("<b>Iteration %1</b> · <tt>%2</tt> · %3").arg(focus->index()).arg(html(file), proposer);
     if (!candidate->proposerDetail.empty() && candidate->proposerDetail != "baseline")
         text += QStringLiteral(" (") + html(candidate->proposerDetail) + QLatin1Char(')');
     if (!candidate->tunables.empty())

@@ -1,7 +1,8 @@
 // Issue 28, the rest of what a first-contact test found, each through the window on a 1366x768 laptop
 // or a 1920x1080 monitor (offscreen): a paused session reads "paused" and its clock stops; a runner
 // that never started is said so (no "Session 0", no round past the budget); one "best" in the session
-// list and Review ▸ Select Best; chart axis titles whole; a toolbar with the session's actions. With
+// list and Review ▸ Select Best; chart axis titles whole; a toolbar with the session's actions; a
+// kernel named by its problem, session and iteration, never a temporary path. With
 // KL_SCREENSHOT_DIR the live session and the metrics page against a pinned baseline are saved at both
 // sizes.
 // Real parts: the runner double at the process boundary (replaying the H200 session), real SQLite.
@@ -21,6 +22,7 @@
 #include "widgets/review_panel.h"
 #include "widgets/session_browser.h"
 #include "widgets/session_list_model.h"
+#include "widgets/source_panel.h"
 
 #include <QAction>
 #include <QFile>
@@ -221,6 +223,36 @@ private slots:
         const auto* row = review->selection()->session()->row(best);
         QVERIFY(row && row->speedup);
         QCOMPARE(listed, QString::number(*row->speedup, 'f', 2) + QStringLiteral("×"));
+    }
+
+    // An iteration's kernel is named by its problem, session and iteration, never by the temporary
+    // folder an imported problem's baseline was read from (stored with the candidate): not in the
+    // Source header, not in Export Kernel's file name, not in the exported file's header.
+    void noTemporaryPathForAKernel()
+    {
+        ReviewWorkspace review;
+        review.resize(1366, 728);
+        review.show();
+        testing::openAndWait(
+            review, QStringLiteral(KL_SOURCE_DIR "/resources/sessions/kernelbench-gelu-triton-h200.klsession"));
+        QVERIFY(review.hasSession());
+        review.selection()->select(1);
+        QTRY_VERIFY(review.sourcePanel()->headerText().contains(QStringLiteral("baseline.py")));
+        QVERIFY2(!review.sourcePanel()->headerText().contains(QStringLiteral("/tmp/")),
+            qPrintable(review.sourcePanel()->headerText()));
+        const QString name = review.exportKernelName();
+        const QString problem = QString::fromStdString(review.selection()->session()->session.problemName);
+        QCOMPARE(name, problem + QStringLiteral("-session1-iteration1.py"));
+        QTemporaryDir dir;
+        QCOMPARE(review.exportKernel(dir.filePath(name)), QString());
+        QFile file(dir.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        const QString header = text.left(text.indexOf(QStringLiteral("\n\n")));
+        QVERIFY2(
+            header.startsWith(QStringLiteral("# Exported by KernelLoop from session 1, iteration 1 (%1)").arg(problem)),
+            qPrintable(header));
+        QVERIFY2(!text.contains(QStringLiteral("/tmp/")), qPrintable(header));
     }
 
     void axisTitlesReadWhole_data()
