@@ -1,5 +1,6 @@
 #include "widgets/code_diff_panel.h"
 
+#include "core/model/problem.h"
 #include "widgets/html_text.h"
 
 #include <QComboBox>
@@ -15,6 +16,7 @@
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace kl::gui {
 
@@ -123,6 +125,7 @@ CodeDiffPanel::CodeDiffPanel(IterationSelection* selection, QWidget* parent)
     connect(m_codeBox, &QComboBox::currentIndexChanged, this,
         [this](int index) { setCode(index == 1 ? Code::Ptx : Code::SassWhereStored); });
     connect(m_compare, &QSpinBox::valueChanged, this, [this](int value) { m_selection->compareWith(value); });
+    connect(&m_compiling, &QFutureWatcherBase::finished, this, &CodeDiffPanel::compiledHere);
     follow(selection, this, this);
 }
 
@@ -135,6 +138,9 @@ void CodeDiffPanel::setCode(Code code)
 
 void CodeDiffPanel::showSession(const std::shared_ptr<const SessionView>& session)
 {
+    if (!session || !m_session || session->session.id != m_session->session.id)
+        m_compiledHere.clear(); // candidate ids are the store's: another session, another set
+    m_session = session;
     const QSignalBlocker block(m_compare);
     m_compare->setMaximum(session ? static_cast<int>(session->rows.size()) : 0);
     m_compare->setValue(m_selection->comparedWith());
@@ -163,8 +169,26 @@ void CodeDiffPanel::compare()
                              "with above.</i>")
                               .arg(m_focus->index()));
     } else {
+        // Iterations whose session kept no listing: their stored source compiled here first.
+        std::vector<store::CandidateRecord> missing;
+        for (const auto* detail : { before, after }) {
+            const auto l = listingsOf(*detail);
+            if (l.ptx.empty() && l.sass.empty() && detail->candidate && m_compiler
+                && !m_compiledHere.contains(detail->candidate->id))
+                missing.push_back(*detail->candidate);
+        }
+        if (!missing.empty()) {
+            m_header->setText(
+                tr("<i>No listing stored for iteration %1 or %2: compiling the source here with NVRTC…</i>")
+                    .arg(before->row.index)
+                    .arg(after->row.index));
+            compileHere(std::move(missing));
+            fillMix();
+            fillPanes();
+            return;
+        }
         const auto listings = [this](const store::IterationDetail& detail) {
-            auto l = detail.result ? store::codeListingsOf(detail.result->compile) : store::CodeListings {};
+            auto l = listingsOf(detail);
             if (m_code == Code::Ptx && !l.sass.empty()) {
                 l.sass.clear();
                 l.sassNote = "PTX chosen";
@@ -194,6 +218,42 @@ void CodeDiffPanel::compare()
     }
     fillMix();
     fillPanes();
+}
+
+store::CodeListings CodeDiffPanel::listingsOf(const store::IterationDetail& detail) const
+{
+    auto l = detail.result ? store::codeListingsOf(detail.result->compile) : store::CodeListings {};
+    if (!l.ptx.empty() || !l.sass.empty() || !detail.candidate)
+        return l;
+    const auto here = m_compiledHere.find(detail.candidate->id);
+    if (here == m_compiledHere.end())
+        return l;
+    store::CodeListings compiled = here->second.listings;
+    // Why there is no SASS, or nothing at all, says that the code was compiled here.
+    // ("nvdisasm not found", without the places it looked).
+    const std::string why = compiled.sassNote.substr(0, compiled.sassNote.find(" ("));
+    compiled.sassNote = here->second.note + (why.empty() ? "" : "; " + why);
+    return compiled;
+}
+
+void CodeDiffPanel::compileHere(std::vector<store::CandidateRecord> candidates)
+{
+    const std::string arch = problemArchOf(m_session ? m_session->problemJson : std::string());
+    m_compiling.setFuture(QtConcurrent::run([compiler = m_compiler, candidates = std::move(candidates), arch] {
+        Compiled out;
+        for (const auto& candidate : candidates)
+            out.emplace_back(candidate.id, compiler(candidate, arch));
+        return out;
+    }));
+}
+
+void CodeDiffPanel::compiledHere()
+{
+    if (m_compiling.future().resultCount() == 0)
+        return;
+    for (auto& [id, compiled] : m_compiling.result())
+        m_compiledHere[id] = std::move(compiled);
+    compare(); // the newest selection's, with what is compiled now (a stale compile only fills the cache)
 }
 
 void CodeDiffPanel::fillMix()

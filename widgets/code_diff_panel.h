@@ -4,9 +4,15 @@
 // rows marked, and above it the instruction mix of both and the change per class (core's
 // review::compareCode draws nothing; this only shows it). Compiler Explorer's diff view, per iteration.
 #include "core/review/code_comparison.h"
+#include "core/review/listings_compiled_here.h"
 #include "widgets/iteration_selection.h"
 
+#include <QFutureWatcher>
 #include <QWidget>
+
+#include <functional>
+#include <map>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -23,6 +29,13 @@ public:
 
     explicit CodeDiffPanel(IterationSelection* selection, QWidget* parent = nullptr);
 
+    // Compiles an iteration's stored source when its session kept no listing (review::compileListingsHere),
+    // off the GUI thread; without one such an iteration has nothing to compare, and the header says so.
+    using ListingCompiler
+        = std::function<review::ListingsCompiledHere(const store::CandidateRecord& candidate, const std::string& arch)>;
+    void setListingCompiler(ListingCompiler compiler) { m_compiler = std::move(compiler); }
+    bool isCompiling() const { return m_compiling.isRunning(); }
+
     void showSession(const std::shared_ptr<const SessionView>& session) override;
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
 
@@ -38,6 +51,9 @@ public:
 
 private:
     void compare();
+    store::CodeListings listingsOf(const store::IterationDetail& detail) const;
+    void compileHere(std::vector<store::CandidateRecord> candidates);
+    void compiledHere();
     void fillMix();
     void fillPanes();
 
@@ -53,6 +69,11 @@ private:
     std::shared_ptr<const IterationFocus> m_focus;
     review::CodeComparison m_comparison;
     Code m_code = Code::SassWhereStored;
+    std::shared_ptr<const SessionView> m_session;
+    ListingCompiler m_compiler;
+    using Compiled = std::vector<std::pair<std::int64_t, review::ListingsCompiledHere>>;
+    QFutureWatcher<Compiled> m_compiling;
+    std::map<std::int64_t, review::ListingsCompiledHere> m_compiledHere; // by candidate id
 };
 
 } // namespace kl::gui

@@ -59,9 +59,13 @@ CodeComparison compareCode(const store::CodeListings& before, const store::CodeL
         c.afterMix = lines::sassInstructionMix(a);
     } else if (!before.ptx.empty() && !after.ptx.empty()) {
         c.kind = "PTX";
-        c.note = "PTX compared: " + (before.sass.empty() ? missing(before, beforeName, "SASS") : std::string())
-            + (before.sass.empty() && after.sass.empty() ? "; " : "")
-            + (after.sass.empty() ? missing(after, afterName, "SASS") : std::string());
+        if (before.sass.empty() && after.sass.empty() && before.sassNote == after.sassNote)
+            c.note = "PTX compared: neither " + beforeName + " nor " + afterName + " has SASS"
+                + (before.sassNote.empty() ? std::string() : " (" + before.sassNote + ")");
+        else
+            c.note = "PTX compared: " + (before.sass.empty() ? missing(before, beforeName, "SASS") : std::string())
+                + (before.sass.empty() && after.sass.empty() ? "; " : "")
+                + (after.sass.empty() ? missing(after, afterName, "SASS") : std::string());
         c.beforeText = comparablePtx(before.ptx);
         c.afterText = comparablePtx(after.ptx);
         c.beforeMix = lines::ptxInstructionMix(before.ptx);

@@ -12,8 +12,8 @@
 #include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTreeWidget>
 #include <QTest>
+#include <QTreeWidget>
 
 using namespace kl;
 using namespace kl::gui;
@@ -108,18 +108,28 @@ private slots:
         QVERIFY(panel->afterPane()->toPlainText().contains(QStringLiteral("mma.sync")));
     }
 
-    // No listing stored on either side: the panel says why instead of staying empty.
-    void noListingSaysWhy()
+    // No listing stored on either side: both sources compiled here and their PTX compared; a panel
+    // that may not compile says why instead of staying empty.
+    void iterationsWithoutListingsComparedOnPtxCompiledHere()
     {
         auto review = testing::shownReviewWorkspace();
         QVERIFY(QTest::qWaitForWindowExposed(review.get()));
         testing::openAndWait(*review, testing::tunerSession);
+        CodeDiffPanel bare(review->selection());
         review->selection()->select(6);
         review->compareCode(0);
-        const QString header = review->codeDiffPanel()->headerText();
-        QVERIFY2(header.contains(QStringLiteral("No code to compare: nothing to compare: iteration 4: no PTX or SASS "
-                                                "stored for this iteration")),
-            qPrintable(header));
+        QVERIFY2(bare.headerText().contains(QStringLiteral("No code to compare: nothing to compare: iteration 4: no "
+                                                           "PTX or SASS stored for this iteration")),
+            qPrintable(bare.headerText()));
+        auto* panel = review->codeDiffPanel();
+        QTRY_COMPARE_WITH_TIMEOUT(panel->shownComparison().kind, std::string("PTX"), 30000);
+        QVERIFY2(panel->headerText().startsWith(QStringLiteral("<b>PTX of iteration 6</b> against its parent, "
+                                                               "iteration 4")),
+            qPrintable(panel->headerText()));
+        QVERIFY2(panel->headerText().contains(QStringLiteral("compiled here from the stored source")),
+            qPrintable(panel->headerText()));
+        QVERIFY(panel->shownComparison().afterMix.count(lines::InstructionClass::GlobalLoad) > 0);
+        QVERIFY(mixRow(panel->mixTable(), QStringLiteral("total")).size() == 4);
     }
 
     // A compiler flag's value is shown as the option NVRTC got, beside the tunables.

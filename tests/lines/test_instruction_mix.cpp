@@ -211,6 +211,12 @@ private slots:
         QVERIFY(c.beforeText.find(".loc") == std::string::npos);
         QVERIFY(c.afterMix.count(C::TensorCore) >= 1);
         QCOMPARE(c.beforeMix.count(C::TensorCore), std::int64_t(0));
+        // The same reason on both sides is said once.
+        store::CodeListings ptxOnly = after;
+        ptxOnly.ptx = before.ptx;
+        const auto both = review::compareCode(ptxOnly, after, "iteration 1", "iteration 2");
+        QCOMPARE(
+            both.note, std::string("PTX compared: neither iteration 1 nor iteration 2 has SASS (nvdisasm not found)"));
         const auto none = review::compareCode(before, {}, "iteration 1", "iteration 3");
         QVERIFY(!none.comparable());
         QVERIFY2(none.note.starts_with("nothing to compare: iteration 3: no PTX or SASS stored"), none.note.c_str());
