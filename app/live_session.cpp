@@ -49,7 +49,7 @@ void LiveSession::joinWorker()
         m_worker.join();
 }
 
-bool LiveSession::start(LiveSessionSetup setup)
+bool LiveSession::start(session::SessionSetup setup, std::string apiKey)
 {
     if (m_running) {
         m_lastError = tr("A session is already running");
@@ -65,27 +65,21 @@ bool LiveSession::start(LiveSessionSetup setup)
     m_lastError.clear();
     m_failureText.clear();
     m_status.clear();
-    m_storePath = QString::fromStdString(setup.storePath);
+    m_storePath = QString::fromStdString(setup.store.string());
 
-    session::SessionSetup s;
-    s.recipe = std::move(setup.recipe);
-    s.store = setup.storePath;
-    s.localRunner = setup.runnerPath;
-    s.only = std::move(setup.only);
-    s.onlyTunables = std::move(setup.onlyTunables);
-    s.appendTo = setup.appendTo;
+    session::SessionSetup& s = setup;
     // On the loop's thread, after the proposal's streamed text was posted: the usage follows it in order.
     s.tokens = [this](std::int64_t n) { post({ nullptr, std::nullopt, false, n }); };
     // Told as the session's end, as a failure while it runs would be.
     std::optional<std::pair<std::string, std::string>> failure;
     try {
         if (!s.only && s.recipe.proposer != session::ProposerChoice::Tuner)
-            s.llm = endpointFor(s.recipe.llm, std::move(setup.apiKey));
+            s.llm = endpointFor(s.recipe.llm, std::move(apiKey));
     } catch (const Error& e) {
         failure = std::pair { e.category(), e.message() };
     }
-    setup.apiKey.clear();
-    m_runner = std::make_shared<session::SessionRunner>(std::move(s));
+    apiKey.clear();
+    m_runner = std::make_shared<session::SessionRunner>(std::move(setup));
     m_runner->events().subscribe([this](const std::shared_ptr<const LoopEvent>& e) {
         post({ e, std::nullopt, false });
     });

@@ -30,26 +30,17 @@ class QTimer;
 
 namespace kl::gui {
 
-struct LiveSessionSetup {
-    session::SessionRecipe recipe;
-    std::string storePath; // resolved (recipe.db, else $KERNELLOOP_DB, else the default)
-    std::string runnerPath; // resolved: the local runner's path, or a command line that starts it
-    std::string apiKey; // loaded by the window (ApiKeys), held only in the endpoint
-    // Set: evaluate this one candidate (proposer "human") instead of the loop: into stored session
-    // `appendTo` of the store (its next iteration), or, when 0, in a session of its own.
-    std::optional<Candidate> only;
-    TunableValues onlyTunables;
-    std::int64_t appendTo = 0;
-};
-
 class LiveSession : public QObject {
     Q_OBJECT
 public:
     explicit LiveSession(QObject* parent = nullptr);
     ~LiveSession() override; // stops the session and waits for its thread
 
-    // Starts the worker. False (with the reason in lastError()) when one is still running.
-    bool start(LiveSessionSetup setup);
+    // Starts the worker on core's session setup (session_runner.h: the recipe, the resolved store and
+    // local runner, or the one candidate to evaluate). `apiKey`, loaded by the window (ApiKeys), goes
+    // only into the LLM endpoint. The setup's tokens callback is the window's own. False (with the
+    // reason in lastError()) when one is still running.
+    bool start(session::SessionSetup setup, std::string apiKey = {});
     bool running() const { return m_running; }
     std::int64_t sessionId() const { return m_sessionId; }
     const QString& storePath() const { return m_storePath; }

@@ -386,22 +386,22 @@ QString SessionController::startSession(const session::SessionRecipe& recipe)
             + tr("this needs a GPU: no GPU: %1. A GPU elsewhere: give its runner in Session ▸ New Session (Runner, "
                  "Runner endpoints).")
                   .arg(m_noDevice));
-    LiveSessionSetup setup;
+    session::SessionSetup setup;
     setup.recipe = recipe;
+    std::string apiKey;
     try {
         m_problem = std::make_shared<const Problem>(loadProblem(recipe.problem)); // a bad file fails here
         if (recipe.proposer != session::ProposerChoice::Tuner)
-            setup.apiKey = ApiKeys::load(recipe.llm).key;
-        const std::filesystem::path store = store::storeLocation(recipe.db);
+            apiKey = ApiKeys::load(recipe.llm).key;
+        setup.store = store::storeLocation(recipe.db);
         std::error_code ec;
-        std::filesystem::create_directories(store.parent_path(), ec);
-        setup.storePath = store.string();
+        std::filesystem::create_directories(setup.store.parent_path(), ec);
     } catch (const Error& e) {
         return refuse(errorText(e));
     }
-    setup.runnerPath = recipe.runner.empty() ? toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath)
-                                             : recipe.runner;
-    if (!m_live->start(std::move(setup)))
+    setup.localRunner = recipe.runner.empty() ? toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath)
+                                              : recipe.runner;
+    if (!m_live->start(std::move(setup), std::move(apiKey)))
         return refuse(m_live->lastError());
     showStarting(tr("starting"));
     m_transcript->clear();
@@ -662,16 +662,16 @@ void SessionController::evaluateEditorKernel()
             status(QStringLiteral("[runner.no-device] ") + tr("this needs a GPU: no GPU: %1").arg(m_noDevice), true);
             return;
         }
-        LiveSessionSetup setup;
+        session::SessionSetup setup;
         setup.recipe.problem = problem->file.string();
-        setup.storePath = store::storeLocation({}).string();
+        setup.store = store::storeLocation({});
         // The open session of this problem takes it as its next iteration; else it gets a session of its own.
         const auto [openId, openStore] = openSessionFor(*problem);
         if (openId) {
             setup.appendTo = openId;
-            setup.storePath = toStdString(openStore);
+            setup.store = toStdString(openStore);
         }
-        setup.runnerPath = toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath);
+        setup.localRunner = toStdString(m_runnerPath.isEmpty() ? defaultRunnerPath() : m_runnerPath);
         setup.only = std::move(candidate);
         setup.onlyTunables = tunables;
         if (m_live->start(std::move(setup)))
