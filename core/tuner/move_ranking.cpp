@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -31,7 +32,8 @@ const std::map<std::string, std::vector<HintEffect>>& hintEffects()
         { hint::kLessUnrolling, { { R::WorkPerThread, -1 } } },
         { hint::kFewerThreads, { { R::Threads, -1 } } },
         { hint::kMoreThreads, { { R::Threads, +1 } } },
-        { hint::kFewerRegisters, { { R::WorkPerThread, -1 }, { R::Tile, -1 }, { R::Stages, -1 } } },
+        { hint::kFewerRegisters,
+            { { R::WorkPerThread, -1 }, { R::Tile, -1 }, { R::Stages, -1 }, { R::RegisterCap, -1 } } },
         { hint::kSmallerTiles, { { R::Tile, -1 }, { R::WorkPerThread, -1 } } },
         { hint::kLessSharedMemory, { { R::Tile, -1 }, { R::Stages, -1 } } },
         { hint::kMoreBlocks, { { R::Threads, -1 }, { R::Tile, -1 }, { R::WorkPerThread, -1 } } },
@@ -82,6 +84,8 @@ const char* roleName(TunableRole role)
         return "tile";
     case TunableRole::Stages:
         return "stages";
+    case TunableRole::RegisterCap:
+        return "register cap";
     case TunableRole::Other:
         break;
     }
@@ -91,6 +95,9 @@ const char* roleName(TunableRole role)
 std::map<std::string, TunableRole> launchRoles(const Candidate& candidate)
 {
     std::map<std::string, TunableRole> roles;
+    for (const auto& t : candidate.tunables)
+        if (t.compilerFlag)
+            roles.emplace(t.name, t.name == "maxrregcount" ? TunableRole::RegisterCap : TunableRole::Other);
     static const std::regex identifier(R"([A-Za-z_][A-Za-z0-9_]*)");
     auto mark = [&](const std::string& expression, TunableRole role) {
         for (std::sregex_iterator it(expression.begin(), expression.end(), identifier), end; it != end; ++it)
@@ -129,7 +136,11 @@ double moveScore(const TunableValues& from, const TunableValues& to, const Guida
             auto old = from.find(name);
             if (old == from.end() || old->second == value)
                 continue;
-            const int moved = value > old->second ? +1 : -1;
+            // A register cap of 0 is no cap: looser than any number.
+            const auto loosest = [&](std::int64_t v) {
+                return role(name) == TunableRole::RegisterCap && v == 0 ? std::numeric_limits<std::int64_t>::max() : v;
+            };
+            const int moved = loosest(value) > loosest(old->second) ? +1 : -1;
             for (const auto& effect : it->second)
                 if (effect.role == role(name))
                     score += weight * (moved == effect.direction ? 1.0 : -1.0);

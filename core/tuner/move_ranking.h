@@ -11,7 +11,8 @@
 
 namespace kl {
 
-enum class TunableRole { Threads, Vector, WorkPerThread, Tile, Stages, Other };
+// RegisterCap: the maxrregcount compiler flag (0 is no cap, the loosest).
+enum class TunableRole { Threads, Vector, WorkPerThread, Tile, Stages, RegisterCap, Other };
 
 TunableRole roleOf(const std::string& tunableName);
 const char* roleName(TunableRole role);
@@ -28,7 +29,8 @@ struct Guidance {
 };
 
 // The roles a candidate's launch rules give its tunables: in block=(..) or num_warps=(..) →
-// threads, in num_stages=(..) → stages.
+// threads, in num_stages=(..) → stages; its compiler flags: maxrregcount → register cap, the rest
+// other (extra_device_vectorization is no vector width).
 std::map<std::string, TunableRole> launchRoles(const Candidate& candidate);
 
 // Score of moving from `from` to `to`: positive when the changed tunables move the way the hints

@@ -308,6 +308,27 @@ private Q_SLOTS:
         QVERIFY2(more[0].tunables.at("W") > ctx.bestTunables.at("W"), more[0].hypothesis.c_str());
     }
 
+    // A register-limited finding also points at the maxrregcount flag: a tighter cap scores up (0, no
+    // cap, counts as the loosest); the other flags take no role from their names.
+    void fewerRegistersTightensTheRegisterCap()
+    {
+        const auto candidate = kl::parseCandidate("// @kl flag maxrregcount = 0 in 0, 32, 64\n"
+                                                  "// @kl flag extra_device_vectorization = 0 in 0, 1\n"
+                                                  "// @kl launch k grid=(1) block=(128) args=()\n",
+            "k.cu");
+        kl::Guidance guidance;
+        guidance.hints = { kl::hint::kFewerRegisters };
+        guidance.roles = kl::launchRoles(candidate);
+        QCOMPARE(guidance.roles.at("maxrregcount"), kl::TunableRole::RegisterCap);
+        QCOMPARE(guidance.roles.at("extra_device_vectorization"), kl::TunableRole::Other);
+        QVERIFY(kl::moveScore({ { "maxrregcount", 0 } }, { { "maxrregcount", 64 } }, guidance) > 0.0);
+        QVERIFY(kl::moveScore({ { "maxrregcount", 64 } }, { { "maxrregcount", 32 } }, guidance) > 0.0);
+        QVERIFY(kl::moveScore({ { "maxrregcount", 32 } }, { { "maxrregcount", 0 } }, guidance) < 0.0);
+        QCOMPARE(
+            kl::moveScore({ { "extra_device_vectorization", 0 } }, { { "extra_device_vectorization", 1 } }, guidance),
+            0.0);
+    }
+
     void aHintWhoseMovesLostStopsSteering()
     {
         const auto p = layernorm();
