@@ -173,10 +173,11 @@ void HistoryPanel::showNotes(const SessionView& session)
     const bool fresh = m_hypothesisModel->rowCount() == 0;
     m_hypothesisModel->setEntries(review::hypothesisLog(session.rows, session.decisionReasons));
     if (fresh && m_hypothesisModel->rowCount() > 0) {
-        // As `history --hypotheses`: the decision held to ~44 characters (its tooltip has it whole), so
-        // that the hypothesis, last, shows in a narrow pane.
-        m_hypotheses->resizeColumnsToContents();
-        const int measured = 44 * m_hypotheses->fontMetrics().averageCharWidth();
+        // The short columns as wide as they read, the decision held to ~30 characters and the hypothesis
+        // filling the rest (both whole in their tooltips), so that a 1366-px window shows every column.
+        for (int column = 0; column < HypothesisLogModel::HypothesisColumn; ++column)
+            m_hypotheses->resizeColumnToContents(column);
+        const int measured = 30 * m_hypotheses->fontMetrics().averageCharWidth();
         if (m_hypotheses->columnWidth(HypothesisLogModel::MeasuredColumn) > measured)
             m_hypotheses->setColumnWidth(HypothesisLogModel::MeasuredColumn, measured);
     }

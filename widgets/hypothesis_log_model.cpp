@@ -114,8 +114,8 @@ QVariant HypothesisLogModel::headerData(int section, Qt::Orientation orientation
         //: hypothesis log column: measured speedup over the baseline
         return tr("vs baseline");
     case MeasuredColumn:
-        //: hypothesis log column: the decision against the best candidate then
-        return tr("Measured against the best then");
+        //: hypothesis log column: the decision that measured it against the best candidate then (tooltip)
+        return tr("Measured");
     case HypothesisColumn:
         return tr("Hypothesis");
     default:
