@@ -85,6 +85,19 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     // One size (most problems): the column repeats it on every row and costs a laptop's width.
     connect(m_metrics, &QAbstractItemModel::modelReset, m_metricsView,
         [this] { m_metricsView->setColumnHidden(MetricsModel::SizeColumn, m_metrics->sizeCount() <= 1); });
+    // A pinned baseline's name ("Baseline: layernorm_gelu-llm-replay-h200 #4") sized its column and put
+    // the deltas past a 1366-px window's edge: the column is as wide as its values, its title elided
+    // (whole in the tooltip).
+    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::BaselineColumn, QHeaderView::Interactive);
+    auto fitBaseline = [this] {
+        QHeaderView* header = m_metricsView->horizontalHeader();
+        const int values
+            = static_cast<QAbstractItemView*>(m_metricsView)->sizeHintForColumn(MetricsModel::BaselineColumn);
+        const int title = header->fontMetrics().horizontalAdvance(QStringLiteral("Baseline: iteration 00")) + 16;
+        header->resizeSection(MetricsModel::BaselineColumn, std::max(values, title));
+    };
+    connect(m_metrics, &QAbstractItemModel::modelReset, m_metricsView, fitBaseline);
+    connect(m_metrics, &QAbstractItemModel::headerDataChanged, m_metricsView, fitBaseline);
 
     m_inspector->setDocumentMode(true);
     m_inspector->addTab(m_source, tr("Source"));

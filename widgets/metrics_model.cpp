@@ -178,6 +178,10 @@ QVariant MetricsModel::data(const QModelIndex& index, int role) const
 
 QVariant MetricsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == BaselineColumn)
+        return headerData(section, orientation, Qt::DisplayRole); // whole where the view cuts it
+    if (orientation == Qt::Horizontal && role == Qt::TextAlignmentRole && section == BaselineColumn)
+        return QVariant(Qt::AlignLeft | Qt::AlignVCenter); // a cut title keeps its start: "Baseline: ..."
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
