@@ -6,11 +6,15 @@
 #include "core/figures/iteration_figures.h"
 #include "core/findings/metric_facts.h"
 #include "core/findings/telemetry.h"
+#include "core/lines/instruction_mix.h"
 #include "core/lines/line_heat.h"
 #include "core/model/error.h"
+#include "core/model/problem.h"
 #include "core/review/candidate_changes.h"
+#include "core/review/code_comparison.h"
 #include "core/review/evidence.h"
 #include "core/review/kernel_export.h"
+#include "core/review/listings_compiled_here.h"
 #include "core/review/session_notes.h"
 #include "core/review/size_figures.h"
 #include "core/review/source_diff.h"
@@ -280,6 +284,40 @@ std::string hotLinesText(const store::IterationDetail& d)
     return lines::hotLinesReport(*sampling, d.candidate ? d.candidate->source : std::string(), 10) + listings;
 }
 
+// `show N --compare-code M`: the SASS (else PTX) of iteration N against M's with the instruction mix of
+// both, as the GUI's Code Diff tab; an iteration whose session kept no listing is compiled here.
+std::string codeComparisonText(const store::Store& s, std::int64_t session, const store::IterationDetail& d, int other)
+{
+    const auto o = s.iteration(session, other);
+    if (!o)
+        throw Error("store.no-such-iteration", s.path().string(), {},
+            "session " + std::to_string(session) + " has no iteration " + std::to_string(other));
+    std::string arch = "sm_90";
+    if (const auto stored = s.session(session))
+        if (const auto problem = s.problem(stored->problemHash))
+            arch = problemArchOf(problem->json);
+    const auto listingsOf = [&](const store::IterationDetail& detail) {
+        auto l = detail.result ? store::codeListingsOf(detail.result->compile) : store::CodeListings {};
+        if (l.ptx.empty() && l.sass.empty() && detail.candidate) {
+            auto here = review::compileListingsHere(*detail.candidate, arch);
+            const std::string why = here.listings.sassNote.substr(0, here.listings.sassNote.find(" ("));
+            l = std::move(here.listings);
+            l.sassNote = here.note + (why.empty() ? "" : "; " + why);
+        }
+        return l;
+    };
+    const std::string before = "iteration " + std::to_string(other), after = "iteration " + std::to_string(d.row.index);
+    const auto c = review::compareCode(listingsOf(*o), listingsOf(d), before, after);
+    if (!c.comparable())
+        return c.note + "\n";
+    std::string text = c.kind + " of " + after + " against " + before + ": +" + std::to_string(c.diff.added) + " -"
+        + std::to_string(c.diff.removed) + " lines\n";
+    if (!c.note.empty())
+        text += c.note + "\n";
+    return text + "\n" + lines::mixChangesText(c.beforeMix, c.afterMix) + "\n"
+        + review::unifiedDiffText(c.diff, before, after);
+}
+
 const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
     auto* cmd = app.add_subcommand("show", "One iteration: source, diff to its parent, results, findings, evidence");
     auto db = std::make_shared<std::string>();
@@ -296,6 +334,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
     cmd->add_flag("--side-by-side", *sideBySide, "the diff to its parent in two columns");
     auto lines = std::make_shared<bool>(false);
     cmd->add_flag("--lines", *lines, "only the hottest source lines and their warp states (PC sampling)");
+    auto compareCode = std::make_shared<int>(0);
+    cmd->add_option("--compare-code", *compareCode,
+           "only its SASS (else PTX) against iteration N's, with the instruction mix of both")
+        ->check(CLI::PositiveNumber);
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
@@ -329,6 +371,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
         std::cout << "session " << id << ", iteration " << *index << " (" << d->row.state << ")\n";
         if (*lines) {
             std::cout << hotLinesText(*d);
+            return Ok;
+        }
+        if (*compareCode > 0) {
+            std::cout << codeComparisonText(s, id, *d, *compareCode);
             return Ok;
         }
         if (d->candidate) {

@@ -203,9 +203,9 @@ void CodeDiffPanel::compare()
         } else {
             //: code diff header; %1 SASS or PTX, %2 this iteration, %3 the compared one, %4 added, %5 removed rows
             QString header = (m_focus->comparedIsParent ? tr("<b>%1 of iteration %2</b> against its parent, "
-                                                             "iteration %3: +%4 −%5 instructions")
+                                                             "iteration %3: +%4 −%5 lines")
                                                         : tr("<b>%1 of iteration %2</b> against iteration %3: +%4 "
-                                                             "−%5 instructions"))
+                                                             "−%5 lines"))
                                  .arg(toQString(m_comparison.kind))
                                  .arg(after->row.index)
                                  .arg(before->row.index)
