@@ -20,6 +20,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <filesystem>
+
 namespace kl::gui {
 
 namespace {
@@ -188,8 +190,10 @@ void ReviewPanel::showRequest(const ReviewRequested& request)
     m_plan->setPlainText(plan);
     const auto changes
         = review::candidateChanges(request.best.source, request.bestTunables, p.candidate.source, p.tunables);
+    // Named by file, not by where the baseline was read from ("incumbent//tmp/.../baseline.cu").
     const auto unified = review::unifiedDiff(request.best.source, p.candidate.source,
-        "incumbent/" + request.best.fileName, "proposal/" + p.candidate.fileName);
+        "incumbent/" + std::filesystem::path(request.best.fileName).filename().string(),
+        "proposal/" + std::filesystem::path(p.candidate.fileName).filename().string());
     m_diff->setHtml(
         diffHtml(review::changesHeaderText(changes), unified.empty() ? "(the source is unchanged)\n" : unified));
     m_reportModel->clear();

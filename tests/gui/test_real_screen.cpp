@@ -225,6 +225,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(panel->hasRequest(), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(!panel->staticText().startsWith(QStringLiteral("Compiling")), 20000);
         QVERIFY(panel->planText().contains(QStringLiteral("sentence 39")));
+        // The diff names the files, not where the baseline was read from (a temporary folder's path).
+        QVERIFY2(
+            panel->diffText().contains(QStringLiteral("--- incumbent/baseline.cu")), qPrintable(panel->diffText()));
+        QVERIFY(!panel->diffText().contains(QStringLiteral(KL_SOURCE_DIR)));
         const QString why = fits(window, screen);
         QVERIFY2(why.isEmpty(), qPrintable(why));
         screenshot(&window, QStringLiteral("live-review-panel-%1").arg(screen.width()));
