@@ -79,6 +79,29 @@ private slots:
         QVERIFY(panel->hotLines()->isHidden());
     }
 
+    // The stored nvdisasm -g listing of the WMMA kernel attributes its HMMA to CUDA's mma.hpp (line 634):
+    // those rows link to no line of the candidate rather than to an unrelated one.
+    void headerCodeInTheSassLinksToNoCandidateLine()
+    {
+        auto review = testing::shownReviewWorkspace();
+        QVERIFY(QTest::qWaitForWindowExposed(review.get()));
+        testing::openAndWait(*review, kGemmSession);
+        auto* panel = inspectorTab<LineProfilePanel>(*review, QStringLiteral("Lines"));
+        QVERIFY(panel);
+        review->selection()->select(2);
+        QTRY_VERIFY(!panel->listing()->rows().isEmpty());
+        QVERIFY2(panel->listingTitle().startsWith(QStringLiteral("SASS of line ")), qPrintable(panel->listingTitle()));
+        int hmma = 0;
+        for (const CodeRow& row : panel->listing()->rows()) {
+            QVERIFY2(row.sourceLine <= panel->editor()->lines(), qPrintable(row.text));
+            if (row.text.contains(QStringLiteral("HMMA"))) {
+                ++hmma;
+                QCOMPARE(row.sourceLine, 0);
+            }
+        }
+        QCOMPARE(hmma, 40);
+    }
+
     void theSassOfTwoIterationsComparedWithTheirMix()
     {
         auto review = testing::shownReviewWorkspace();
