@@ -53,15 +53,27 @@ ResultRecord result(int i)
     r.detail = passed ? "verified at 14 sizes, 2 trials" : "12 of 7000 elements off at 7x1000";
     r.toolkit = "13.0";
     r.smClockMhz = 1980;
-    r.device = { { "name", "NVIDIA H200" }, { "uuid", "GPU-5c1e7b7a" }, { "sm_count", 132 }, { "l2_bytes", 62914560 },
-        { "shared_per_sm", 233472 }, { "copy_bandwidth_gbps", 4250.0 } };
+    kl::protocol::DeviceDescription device;
+    device.name = "NVIDIA H200";
+    device.uuid = "GPU-5c1e7b7a";
+    device.smCount = 132;
+    device.l2Bytes = 62914560;
+    device.sharedPerSm = 233472;
+    device.copyBandwidthGbps = 4250.0;
+    r.device = device;
     r.compile = { { "registers", 32 + i % 8 * 8 }, { "stack_frame_bytes", 0 }, { "spill_store_bytes", 0 },
         { "occupancy", 0.5 + (i % 4) * 0.125 }, { "limiter", "registers" } };
-    nlohmann::json cases = nlohmann::json::array();
-    for (int c = 0; c < 14; ++c)
-        cases.push_back({ { "label", "case" + std::to_string(c) }, { "kind", c < 2 ? "main" : "fuzz" },
-            { "passed", passed || c != 5 }, { "max_abs_error", 0.0009765625 * c } });
-    r.verification = { { "passed", passed }, { "cases", cases } };
+    kl::protocol::Verification verification;
+    verification.passed = passed;
+    for (int c = 0; c < 14; ++c) {
+        kl::protocol::CaseVerification checked;
+        checked.label = "case" + std::to_string(c);
+        checked.kind = c < 2 ? kl::protocol::CaseKind::Main : kl::protocol::CaseKind::Fuzz;
+        checked.passed = passed || c != 5;
+        checked.maxAbsError = 0.0009765625 * c;
+        verification.cases.push_back(std::move(checked));
+    }
+    r.verification = verification;
     if (passed) {
         const double median = 40.0 + (i * 7919 % 1000) / 10.0;
         r.medianUs = median;
@@ -71,17 +83,27 @@ ResultRecord result(int i)
         r.gbps = 134234112.0 / (median * 1000.0);
         r.pctOfCopy = 35.8 / median * 100.0;
         r.speedup = 135.0 / median;
-        nlohmann::json samples = nlohmann::json::array();
+        kl::protocol::CaseTiming timed;
+        timed.label = "8192x4096";
+        timed.bytes = 134234112;
+        timed.candidate.medianUs = median;
+        timed.candidate.reps = 400;
         for (int s = 0; s < 400; ++s)
-            samples.push_back(median + ((s * 37 + i) % 100) * 0.013);
-        r.timing = { { "sm_clock_mhz", 1980 },
-            { "cases",
-                { { { "label", "8192x4096" }, { "bytes", 134234112 },
-                    { "candidate", { { "median_us", median }, { "reps", 400 }, { "samples_us", samples } } },
-                    { "gbps", *r.gbps }, { "pct_of_copy", *r.pctOfCopy }, { "speedup_vs_baseline", *r.speedup } } } } };
-        r.profile = { { "status", "ok" }, { "metric_set", "default" }, { "passes", 2 } };
+            timed.candidate.samplesUs.push_back(median + ((s * 37 + i) % 100) * 0.013);
+        timed.gbps = *r.gbps;
+        timed.pctOfCopy = r.pctOfCopy;
+        timed.speedupVsBaseline = r.speedup;
+        kl::protocol::Timing timing;
+        timing.smClockMhz = 1980;
+        timing.cases.push_back(std::move(timed));
+        r.timing = timing;
+        kl::protocol::Profile profile;
+        profile.status = kl::protocol::ProfileStatus::Ok;
+        profile.metricSet = kl::protocol::MetricSet::Default;
+        profile.passes = 2;
+        r.profile = profile;
         for (int m = 0; m < 30; ++m)
-            r.metrics["ln_gelu/8192x4096/metric_" + std::to_string(m)] = i * 0.25 + m;
+            r.metrics[{ "ln_gelu", "8192x4096", "metric_" + std::to_string(m) }] = i * 0.25 + m;
     }
     return r;
 }
