@@ -1,6 +1,7 @@
 #include "core/figures/iteration_figures.h"
 
 #include "core/figures/contenders.h"
+#include "core/protocol/finite.h"
 
 #include "core/findings/stall_reasons.h"
 #include "core/findings/telemetry.h"
@@ -76,10 +77,7 @@ SizeFigures sizeFigures(const store::SizeResult& stored, const MainKernelMetrics
     return size;
 }
 
-std::optional<double> finite(std::optional<double> value)
-{
-    return value && std::isfinite(*value) ? value : std::nullopt;
-}
+using protocol::finite;
 
 SizeFigures sizeFigures(const protocol::CaseTiming& timedCase, const MainKernelMetrics& metrics)
 {

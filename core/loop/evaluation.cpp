@@ -1,6 +1,7 @@
 #include "core/loop/evaluation.h"
 
 #include "core/model/error.h"
+#include "core/protocol/finite.h"
 #include "core/protocol/profile_policy.h"
 #include "core/store/code_listings.h"
 
@@ -54,10 +55,7 @@ std::optional<lines::TensorInstructions> storedTensorInstructions(const nlohmann
 
 namespace {
 
-std::optional<double> finite(std::optional<double> value)
-{
-    return value && std::isfinite(*value) ? value : std::nullopt;
-}
+using protocol::finite;
 
 [[noreturn]] void badTelemetry(const std::string& where, const std::string& message)
 {

@@ -2,6 +2,7 @@
 
 #include "core/findings/telemetry.h"
 #include "core/model/geometric_mean.h"
+#include "core/protocol/finite.h"
 #include "core/store/result_columns.h"
 
 #include <cmath>
@@ -10,10 +11,7 @@ namespace kl::store {
 
 namespace {
 
-std::optional<double> finite(std::optional<double> value)
-{
-    return value && std::isfinite(*value) ? value : std::nullopt;
-}
+using protocol::finite;
 
 // The headline figures all come from one size, the first; only the speedup is averaged.
 void takeHeadline(ResultRecord& result)
