@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTest>
 
 #include <memory>
@@ -40,6 +41,17 @@ inline void openAndWait(gui::ReviewWorkspace& review, const QString& path)
     review.openStore(path);
     if (review.hasSession())
         QVERIFY(figures.wait(20000));
+}
+
+// The inspector's tab of that title, made current, as its panel type; null when there is none.
+template <typename Panel> Panel* inspectorTab(gui::ReviewWorkspace& review, const QString& title)
+{
+    for (int i = 0; i < review.inspector()->count(); ++i)
+        if (review.inspector()->tabText(i) == title) {
+            review.inspector()->setCurrentIndex(i);
+            return qobject_cast<Panel*>(review.inspector()->widget(i));
+        }
+    return nullptr;
 }
 
 } // namespace kl::testing

@@ -17,20 +17,11 @@
 
 using namespace kl;
 using namespace kl::gui;
+using kl::testing::inspectorTab;
 
 namespace {
 
 const QString kGemmSession = QStringLiteral(KL_SOURCE_DIR "/resources/sessions/gemm_fp16-wmma-h200.klsession");
-
-template <typename Panel> Panel* inspectorTab(ReviewWorkspace& review, const QString& title)
-{
-    for (int i = 0; i < review.inspector()->count(); ++i)
-        if (review.inspector()->tabText(i) == title) {
-            review.inspector()->setCurrentIndex(i);
-            return qobject_cast<Panel*>(review.inspector()->widget(i));
-        }
-    return nullptr;
-}
 
 // The mix table's row of a class: its cells, empty when the table has no such row.
 QStringList mixRow(const QTableWidget* table, const QString& name)

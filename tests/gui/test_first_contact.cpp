@@ -70,6 +70,17 @@ QSize placeOn(MainWindow& window, int screenWidth)
     return { screen.width(), screen.height() - kTitleBar };
 }
 
+// The window placed on that screen, shown, with the recorded tuner session open and its charts drawn.
+void showTunerSession(MainWindow& window, int screenWidth)
+{
+    window.resize(placeOn(window, screenWidth));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
+    QVERIFY(window.openStore(testing::tunerSession));
+    QVERIFY(figures.wait(20000));
+}
+
 void screenshot(QWidget* widget, const QString& name)
 {
     const QString dir = qEnvironmentVariable("KL_SCREENSHOT_DIR");
@@ -298,12 +309,9 @@ private slots:
     {
         QFETCH(int, screenWidth);
         MainWindow window;
-        window.resize(placeOn(window, screenWidth));
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
-        QVERIFY(window.openStore(testing::tunerSession));
-        QVERIFY(figures.wait(20000));
+        showTunerSession(window, screenWidth);
+        if (QTest::currentTestFailed())
+            return;
         const QStringList cut = cutAxisTitles(window.review()->charts());
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
     }
@@ -390,12 +398,9 @@ private slots:
     {
         QFETCH(int, screenWidth);
         MainWindow window;
-        window.resize(placeOn(window, screenWidth));
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
-        QVERIFY(window.openStore(testing::tunerSession));
-        QVERIFY(figures.wait(20000));
+        showTunerSession(window, screenWidth);
+        if (QTest::currentTestFailed())
+            return;
         ReviewWorkspace* review = window.review();
         review->selection()->select(26);
         QCOMPARE(review->pinBaselineFrom(testing::llmSession, 0, 4), QString());

@@ -18,18 +18,9 @@
 
 using namespace kl;
 using namespace kl::gui;
+using kl::testing::inspectorTab;
 
 namespace {
-
-template <typename Panel> Panel* inspectorTab(ReviewWorkspace& review, const QString& title)
-{
-    for (int i = 0; i < review.inspector()->count(); ++i)
-        if (review.inspector()->tabText(i) == title) {
-            review.inspector()->setCurrentIndex(i);
-            return qobject_cast<Panel*>(review.inspector()->widget(i));
-        }
-    return nullptr;
-}
 
 QString screenshotPath(const QString& name)
 {
