@@ -155,6 +155,11 @@ BIN=$BIN OUT=$WORK/tune scripts/gpu-tune.sh >"$WORK/tune.log" 2>&1
 say "gpu-tune rc=$?"
 rm -f "$WORK"/tune/tune-session.db*
 cp "$WORK/tune/layernorm_gelu-h200.klsession" "$OUT/" 2>/dev/null
+# 2b'. The bundled session with every metric (stall reasons, PC sampling per line): gpu-deep-session.sh.
+say "== deep session"
+OUT=$WORK/deep scripts/gpu-deep-session.sh >"$WORK/deep.log" 2>&1
+say "$(grep -m1 '^deep session' "$WORK/deep.log")"
+cp "$WORK/deep/layernorm_gelu-deep-h200.klsession" "$OUT/" 2>/dev/null
 
 # 2c. Real metric dumps for the findings fixtures (tests/fixtures/findings/*-h200.json, same format):
 # the naive baseline and the tuned best of the recorded session (THREADS=128 VEC=8 CACHE=4, fixed so

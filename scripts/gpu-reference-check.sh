@@ -8,7 +8,8 @@
 #             decisions and verdicts compared over the jobs both ran (same seed).
 #   problems  each file of $KL_KB_FILES (names in .kb/, default 19_ReLU 24_LogSoftmax 26_GELU_ 39_L2Norm_) at its
 #             real size from torch.compile's kernel (--start inductor): GPU path --time $KL_PROBLEM_TIME (default
-#             40s), host path --budget 1 -k 1; one table row each.
+#             40s), host path --budget 1 -k 1; one table row each. KL_COMPARE_COLD=1: also the GPU path with
+#             every Triton compile in a fresh Python (KL_TRITON_WARM=0, as before the warm helper).
 # Uses the bundle of scripts/gpu-check.sh --bundle (carried .gpu-pack) and the ignored .kb/ folder (carried).
 # Writes $OUT/reference-check.txt and $OUT/reference-check.tgz (stores, JSON lines with wall-clock stamps, stderr).
 set -uo pipefail
@@ -83,7 +84,7 @@ report() { # NAMES...
     python3 - "$WORK" "$@" <<'PY' | tee -a "$TXT"
 import json, os, sys
 work, names = sys.argv[1], sys.argv[2:]
-keys = ["load", "memory_plan", "verify", "verify_prepare", "verify_reference", "verify_reference_transfer",
+keys = ["compile", "load", "memory_plan", "verify", "verify_prepare", "verify_reference", "verify_reference_transfer",
         "verify_reference_open", "verify_reference_worker", "verify_candidate", "verify_checks", "reference_worker_start",
         "reference_worker_start_wait", "contenders_warm_wait", "contenders_compile", "time", "time_contenders",
         "time_contenders_transfer", "time_contenders_to_device", "time_contenders_open", "time_contenders_eager",
@@ -154,6 +155,10 @@ for step in "${STEPS[@]}"; do
             tune "$P" "$f-gpu" --start inductor --time "${KL_PROBLEM_TIME:-40s}" --
             tune "$P" "$f-host" --start inductor --budget 1 -k 1 -- KL_REFERENCE_ON_GPU=0
             report "$f-gpu" "$f-host"
+            if [[ -n ${KL_COMPARE_COLD:-} ]]; then # Triton compiles in a fresh Python each (before the warm helper)
+                tune "$P" "$f-gpu-cold" --start inductor --time "${KL_PROBLEM_TIME:-40s}" -- KL_TRITON_WARM=0
+                report "$f-gpu-cold"
+            fi
         done
         ;;
     *) say "unknown step $step" ;;

@@ -71,27 +71,56 @@ std::string missingHelperMessage(const std::filesystem::path& helper, const char
         + " to the helper)";
 }
 
+ToolFolder::ToolFolder(const std::string& request)
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "kl-tool-XXXXXX").string();
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (!mkdtemp(buffer.data())) {
+        m_error = std::string("cannot make a temporary folder: ") + std::strerror(errno);
+        return;
+    }
+    m_dir = buffer.data();
+    std::filesystem::create_directory(outDir());
+    std::ofstream out(requestFile(), std::ios::binary);
+    out << request;
+}
+
+ToolFolder::~ToolFolder()
+{
+    std::error_code ignored;
+    if (valid())
+        std::filesystem::remove_all(m_dir, ignored);
+}
+
+void ToolFolder::collect(PythonToolRun& run) const
+{
+    run.stderrText = readText(stderrFile(), 16 * 1024);
+    const auto replyFile = outDir() / "reply.json";
+    std::error_code listing;
+    for (const auto& entry : std::filesystem::directory_iterator(outDir(), listing)) {
+        if (!entry.is_regular_file())
+            continue;
+        if (entry.path() == replyFile)
+            run.reply = readText(replyFile);
+        else
+            run.files[entry.path().filename().string()] = readText(entry.path());
+    }
+}
+
 PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,
     std::chrono::milliseconds limit)
 {
     PythonToolRun run;
     const auto started = std::chrono::steady_clock::now();
-    std::string pattern = (std::filesystem::temp_directory_path() / "kl-tool-XXXXXX").string();
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (!mkdtemp(buffer.data())) {
-        run.stderrText = std::string("cannot make a temporary folder: ") + std::strerror(errno);
+    const ToolFolder folder(request);
+    if (!folder.valid()) {
+        run.stderrText = folder.error();
         return run;
     }
-    const std::filesystem::path dir(buffer.data());
-    const auto requestFile = dir / "request.json", outDir = dir / "out", replyFile = outDir / "reply.json",
-               errFile = dir / "stderr.txt";
-    std::filesystem::create_directory(outDir);
-    {
-        std::ofstream out(requestFile, std::ios::binary);
-        out << request;
-    }
-    const std::string scriptText = script.string(), requestText = requestFile.string(), replyText = outDir.string();
+    const auto errFile = folder.stderrFile();
+    const std::string scriptText = script.string(), requestText = folder.requestFile().string(),
+                      replyText = folder.outDir().string();
     const std::string cannotRun = "cannot run " + python + ": "; // no allocation after fork
     const pid_t pid = fork();
     if (pid == 0) {
@@ -112,7 +141,6 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
     }
     if (pid < 0) {
         run.stderrText = std::string("fork failed: ") + std::strerror(errno);
-        std::filesystem::remove_all(dir);
         return run;
     }
     int status = 0;
@@ -130,20 +158,9 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     run.exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    run.stderrText = readText(errFile, 16 * 1024);
+    folder.collect(run);
     run.started = !(run.exitStatus == 127 && run.stderrText.rfind("cannot run ", 0) == 0);
-    std::error_code listing;
-    for (const auto& entry : std::filesystem::directory_iterator(outDir, listing)) {
-        if (!entry.is_regular_file())
-            continue;
-        if (entry.path() == replyFile)
-            run.reply = readText(replyFile);
-        else
-            run.files[entry.path().filename().string()] = readText(entry.path());
-    }
     run.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
     return run;
 }
 

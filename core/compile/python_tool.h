@@ -34,4 +34,26 @@ std::string pythonExecutable();
 PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,
     std::chrono::milliseconds limit);
 
+// The folder one helper run works in: request.json, out/ (the reply and files), stderr.txt. Removed
+// when it goes out of scope. Shared by the cold run above and the warm one (warm_python_tool.h).
+class ToolFolder {
+public:
+    explicit ToolFolder(const std::string& request); // valid() false, and error() why, when it cannot be made
+    ~ToolFolder();
+    ToolFolder(const ToolFolder&) = delete;
+    ToolFolder& operator=(const ToolFolder&) = delete;
+
+    bool valid() const { return !m_dir.empty(); }
+    const std::string& error() const { return m_error; }
+    std::filesystem::path requestFile() const { return m_dir / "request.json"; }
+    std::filesystem::path outDir() const { return m_dir / "out"; }
+    std::filesystem::path stderrFile() const { return m_dir / "stderr.txt"; }
+    // The reply, the other files and the last 16 KiB of stderr, into `run`.
+    void collect(PythonToolRun& run) const;
+
+private:
+    std::filesystem::path m_dir;
+    std::string m_error;
+};
+
 } // namespace kl

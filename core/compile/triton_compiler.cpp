@@ -2,6 +2,7 @@
 
 #include "core/compile/launch_args.h"
 #include "core/compile/python_tool.h"
+#include "core/compile/warm_python_tool.h"
 #include "core/model/error.h"
 #include "core/model/expression.h"
 #include "core/model/launch_plan.h"
@@ -12,6 +13,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
 
 namespace kl {
 
@@ -366,6 +372,33 @@ CompileResult readTritonReply(
 
 std::filesystem::path tritonHelperPath() { return pythonHelperPath("triton_aot.py", "KL_TRITON_HELPER"); }
 
+namespace {
+
+// Compiles go to a warm helper (warm_python_tool.h): one per interpreter and helper, so that a test or
+// a session that points KL_PYTHON or KL_TRITON_HELPER elsewhere gets its own. KL_TRITON_WARM=0: every
+// compile starts its own Python, as before (9-10 s each for a kernel written by torch.compile).
+PythonToolRun tritonHelperRun(
+    const std::filesystem::path& helper, const std::string& request, std::chrono::milliseconds limit)
+{
+    const std::string python = pythonExecutable();
+    if (const char* warm = std::getenv("KL_TRITON_WARM"); warm && std::string_view(warm) == "0")
+        return runPythonTool(python, helper, request, limit);
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, std::string>, std::unique_ptr<WarmPythonTool>> tools;
+    WarmPythonTool* tool = nullptr;
+    {
+        std::lock_guard lock(mutex);
+        auto& slot = tools[{ python, helper.string() }];
+        if (!slot) // as many as compile at once: the compile-ahead threads and the session's own
+            slot = std::make_unique<WarmPythonTool>(
+                python, helper, int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4u)));
+        tool = slot.get();
+    }
+    return tool->run(request, limit);
+}
+
+} // namespace
+
 CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOptions& options)
 {
     if (candidate.launches.empty())
@@ -383,7 +416,7 @@ CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOp
     if (!std::filesystem::is_regular_file(helper))
         return failed(
             CompileErrorKind::MissingHelper, candidate.fileName, 0, missingHelperMessage(helper, "KL_TRITON_HELPER"));
-    const PythonToolRun run = runPythonTool(pythonExecutable(), helper, request, std::chrono::minutes(3));
+    const PythonToolRun run = tritonHelperRun(helper, request, std::chrono::minutes(3));
     if (!run.started)
         return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,
             "needs Triton: " + run.stderrText + " (set KL_PYTHON to a Python with Triton)");

@@ -2,6 +2,7 @@
 """Compiles one Triton kernel of a KernelLoop candidate ahead of time, with no GPU launch.
 
     python3 triton_aot.py REQUEST.json OUT_DIR
+    python3 triton_aot.py --serve        (many requests, imports paid once: warm_tool.py)
 
 REQUEST (written by core/compile/triton_compiler.cpp):
     {"source": "...", "file": "candidate.py", "kernel": "ln_gelu", "signature": ["*fp16:16", "i32:16", "i32"],
@@ -316,5 +317,13 @@ def main(argv):
     return 0
 
 
+# What a candidate imports: Triton, and torch.compile's runtime for a kernel written by Inductor (its
+# import alone costs a fresh Python 9-10 s). `--serve` imports them once (warm_tool.py).
+PRELOAD = ("triton", "triton.language", "triton.compiler", "triton.backends.nvidia.compiler", "torch",
+           "torch._inductor.runtime.triton_helpers", "torch._inductor.runtime.triton_heuristics")
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--serve"]:
+        import warm_tool
+        sys.exit(warm_tool.serve(main, PRELOAD))
     sys.exit(main(sys.argv))

@@ -1,0 +1,49 @@
+#pragma once
+// One of our Python helpers kept warm: `PYTHON SCRIPT --serve` imports what requests need once and
+// forks a child per request (python/kernelloop/warm_tool.py), so a request costs the work, not the
+// interpreter's start and imports. A run gives what runPythonTool gives for the same request: the
+// same reply, files, exit status, stderr and time limit (the child is killed at the limit, the server
+// lives on). Several requests at once get several servers. A server that cannot start, or dies,
+// costs that request a cold run, never a failure of its own.
+#include "core/compile/python_tool.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace kl {
+
+class WarmPythonTool {
+public:
+    // At most `maxServers` processes; a request beyond them waits for one to be free.
+    WarmPythonTool(std::string python, std::filesystem::path script, int maxServers);
+    ~WarmPythonTool(); // ends every server (closes its input, then kills it if it lingers)
+    WarmPythonTool(const WarmPythonTool&) = delete;
+    WarmPythonTool& operator=(const WarmPythonTool&) = delete;
+
+    PythonToolRun run(const std::string& request, std::chrono::milliseconds limit);
+
+    // For tests and the log: servers started so far, and runs that fell back to a cold process.
+    int serversStarted() const;
+    int coldFallbacks() const;
+
+    class Server;
+
+private:
+    std::unique_ptr<Server> acquire();
+    void release(std::unique_ptr<Server> server);
+
+    std::string m_python;
+    std::filesystem::path m_script;
+    int m_maxServers;
+    mutable std::mutex m_mutex;
+    std::condition_variable m_freed;
+    std::vector<std::unique_ptr<Server>> m_idle;
+    int m_live = 0; // idle plus in use
+    int m_started = 0;
+    int m_cold = 0;
+    bool m_startFailed = false; // a server never became ready: later requests go cold at once
+};
+
+} // namespace kl

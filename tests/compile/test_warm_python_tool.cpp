@@ -1,0 +1,170 @@
+// The warm helper (python/kernelloop/warm_tool.py behind core/compile/warm_python_tool.h) with a real
+// Python: a run gives what a cold run gives (reply, binary files, stderr, exit status, a crash's signal,
+// the time limit), the server is reused across requests and survives a child's crash or timeout, a
+// timeout ends the child's own children too, a server that dies or cannot start costs a cold run and
+// nothing else, and requests at once get at most the servers allowed.
+#include "core/compile/python_tool.h"
+#include "core/compile/warm_python_tool.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <fstream>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+const fs::path kProbe = fs::path(KL_SOURCE_DIR) / "tests/fixtures/compile/warm_probe.py";
+
+std::string request(const std::string& action, int value = 0)
+{
+    return nlohmann::json { { "action", action }, { "value", value } }.dump();
+}
+
+nlohmann::json reply(const kl::PythonToolRun& run)
+{
+    if (run.reply.empty())
+        return {};
+    return nlohmann::json::parse(run.reply);
+}
+
+// Gone, or a zombie waiting for whoever adopted it.
+bool ended(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string number, name, state;
+    stat >> number >> name >> state;
+    return !stat || state == "Z";
+}
+
+} // namespace
+
+class WarmPythonToolTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        qputenv(
+            "KL_WARM_TOOL_DIR", QByteArray::fromStdString((fs::path(KL_SOURCE_DIR) / "python/kernelloop").string()));
+        QVERIFY(fs::is_regular_file(kProbe));
+    }
+
+    void sameAsColdAndReused()
+    {
+        kl::WarmPythonTool warm("python3", kProbe, 1);
+        const auto cold = kl::runPythonTool("python3", kProbe, request("echo", 7), 30s);
+        const auto first = warm.run(request("echo", 7), 30s);
+        const auto second = warm.run(request("echo", 8), 30s);
+        QVERIFY(cold.started && first.started && second.started);
+        QCOMPARE(first.exitStatus, cold.exitStatus);
+        QCOMPARE(first.files, cold.files); // the binary file, byte for byte
+        QCOMPARE(first.files.at("blob.bin"),
+            std::string("\x00\x01"
+                        "binary\xff",
+                9));
+        QCOMPARE(first.stderrText, cold.stderrText); // stdout and stderr both, in order
+        QCOMPARE(reply(first)["value"].get<int>(), 7);
+        QCOMPARE(reply(second)["value"].get<int>(), 8);
+        QCOMPARE(reply(cold)["serving"].get<bool>(), false);
+        QCOMPARE(reply(first)["serving"].get<bool>(), true);
+        // One server ran both: each request's process is a child of the same server, not of this test.
+        QCOMPARE(reply(first)["ppid"].get<int>(), reply(second)["ppid"].get<int>());
+        QVERIFY(reply(first)["ppid"].get<int>() != int(getpid()));
+        QCOMPARE(warm.serversStarted(), 1);
+        QCOMPARE(warm.coldFallbacks(), 0);
+    }
+
+    void exitStatusAndSignalAsCold()
+    {
+        kl::WarmPythonTool warm("python3", kProbe, 1);
+        for (const char* action : { "exit3", "crash" }) {
+            const auto cold = kl::runPythonTool("python3", kProbe, request(action), 30s);
+            const auto hot = warm.run(request(action), 30s);
+            QCOMPARE(hot.exitStatus, cold.exitStatus);
+            QCOMPARE(hot.reply.empty(), cold.reply.empty());
+        }
+        QCOMPARE(kl::runPythonTool("python3", kProbe, request("crash"), 30s).exitStatus, 128 + SIGSEGV);
+        // The crash took its child, not the server.
+        QCOMPARE(reply(warm.run(request("echo", 1), 30s))["value"].get<int>(), 1);
+        QCOMPARE(warm.serversStarted(), 1);
+    }
+
+    void timeoutEndsTheChildAndItsChildren()
+    {
+        QTemporaryDir dir;
+        const std::string pidFile = (fs::path(dir.path().toStdString()) / "grandchild.pid").string();
+        kl::WarmPythonTool warm("python3", kProbe, 1);
+        const auto echo = warm.run(request("echo"), 30s);
+        auto spawn = nlohmann::json::parse(request("spawn-and-hang"));
+        spawn["pid_file"] = pidFile;
+        const auto hung = warm.run(spawn.dump(), 1500ms);
+        QVERIFY(hung.timedOut);
+        QCOMPARE(hung.exitStatus, 128 + SIGKILL);
+        pid_t grandchild = 0;
+        std::ifstream(pidFile) >> grandchild;
+        QVERIFY(grandchild > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(ended(grandchild), 5000);
+        const auto after = warm.run(request("echo", 2), 30s); // the same server goes on
+        QCOMPARE(reply(after)["ppid"].get<int>(), reply(echo)["ppid"].get<int>());
+    }
+
+    void deadServerCostsAColdRun()
+    {
+        kl::WarmPythonTool warm("python3", kProbe, 1);
+        QCOMPARE(warm.run(request("echo"), 30s).exitStatus, 0);
+        const auto killed = warm.run(request("kill-server", 5), 30s);
+        QVERIFY(killed.started);
+        QCOMPARE(killed.exitStatus, 0);
+        QCOMPARE(reply(killed)["serving"].get<bool>(), false); // answered by a cold run
+        QCOMPARE(reply(killed)["value"].get<int>(), 5);
+        QCOMPARE(warm.coldFallbacks(), 1);
+        QCOMPARE(reply(warm.run(request("echo", 6), 30s))["serving"].get<bool>(), true); // a new server
+        QCOMPARE(warm.serversStarted(), 2);
+    }
+
+    void noInterpreterIsTheColdMessage()
+    {
+        kl::WarmPythonTool warm("/nonexistent/python3", kProbe, 2);
+        const auto run = warm.run(request("echo"), 10s);
+        const auto cold = kl::runPythonTool("/nonexistent/python3", kProbe, request("echo"), 10s);
+        QVERIFY(!run.started);
+        QCOMPARE(run.stderrText, cold.stderrText);
+        QVERIFY(run.stderrText.find("cannot run /nonexistent/python3") != std::string::npos);
+        QCOMPARE(warm.serversStarted(), 0);
+        QVERIFY(!warm.run(request("echo"), 10s).started); // and stays cold without trying again
+        QCOMPARE(warm.coldFallbacks(), 2);
+    }
+
+    void requestsAtOnceShareTheServersAllowed()
+    {
+        kl::WarmPythonTool warm("python3", kProbe, 2);
+        std::vector<nlohmann::json> replies(6);
+        std::vector<std::thread> threads;
+        for (int i = 0; i < 6; ++i)
+            threads.emplace_back([&, i] { replies[std::size_t(i)] = reply(warm.run(request("echo", i), 60s)); });
+        for (auto& t : threads)
+            t.join();
+        std::set<int> servers;
+        for (int i = 0; i < 6; ++i) {
+            QCOMPARE(replies[std::size_t(i)]["value"].get<int>(), i);
+            servers.insert(replies[std::size_t(i)]["ppid"].get<int>());
+        }
+        QVERIFY2(warm.serversStarted() >= 1 && warm.serversStarted() <= 2,
+            (std::to_string(warm.serversStarted()) + " servers, " + std::to_string(warm.coldFallbacks()) + " cold")
+                .c_str());
+        QCOMPARE(int(servers.size()), warm.serversStarted());
+        QCOMPARE(warm.coldFallbacks(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(WarmPythonToolTest)
+#include "test_warm_python_tool.moc"
