@@ -1,13 +1,12 @@
-// One candidate through the pipeline for TuningSession: compile and static analysis, the runner's
-// verify/time/profile job (or the cache), findings, and the rows that record it. The runner's reply
-// is decoded once, at the protocol boundary; the figures below read that typed value.
-#include "core/loop/tuning_session.h"
+#include "core/loop/candidate_pipeline.h"
 
 #include "core/findings/synthesise.h"
 #include "core/findings/telemetry.h"
 #include "core/lines/line_heat.h"
 #include "core/loop/evaluation.h"
+#include "core/loop/iteration_recorder.h"
 #include "core/loop/look_ahead.h"
+#include "core/loop/measuring_setup.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/stored_forms.h"
 #include "core/model/error.h"
@@ -56,19 +55,48 @@ std::string candidateKey(const std::string& sourceHash, const TunableValues& tun
     return key;
 }
 
-EvaluatedCandidate TuningSession::evaluate(
+CandidatePipeline::CandidatePipeline(const Problem& problem, store::Store& store, pool::RunnerPool& runners,
+    const LoopConfig& config, const MeasuringSetup& setup, IterationRecorder& recorder, LoopEvents& events)
+    : m_problem(problem)
+    , m_store(store)
+    , m_pool(runners)
+    , m_config(config)
+    , m_setup(setup)
+    , m_recorder(recorder)
+    , m_events(events)
+{
+}
+
+CandidatePipeline::~CandidatePipeline() = default;
+
+void CandidatePipeline::phase(int round, LoopPhase p, const std::string& detail)
+{
+    m_events.publish(PhaseChanged { round, p, detail });
+}
+
+CompileOptions CandidatePipeline::compileOptions() const
+{
+    CompileOptions options;
+    options.arch = m_problem.arch;
+    options.includeDir = m_problem.dir;
+    return options;
+}
+
+int CandidatePipeline::usableRunners() const { return m_pool.usableRunners(); }
+
+EvaluatedCandidate CandidatePipeline::evaluate(
     const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel)
 {
-    auto pending = begin(proposal, round, cancel);
-    return complete(*pending, parentId);
+    auto pending = begin(proposal, round, nullptr, cancel);
+    return complete(*pending, parentId, nullptr);
 }
 
 // The cache, then (unless the round compiles later) compile and static analysis here; the runner's job
 // is queued on the pool and runs meanwhile.
-std::unique_ptr<TuningSession::Pending> TuningSession::begin(
-    const Proposal& proposal, int round, const std::atomic<bool>* cancel, bool queueNow)
+std::unique_ptr<PendingCandidate> CandidatePipeline::begin(
+    const Proposal& proposal, int round, const Incumbent* best, const std::atomic<bool>* cancel, bool queueNow)
 {
-    auto pending = std::make_unique<Pending>();
+    auto pending = std::make_unique<PendingCandidate>();
     pending->start = Clock::now();
     pending->round = round;
     pending->tag = "r" + std::to_string(round) + "." + std::to_string(++m_begun);
@@ -86,11 +114,11 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
     o.tunables = proposal.tunables;
 
     // Counters only for a candidate that may become the best: read here, on the loop's thread.
-    if (m_config.profileWithin > 0.0 && m_best && m_best->outcome.speedup && proposal.proposer != "human")
-        pending->profileMinSpeedup = *m_best->outcome.speedup / (1.0 + m_config.profileWithin);
+    if (m_config.profileWithin > 0.0 && best && best->outcome.speedup && proposal.proposer != "human")
+        pending->profileMinSpeedup = *best->outcome.speedup / (1.0 + m_config.profileWithin);
     // A result measured under that policy may lack counters: never an answer for a session profiling all.
     a.cacheKey = store::evaluationCacheKey(
-        { proposal.candidate.source, proposal.tunables, m_problemHash, m_device.name, m_reference->toolkit,
+        { proposal.candidate.source, proposal.tunables, m_setup.problemHash, m_setup.device.name, m_setup.toolkit,
             optionsKey(m_config.evaluate) + (m_config.profileWithin > 0.0 ? ";profile=promising" : "") });
     std::optional<store::ResultRecord> cached;
     if (m_config.useCache)
@@ -124,9 +152,9 @@ std::unique_ptr<TuningSession::Pending> TuningSession::begin(
 
 // Compile, static analysis and the pool's job: no store access, so a round's candidates may run
 // this on several threads at once (the event stream and the pool are thread-safe).
-void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* cancel)
+void CandidatePipeline::compileAndQueue(PendingCandidate& queued, const std::atomic<bool>* cancel)
 {
-    Pending* pending = &queued;
+    PendingCandidate* pending = &queued;
     pending->awaitingCompile = false;
     // Compiled beside others: its turn passes however this ends (queued, failed, cancelled).
     struct PassTurn {
@@ -155,7 +183,8 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         }
     } else {
         try {
-            a.report = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, compileOptions(), m_limits);
+            a.report
+                = analyseCandidate(m_problem, proposal.candidate, proposal.tunables, compileOptions(), m_setup.limits);
         } catch (const Error& error) {
             o.status = "failed";
             o.category = error.category();
@@ -181,9 +210,9 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
         }
     }
     if (o.category.empty()) {
-        EvaluateJob job { m_reference->reference,
+        EvaluateJob job { m_setup.reference,
             CompiledCandidate { TunedCandidate { proposal.candidate, proposal.tunables }, a.report->compile },
-            m_reference->baseline };
+            m_setup.baseline };
         std::optional<protocol::EvaluateRequest> request;
         const auto planned = Clock::now();
         try {
@@ -210,7 +239,7 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
             o.phasesMs["request"] = msSince(planned);
             if (pending->order)
                 pending->order->wait(pending->turn);
-            pending->job = m_pool->submit(std::move(*request), std::move(jo));
+            pending->job = m_pool.submit(std::move(*request), std::move(jo));
             if (pending->order)
                 pending->order->pass(pending->turn);
             pool::trace(pending->tag + " submitted");
@@ -233,7 +262,8 @@ void TuningSession::compileAndQueue(Pending& queued, const std::atomic<bool>* ca
 }
 
 // Waits for the runner's answer, then findings and the rows that record it, on the loop's thread.
-EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::int64_t> parentId)
+EvaluatedCandidate CandidatePipeline::complete(
+    PendingCandidate& pending, std::optional<std::int64_t> parentId, const Incumbent* incumbent)
 {
     EvaluatedCandidate& e = pending.e;
     EvaluationArtifacts& a = pending.a;
@@ -270,8 +300,9 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
         if (a.statics) {
             try {
                 auto t = a.result ? telemetryFromResult(*a.result, *a.statics) : *a.statics;
-                if (t.peakTflops <= 0 && m_device.smCount > 0)
-                    t.peakTflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
+                const auto& device = m_setup.device;
+                if (t.peakTflops <= 0 && device.smCount > 0)
+                    t.peakTflops = peakFp32Tflops(device.smCount, device.smClockMhz, device.computeCapability);
                 // The statics counted the PTX; a cached row's stored listings say it from the SASS where
                 // nvdisasm ran (there is no compile report on that path: never the executed counter alone).
                 if (auto listed = storedTensorInstructions(a.staticJson))
@@ -287,6 +318,13 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
         return e;
     const auto recording = Clock::now();
     m_recorder.record(o, proposal, parentId, a);
+    // As recorded, for those who follow the loop without reading the store (core/review/live_iteration.h).
+    o.state = "done";
+    o.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
+    o.parentCandidateId = parentId;
+    if (a.result)
+        o.reply = std::make_shared<const protocol::EvaluateResult>(*a.result);
+    o.statics = store::storedStatics(a.staticJson);
     if (m_config.useCache && !o.fromCache && a.result && cacheable(o.category) && o.candidateId)
         m_recorder.cacheResult(a.cacheKey, o.index);
     if (pending.listings.valid() && o.index > 0)
@@ -294,8 +332,8 @@ EvaluatedCandidate TuningSession::complete(Pending& pending, std::optional<std::
     o.phasesMs["record"] = msSince(recording);
     pool::trace(pending.tag + " recorded as iteration " + std::to_string(o.index));
     e.timings = a.timings;
-    if (m_best && !noIncumbentYet() && o.category == "passed" && !e.timings.empty())
-        e.vsIncumbent = compareTimings(e.timings, m_best->timings, m_config.noiseGain);
+    if (incumbent && o.category == "passed" && !e.timings.empty())
+        e.vsIncumbent = compareTimings(e.timings, incumbent->timings, m_config.noiseGain);
     if (a.statics) {
         const auto& t = *a.statics;
         e.statics.registers = t.registers;

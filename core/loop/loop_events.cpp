@@ -11,6 +11,31 @@ template <class... F> struct Overloaded : F... {
 template <class... F> Overloaded(F...) -> Overloaded<F...>;
 } // namespace
 
+const char* loopPhaseName(LoopPhase phase)
+{
+    switch (phase) {
+    case LoopPhase::Propose:
+        return "propose";
+    case LoopPhase::Review:
+        return "review";
+    case LoopPhase::Compile:
+        return "compile";
+    case LoopPhase::Verify:
+        return "verify";
+    case LoopPhase::Benchmark:
+        return "benchmark";
+    case LoopPhase::Profile:
+        return "profile";
+    case LoopPhase::Synthesise:
+        return "synthesise";
+    case LoopPhase::Decide:
+        return "decide";
+    case LoopPhase::Finished:
+        return "finished";
+    }
+    return "?";
+}
+
 const char* loopEventName(const LoopEvent& event)
 {
     return std::visit(

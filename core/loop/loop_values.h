@@ -5,10 +5,12 @@
 #include "core/loop/stop_policy.h"
 #include "core/model/candidate.h"
 #include "core/protocol/messages.h"
+#include "core/store/records.h"
 
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +71,14 @@ struct IterationOutcome {
     std::optional<std::int64_t> candidateId;
     std::string endpoint; // the runner endpoint that measured it ("local:0", "ssh:host:1"); empty: none did
     std::string device; // its GPU, "NVIDIA H200 #0"
+    // What a window following the loop shows of it without reading the store (its history row and chart
+    // figures: core/review/live_iteration.h), each as the store records it.
+    std::string state; // the stored iteration's: "done", "refused" (by the engineer), "proposer-error"
+    std::string proposerDetail; // its candidate's ("tuner:auto", "baseline")
+    std::optional<std::int64_t> parentCandidateId; // the candidate it was built on
+    std::optional<store::DecisionRecord::Kind> decision; // the last decision on it, once its round is decided
+    std::shared_ptr<const protocol::EvaluateResult> reply; // the runner's (or the cache's) typed reply
+    store::KernelStatics statics; // its compile's static facts
 };
 
 struct LoopSummary {

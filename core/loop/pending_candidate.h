@@ -1,6 +1,6 @@
 #pragma once
-// Inside the loop only: a candidate between TuningSession::begin (cached, or compiled and queued on
-// the runner pool, or failed before the runner) and TuningSession::complete (recorded).
+// Inside the loop only: a candidate between CandidatePipeline::begin (cached, or compiled and queued on
+// the runner pool, or failed before the runner) and CandidatePipeline::complete (recorded).
 #include "core/loop/evaluation.h"
 #include "core/loop/proposer_briefing.h"
 #include "core/loop/tuning_session.h"
@@ -14,7 +14,7 @@
 
 namespace kl {
 
-struct TuningSession::Pending {
+struct PendingCandidate {
     EvaluatedCandidate e;
     EvaluationArtifacts a;
     std::optional<std::future<pool::PooledResult>> job;

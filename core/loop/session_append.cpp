@@ -1,7 +1,8 @@
-// Adding the engineer's candidate to a session that exists (evaluateInto): its next iteration, built
-// on its best, so that the proposal tree in the store stays true.
-#include "core/loop/tuning_session.h"
+#include "core/loop/session_append.h"
 
+#include "core/loop/candidate_pipeline.h"
+#include "core/loop/iteration_recorder.h"
+#include "core/loop/measuring_setup.h"
 #include "core/loop/pending_candidate.h"
 #include "core/model/error.h"
 #include "core/store/store.h"
@@ -47,7 +48,17 @@ nlohmann::json countedSummary(
 
 } // namespace
 
-LoopSummary TuningSession::evaluateInto(
+SessionAppend::SessionAppend(const Problem& problem, store::Store& store, IterationRecorder& recorder,
+    LoopEvents& events, std::function<CandidatePipeline&()> startRunners)
+    : m_problem(problem)
+    , m_store(store)
+    , m_recorder(recorder)
+    , m_events(events)
+    , m_startRunners(std::move(startRunners))
+{
+}
+
+LoopSummary SessionAppend::evaluateInto(
     std::int64_t sessionId, const Candidate& candidate, const TunableValues& tunables, const std::atomic<bool>* cancel)
 {
     const auto start = Clock::now();
@@ -63,15 +74,15 @@ LoopSummary TuningSession::evaluateInto(
         throw Error("session.other-problem", {}, where,
             "the session is of problem \"" + stored->problemName + "\", not of \"" + m_problem.name
                 + "\" (or of another version of its file)");
-    startRunners();
+    CandidatePipeline& pipeline = m_startRunners();
+    const MeasuringSetup& setup = pipeline.setup();
     // Its speedup over the session's best would compare two GPU models: refused, never recorded.
     const std::string storedModel = stored->deviceInfo ? stored->deviceInfo->name : std::string();
-    if (!storedModel.empty() && storedModel != m_device.name)
+    if (!storedModel.empty() && storedModel != setup.device.name)
         throw Error("session.other-gpu-model", {}, where,
-            "the session was measured on a " + storedModel + ", this runner's GPU is a " + m_device.name
+            "the session was measured on a " + storedModel + ", this runner's GPU is a " + setup.device.name
                 + ": two GPU models are never mixed in one comparison (start a new session on it)");
-    m_sessionId = sessionId;
-    m_recorder.beginSession(sessionId, m_reference->toolkit);
+    m_recorder.beginSession(sessionId, setup.toolkit);
 
     const auto rows = m_store.listIterations(sessionId);
     int round = 0;
@@ -79,10 +90,11 @@ LoopSummary TuningSession::evaluateInto(
         round = std::max(round, row.round.value_or(0));
     ++round;
     const auto best = bestRow(rows);
-    m_events->publish(SessionStarted { sessionId, m_problem.name, stored->proposer, m_device, LoopMode::Auto, 1, 1 });
+    m_events.publish(
+        SessionStarted { sessionId, m_problem.name, stored->proposer, setup.device, LoopMode::Auto, 1, 1 });
 
     Proposal proposal { candidate, tunables, "human", "a hand-written candidate", {}, {}, {}, {} };
-    auto e = evaluate(proposal, round, best ? best->candidateId : std::nullopt, cancel);
+    auto e = pipeline.evaluate(proposal, round, best ? best->candidateId : std::nullopt, cancel);
     LoopSummary summary;
     summary.sessionId = sessionId;
     summary.candidatesPerRound = 1;
@@ -90,7 +102,7 @@ LoopSummary TuningSession::evaluateInto(
     if (e.outcome.category == "cancelled") {
         summary.stopReason = "cancelled";
         summary.cancelled = true;
-        m_events->publish(SessionFinished { "cancelled", summary });
+        m_events.publish(SessionFinished { "cancelled", summary });
         return summary;
     }
     summary.rounds = 1;
@@ -100,12 +112,12 @@ LoopSummary TuningSession::evaluateInto(
         summary.best = e.outcome;
     }
     m_recorder.storeListings(true); // the engineer's candidate is shown whole: its listings are in the store first
-    m_events->publish(IterationFinished { e.outcome });
+    m_events.publish(IterationFinished { e.outcome });
     m_store.recordSessionSummary(sessionId, countedSummary(stored->summary, e.outcome, best));
     summary.stopReason
         = "evaluated into session " + std::to_string(sessionId) + " as iteration " + std::to_string(e.outcome.index);
-    phase(round, LoopPhase::Finished, summary.stopReason);
-    m_events->publish(SessionFinished { "finished", summary });
+    m_events.publish(PhaseChanged { round, LoopPhase::Finished, summary.stopReason });
+    m_events.publish(SessionFinished { "finished", summary });
     return summary;
 }
 

@@ -2,10 +2,12 @@
 // One tuning session: propose → compile → verify → benchmark → profile → synthesise → decide,
 // every step stored. The CLI drives it directly; the GUI runs it on a worker thread. Observers
 // receive immutable values through one event stream (loop_events.h); a review gate lets the engineer accept, reject,
-// steer or replace every proposal through one API. This class schedules the rounds and their stop rules;
-// each other idea has its own class: what one iteration writes (IterationRecorder), what the proposer
-// is told (ProposerBriefing), a round's decision (round_decision.h), compiling the next round ahead
-// (LookAhead) and "continue from here" (ContinueFromHere).
+// steer or replace every proposal through one API. This class owns a session's parts and runs its rounds
+// until a stop rule fires; each other idea has its own class: starting the runners (measuring_setup.h),
+// one candidate through compile, runner and record (CandidatePipeline), one round (RoundRunner), what
+// one iteration writes (IterationRecorder), what the proposer is told (ProposerBriefing), a round's
+// decision (round_decision.h), compiling the next round ahead (LookAhead), "continue from here"
+// (ContinueFromHere) and adding a candidate to a stored session (SessionAppend).
 #include "core/compile/compiler.h"
 #include "core/compile/static_report.h"
 #include "core/findings/finding.h"
@@ -33,9 +35,12 @@
 
 namespace kl {
 
+class CandidatePipeline;
 class ContinueFromHere;
 class RunnerClient;
 class LookAhead;
+class RoundRunner;
+struct MeasuringSetup;
 namespace pool {
 class RunnerPool;
 struct PooledResult;
@@ -106,7 +111,7 @@ public:
     // evaluate --session N`. The session's status stays; its summary counts the candidate (and names
     // it best when it is faster). Throws "store.unknown-session", "session.other-problem",
     // "session.running" (a live loop records it: hand it to that loop's proposer) and, like run(),
-    // "runner.no-device" before anything is stored (session_append.cpp).
+    // "runner.no-device" before anything is stored (session_append.h).
     LoopSummary evaluateInto(std::int64_t sessionId, const Candidate& candidate, const TunableValues& tunables,
         const std::atomic<bool>* cancel = nullptr);
 
@@ -123,39 +128,10 @@ public:
     void extendBudget(int rounds);
 
 private:
-    struct Pending; // a candidate compiled and queued on the pool (or failed, or cached), not yet recorded
-    void prepare(const std::string& proposerName);
-    // Round 0: the baseline kernel's job. The session's final status when it cannot go on, else none.
-    std::optional<std::string> measureBaseline(
-        Proposer& proposer, LoopSummary& summary, const std::atomic<bool>* cancel);
-    void startRunners(); // the device, its limits, the compiled reference and baseline, the problem row
-    EvaluatedCandidate evaluate(
-        const Proposal& proposal, int round, std::optional<std::int64_t> parentId, const std::atomic<bool>* cancel);
-    std::unique_ptr<Pending> begin(
-        const Proposal& proposal, int round, const std::atomic<bool>* cancel, bool queueNow = true);
-    void compileAndQueue(Pending& pending, const std::atomic<bool>* cancel); // thread-safe: no store access
-    EvaluatedCandidate complete(Pending& pending, std::optional<std::int64_t> parentId);
-    // Before the loop waits for pending[next] (while it runs): round `nextRound`'s likely proposals,
-    // from what has arrived (`arrived`), compile ahead (m_lookAhead, look_ahead.h).
-    void lookAhead(const Proposer& proposer, int nextRound, const std::vector<EvaluatedCandidate>& arrived,
-        const std::vector<std::unique_ptr<Pending>>& pending, std::size_t next);
-    CompileOptions compileOptions() const;
+    void prepare(const std::string& proposerName); // the runners started, the stored session created
+    void startMeasuring(); // the runners, the reference and baseline compiled, the problem row: m_setup, m_pipeline
     int remainingAfter(int rounds) const; // rounds left in the budget after `rounds` (1000: no limit)
-    void phase(int round, LoopPhase phase, const std::string& detail = {});
-    double decide(std::vector<EvaluatedCandidate>& batch); // the round's gain over the previous best
-    // The steps of one round (run()): see tuning_session.cpp.
-    enum class RoundEnd { Next, Exhausted, Cancelled };
-    RoundEnd runRound(Proposer& proposer, int round, int remaining, LoopProgress& progress, LoopSummary& summary,
-        const std::atomic<bool>* cancel);
-    void collectRound(Proposer& proposer, int round, std::vector<std::unique_ptr<Pending>>& pending,
-        std::vector<EvaluatedCandidate>& batch, LoopSummary& summary);
-    std::vector<std::unique_ptr<Pending>> compileTogether(
-        const std::vector<Proposal>& proposals, int round, pool::TurnOrder& order, const std::atomic<bool>* cancel);
-    bool review(Proposal& proposal, const ProposalContext& context, int round, const std::function<void()>& collect);
-    IterationOutcome refusedOutcome(const Proposal& proposal, int round) const;
-    void refuse(IterationOutcome& outcome, const Proposal& proposal, const store::DecisionRecord* decision,
-        const std::string& rejection);
-    void closeRound(std::vector<EvaluatedCandidate>& batch, int round, RoundTally& tally);
+    StopPolicy currentStop() const;
     LoopSummary finish(LoopSummary summary, std::string status, Clock::time_point start);
 
     const Problem& m_problem;
@@ -169,25 +145,11 @@ private:
     ReviewGate* m_gate = nullptr;
     std::atomic<int> m_extraRounds { 0 };
     std::unique_ptr<ContinueFromHere> m_continueFromHere; // "continue from here" (continue_from_here.h)
-    StopPolicy currentStop() const;
-
     protocol::DeviceDescription m_device;
-    DeviceLimits m_limits;
     std::int64_t m_sessionId = 0;
-    std::string m_problemHash;
-    std::unique_ptr<Incumbent> m_best;
-    std::optional<IterationOutcome> m_baseline;
-    ScalingTally m_scaling;
-    struct Reference {
-        CompiledCandidate reference;
-        std::optional<CompiledCandidate> baseline; // none: no kernel yet, PyTorch eager is the baseline
-        std::string toolkit; // the compiler's version, part of every cache key
-    };
-    std::unique_ptr<Reference> m_reference; // compiled reference and baseline, reused by every job
-    // No kernel has passed yet (a problem without a baseline kernel): m_best is a placeholder with
-    // no source and no timings, and the first candidate to pass becomes the incumbent.
-    bool noIncumbentYet() const;
-    std::atomic<int> m_begun { 0 }; // candidates begun, for their request ids
+    std::unique_ptr<MeasuringSetup> m_setup; // once the runners started
+    std::unique_ptr<CandidatePipeline> m_pipeline; // on m_setup
+    std::unique_ptr<RoundRunner> m_rounds; // run()'s
     // Last: its threads use the members above and are joined first (one session's run() at a time).
     std::unique_ptr<LookAhead> m_lookAhead;
     bool m_finished = false; // finish() ran: the stored session has its status

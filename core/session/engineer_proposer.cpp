@@ -7,9 +7,19 @@
 
 namespace kl::session {
 
-EngineerProposer::EngineerProposer(std::function<void(std::int64_t)> tokens)
+EngineerProposer::EngineerProposer(std::function<void(std::int64_t)> tokens, std::function<void(bool)> hold)
     : m_tokens(std::move(tokens))
+    , m_hold(std::move(hold))
 {
+}
+
+void EngineerProposer::setHolding(bool holding, bool paused)
+{
+    const bool was = m_holding && m_paused;
+    m_holding = holding;
+    m_paused = paused;
+    if (m_hold && was != (m_holding && m_paused))
+        m_hold(m_holding && m_paused);
 }
 
 std::string EngineerProposer::kind() const { return m_inner ? m_inner->kind() : std::string("human"); }
@@ -36,9 +46,9 @@ std::vector<Proposal> EngineerProposer::propose(
     {
         std::unique_lock lock(m_mutex);
         // Paused: wait here, before the next proposal (the current candidate has finished).
-        m_holding = true;
+        setHolding(true, m_paused);
         m_changed.wait(lock, [&] { return !m_paused || (cancel && cancel->load()); });
-        m_holding = false;
+        setHolding(false, m_paused);
         if (cancel && cancel->load())
             return {};
         if (!m_engineer.empty()) {
@@ -67,7 +77,7 @@ void EngineerProposer::setPaused(bool paused)
 {
     {
         std::lock_guard lock(m_mutex);
-        m_paused = paused;
+        setHolding(m_holding, paused);
     }
     m_changed.notify_all();
 }

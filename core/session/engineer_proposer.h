@@ -17,8 +17,11 @@ namespace kl::session {
 
 class EngineerProposer : public Proposer {
 public:
-    // `tokens` is told each proposal's LLM tokens (called on the loop's thread, after its text).
-    explicit EngineerProposer(std::function<void(std::int64_t)> tokens = {});
+    // `tokens` is told each proposal's LLM tokens (called on the loop's thread, after its text). `hold` is
+    // told each time holding() changes: true when the loop stops at the pause, false when it goes on
+    // (resumed or cancelled); called under the proposer's lock, in order, on the loop's thread or the
+    // thread that resumes it: it must not call the proposer back.
+    explicit EngineerProposer(std::function<void(std::int64_t)> tokens = {}, std::function<void(bool)> hold = {});
     // The recipe's proposer (null: only the engineer's candidates). Set before the loop runs.
     void setInner(std::unique_ptr<Proposer> inner) { m_inner = std::move(inner); }
 
@@ -39,8 +42,11 @@ public:
     void addCandidate(Candidate candidate, TunableValues tunables);
 
 private:
+    void setHolding(bool holding, bool paused); // under m_mutex: tells `hold` when holding() changes
+
     std::unique_ptr<Proposer> m_inner;
     std::function<void(std::int64_t)> m_tokens;
+    std::function<void(bool)> m_hold;
     mutable std::mutex m_mutex;
     std::condition_variable m_changed;
     bool m_paused = false;

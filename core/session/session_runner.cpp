@@ -24,7 +24,7 @@ SessionRunner::SessionRunner(SessionSetup setup)
     : m_setup(std::move(setup))
     , m_cancel(m_setup.cancel ? m_setup.cancel : &m_ownCancel)
     , m_answers(std::make_unique<AnsweredReview>())
-    , m_proposer(std::make_unique<EngineerProposer>(m_setup.tokens))
+    , m_proposer(std::make_unique<EngineerProposer>(m_setup.tokens, m_setup.hold))
 {
 }
 

@@ -47,6 +47,10 @@ struct SessionSetup {
     std::function<void(const std::string&)> note;
     // Each proposal's LLM tokens, after its streamed text; on the loop's thread.
     std::function<void(std::int64_t)> tokens;
+    // The engineer's pause taken hold (true: the loop waits before its next proposal) or let go (false):
+    // each change of holding(), in order; on the loop's thread or setPaused's caller's, under the
+    // proposer's lock (it must not call the runner back). What a front end shows instead of polling.
+    std::function<void(bool)> hold;
 };
 
 // `recipe` run on one runner endpoint ("local:2", "ssh:host:0", "slurm:ARGS", "cmd:..."), as a campaign
