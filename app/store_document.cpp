@@ -1,5 +1,6 @@
 #include "app/store_document.h"
 
+#include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/review/best_iteration.h"
 #include "core/review/same_problem.h"
@@ -60,7 +61,7 @@ std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) cons
     for (const auto& [candidateId, iteration] : view->firstIterationOf)
         if (const auto candidate = m_store.candidate(candidateId))
             view->parentOf[candidateId] = candidate->parentId;
-    view->summary = summaryFromJson(view->session.summary);
+    view->summary = loopSummary(view->session.summary);
     view->decisionReasons = m_store.sessionDecisionReasons(sessionId);
     return view;
 }

@@ -8,6 +8,7 @@
 #include "core/findings/telemetry.h"
 #include "core/lines/instruction_mix.h"
 #include "core/lines/line_heat.h"
+#include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
 #include "core/review/candidate_changes.h"
@@ -22,6 +23,7 @@
 #include "core/review/tensor_ceiling.h"
 #include "core/review/verification_report.h"
 #include "core/store/code_listings.h"
+#include "core/store/exchange_columns.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 
@@ -206,32 +208,31 @@ void printIterations(const store::Store& s, std::int64_t session)
     if (sizes.size() > 1)
         std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
                   << "), its speedup the geometric mean over the sizes\n";
-    if (const auto summary = summaryFromJson(sessionRecord->summary))
+    if (const auto summary = loopSummary(sessionRecord->summary))
         std::cout << review::stopLine(*summary) << "\n";
 }
 
-void printExchange(const store::ExchangeRecord& e, bool withPrompt)
+void printExchange(const store::ExchangeRecord& record, bool withPrompt)
 {
-    const auto& u = e.usage;
-    std::cout << "\n--- LLM exchange: " << e.role << ", " << e.provider << "/" << e.model << ", " << e.category;
-    if (e.latencyMs)
-        std::cout << ", " << fixed(*e.latencyMs / 1000.0, 1) << " s";
-    if (u.is_object() && u.value("reported", false))
-        std::cout << ", " << u.value("prompt_tokens", 0) << " + " << u.value("completion_tokens", 0) << " tokens";
-    if (u.is_object() && u.value("attempts", 1) > 1)
-        std::cout << ", " << u.value("attempts", 1) << " attempts";
+    const Exchange& e = record.exchange;
+    std::cout << "\n--- LLM exchange: " << record.role << ", " << e.provider << "/" << e.model << ", "
+              << exchangeCategoryName(e.category);
+    if (e.latencyMs > 0.0)
+        std::cout << ", " << fixed(e.latencyMs / 1000.0, 1) << " s";
+    if (e.usage.reported)
+        std::cout << ", " << e.usage.promptTokens << " + " << e.usage.completionTokens << " tokens";
+    if (e.attempts > 1)
+        std::cout << ", " << e.attempts << " attempts";
     std::cout << " ---\n";
-    if (u.is_object() && !u.value("message", std::string()).empty())
-        std::cout << u.value("message", std::string()) << "\n";
-    if (withPrompt && e.request.is_object()) {
-        if (e.request.contains("system") && e.request["system"].is_string())
-            std::cout << "[system]\n" << e.request["system"].get<std::string>() << "\n";
-        for (const auto& m : e.request.value("messages", nlohmann::json::array()))
-            if (m.is_object() && m.contains("content") && m["content"].is_string())
-                std::cout << "[" << m.value("role", "?") << "]\n" << m["content"].get<std::string>() << "\n";
+    if (!e.message.empty())
+        std::cout << e.message << "\n";
+    if (withPrompt && !e.requestBody.empty()) {
+        for (const PromptMessage& m : e.prompt)
+            std::cout << "[" << m.role << "]\n" << m.content << "\n";
         std::cout << "[reply]\n";
     }
-    std::cout << e.response << (e.response.empty() || e.response.back() == '\n' ? "" : "\n");
+    const auto reply = store::replyText(e);
+    std::cout << reply << (reply.empty() || reply.back() == '\n' ? "" : "\n");
 }
 
 // The hypothesis log: what each proposer expected against what was measured.
@@ -363,8 +364,10 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                     { "steering", dec.steering } });
             j["exchanges"] = nlohmann::json::array();
             for (const auto& e : d->exchanges)
-                j["exchanges"].push_back({ { "role", e.role }, { "provider", e.provider }, { "model", e.model },
-                    { "response", e.response }, { "usage", e.usage }, { "category", e.category } });
+                j["exchanges"].push_back(
+                    { { "role", e.role }, { "provider", e.exchange.provider }, { "model", e.exchange.model },
+                        { "response", store::replyText(e.exchange) }, { "usage", store::usageColumn(e.exchange) },
+                        { "category", exchangeCategoryName(e.exchange.category) } });
             std::cout << j.dump(2) << "\n";
             return Ok;
         }

@@ -7,6 +7,8 @@
 #include "core/llm/chat_client.h"
 #include "core/model/error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -16,6 +18,36 @@
 namespace kl::cli {
 
 namespace {
+
+// What --json prints: every field of the exchange, the request as the body that was sent.
+nlohmann::json exchangeJson(const Exchange& e)
+{
+    nlohmann::json choices = nlohmann::json::array();
+    for (const auto& c : e.choices)
+        choices.push_back({ { "text", c.text }, { "finish_reason", c.finishReason } });
+    return {
+        { "provider", e.provider },
+        { "url", e.url },
+        { "model", e.model },
+        { "served_model", e.servedModel },
+        { "request", e.requestBody.empty() ? nlohmann::json() : nlohmann::json::parse(e.requestBody, nullptr, false) },
+        { "request_headers", e.requestHeaders },
+        { "streamed", e.streamed },
+        { "response", e.response },
+        { "choices", choices },
+        { "usage",
+            { { "prompt_tokens", e.usage.promptTokens }, { "completion_tokens", e.usage.completionTokens },
+                { "reported", e.usage.reported } } },
+        { "category", exchangeCategoryName(e.category) },
+        { "message", e.message },
+        { "http_status", e.httpStatus },
+        { "attempts", e.attempts },
+        { "latency_ms", e.latencyMs },
+        { "first_token_ms", e.firstTokenMs },
+        { "retry_wait_ms", e.retryWaitMs },
+        { "started_at", e.startedAt },
+    };
+}
 
 // Exit codes of llm-check beyond the shared ones (command.h).
 enum LlmCheckExit : int {
@@ -155,7 +187,7 @@ const CommandRegistration llmCheck([](CLI::App& app) -> std::function<int()> {
 
         const auto diagnosis = diagnose(e, client->endpoint());
         if (o->json) {
-            auto json = e.toJson();
+            auto json = exchangeJson(e);
             json["exit_code"] = diagnosis.exitCode;
             // Exchanges hold valid UTF-8; replacing is the last guard should a field slip through.
             std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -1,6 +1,8 @@
 #include "cli/tune_output.h"
 
 #include "cli/cli_support.h"
+#include "core/loop/stored_forms.h"
+#include "core/store/summary_columns.h"
 
 #include <cstdio>
 #include <iostream>
@@ -132,7 +134,8 @@ void TuneOutput::summary(const LoopSummary& s)
 {
     clearProgress();
     if (m_json) {
-        auto j = toJson(s); // the session's stored summary, with what a reader of the stream needs besides
+        // The session's summary as stored, with what a reader of the stream needs besides.
+        auto j = store::summaryColumn(storedSummary(s));
         j["summary"] = true;
         j["session"] = s.sessionId;
         if (s.baseline)

@@ -1,6 +1,6 @@
 #include "widgets/session_list_model.h"
 
-#include "core/store/column_reading.h"
+#include "core/store/records.h"
 #include "widgets/number_text.h"
 #include "widgets/string_conversion.h"
 

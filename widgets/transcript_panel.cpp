@@ -1,6 +1,6 @@
 #include "widgets/transcript_panel.h"
 
-#include "core/store/column_reading.h"
+#include "core/store/records.h"
 #include "widgets/string_conversion.h"
 
 #include <QFontDatabase>
@@ -13,24 +13,25 @@ namespace kl::gui {
 
 namespace {
 
-QString exchangeTitle(const store::ExchangeRecord& e)
+QString exchangeTitle(const store::ExchangeRecord& record)
 {
-    QString title = toQString(e.role) + QStringLiteral(" · ") + toQString(e.provider) + QLatin1Char('/')
-        + toQString(e.model) + QStringLiteral(" · ") + toQString(e.category);
-    if (e.latencyMs)
-        title += QStringLiteral(" · ") + QString::number(*e.latencyMs / 1000.0, 'f', 1) + QStringLiteral(" s");
-    if (const auto usage = store::reportedUsage(e))
-        title += QStringLiteral(" · ") + QString::number(usage->promptTokens) + QStringLiteral(" + ")
-            + QString::number(usage->completionTokens) + QStringLiteral(" tokens");
+    const Exchange& e = record.exchange;
+    QString title = toQString(record.role) + QStringLiteral(" · ") + toQString(e.provider) + QLatin1Char('/')
+        + toQString(e.model) + QStringLiteral(" · ") + toQString(std::string(exchangeCategoryName(e.category)));
+    if (e.latencyMs > 0.0)
+        title += QStringLiteral(" · ") + QString::number(e.latencyMs / 1000.0, 'f', 1) + QStringLiteral(" s");
+    if (e.usage.reported)
+        title += QStringLiteral(" · ") + QString::number(e.usage.promptTokens) + QStringLiteral(" + ")
+            + QString::number(e.usage.completionTokens) + QStringLiteral(" tokens");
     return title;
 }
 
-QString exchangeText(const store::ExchangeRecord& e)
+QString exchangeText(const store::ExchangeRecord& record)
 {
     QString text;
-    for (const store::PromptMessage& m : store::promptMessages(e))
+    for (const PromptMessage& m : record.exchange.prompt)
         text += QLatin1Char('[') + toQString(m.role) + QStringLiteral("]\n") + toQString(m.content) + QLatin1Char('\n');
-    return text + QStringLiteral("[reply]\n") + toQString(e.response);
+    return text + QStringLiteral("[reply]\n") + toQString(store::replyText(record.exchange));
 }
 
 } // namespace

@@ -124,16 +124,19 @@ std::vector<FindingRecord> findings(int i)
 ExchangeRecord exchange(int i)
 {
     ExchangeRecord x;
-    x.role = "propose";
-    x.provider = "openai";
-    x.model = "gpt-4o";
-    x.request = { { "model", "gpt-4o" },
-        { "messages",
-            { { { "role", "system" }, { "content", std::string(1500, 's') } },
-                { { "role", "user" }, { "content", "iteration " + std::to_string(i) + std::string(1500, 'u') } } } } };
-    x.response = "Plan: widen loads.\n```cuda\n" + std::string(2000, 'k') + "\n```";
-    x.usage = { { "prompt_tokens", 1800 }, { "completion_tokens", 700 } };
-    x.latencyMs = 3100.0;
+    x.role = "coder";
+    kl::Exchange& e = x.exchange;
+    e.provider = "openai";
+    e.model = "gpt-4o";
+    e.prompt = { { "system", std::string(1500, 's') },
+        { "user", "iteration " + std::to_string(i) + std::string(1500, 'u') } };
+    nlohmann::json messages = nlohmann::json::array();
+    for (const auto& m : e.prompt)
+        messages.push_back({ { "role", m.role }, { "content", m.content } });
+    e.requestBody = nlohmann::json({ { "model", "gpt-4o" }, { "messages", messages } }).dump();
+    e.choices = { { "Plan: widen loads.\n```cuda\n" + std::string(2000, 'k') + "\n```", "stop" } };
+    e.usage = { 1800, 700, true };
+    e.latencyMs = 3100.0;
     return x;
 }
 

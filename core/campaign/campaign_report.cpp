@@ -42,10 +42,9 @@ void readBest(const store::Store& store, ProblemRow& row)
     const auto rows = store.listIterations(row.sessionId);
     row.baselineIsEager = !rows.empty()
         && std::none_of(rows.begin(), rows.end(), [](const auto& r) { return r.proposerDetail == "baseline"; });
-    row.candidates
-        = summary.is_object() && summary.contains("evaluated") ? summary.value("evaluated", 0) : int(rows.size());
-    if (summary.is_object() && summary.contains("wall_seconds"))
-        row.seconds = summary.value("wall_seconds", 0.0);
+    row.candidates = summary && summary->evaluated ? *summary->evaluated : int(rows.size());
+    if (summary && summary->wallSeconds)
+        row.seconds = *summary->wallSeconds;
     else if (session->endedMs)
         row.seconds = double(*session->endedMs - session->startedMs) / 1000.0;
     const auto best = review::bestIteration(store, row.sessionId);

@@ -2,7 +2,7 @@
 // Talking to a model: a ChatClient sends one request (with retries) and returns the Exchange.
 // Two protocols cover the endpoints engineers have: OpenAI-compatible chat completions (OpenAI,
 // vLLM, llama.cpp server, Ollama, SGLang, LM Studio) and Anthropic's messages API.
-#include "core/llm/exchange.h"
+#include "core/exchange/exchange.h"
 #include "core/llm/http_transport.h"
 #include "core/llm/retry_policy.h"
 

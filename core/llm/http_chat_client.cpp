@@ -165,7 +165,11 @@ Exchange HttpChatClient::send(const ChatRequest& request, const SendControl& con
     exchange.model = m_config.model;
     exchange.streamed = request.stream;
     exchange.startedAt = utcNow();
-    exchange.request = requestBody(request);
+    exchange.requestBody = requestBody(request).dump();
+    if (!request.system.empty())
+        exchange.prompt.push_back({ "system", request.system });
+    for (const auto& m : request.messages)
+        exchange.prompt.push_back({ m.role, m.content });
     for (const auto& [name, value] : protocolHeaders())
         exchange.requestHeaders.push_back(name + ": "
             + (SecretRedactor::isSecretHeader(name) ? std::string(SecretRedactor::kMark)
@@ -241,7 +245,7 @@ void HttpChatClient::runAttempt(
         post.headers.push_back(name + ": " + value);
     if (request.stream)
         post.headers.push_back("Accept: text/event-stream");
-    post.body = exchange.request.dump();
+    post.body = exchange.requestBody;
     post.timeouts = m_config.timeouts;
     post.stallApplies = request.stream;
     post.maxResponseBytes = m_config.maxResponseBytes;

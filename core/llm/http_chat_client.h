@@ -6,6 +6,8 @@
 #include "core/llm/redaction.h"
 #include "core/llm/sse_parser.h"
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <mutex>
 #include <optional>

@@ -25,13 +25,6 @@ struct LlmProposer::Attempt {
 
 namespace {
 
-nlohmann::json exchangeJson(const Exchange& e, PromptRole role)
-{
-    auto j = e.toJson();
-    j["role"] = std::string(promptRoleName(role));
-    return j;
-}
-
 std::string hypothesisText(const Hypothesis& h)
 {
     std::string text = h.plan;
@@ -167,7 +160,7 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
     } else {
         auto plan = ask(PromptRole::Planner, payload, 1, cancel);
         const auto& exchange = plan.exchanges.front();
-        std::vector<nlohmann::json> planExchange { exchangeJson(exchange, PromptRole::Planner) };
+        std::vector<RoleExchange> planExchange { { PromptRole::Planner, exchange } };
         if (exchange.category == ExchangeCategory::Cancelled)
             return {};
         if (!exchange.ok()) {
@@ -197,7 +190,7 @@ std::vector<Proposal> LlmProposer::propose(const ProposalContext& context, int c
 }
 
 std::vector<Proposal> LlmProposer::candidatesFrom(Attempt attempt, PromptRole role, const ProposalContext& context,
-    const Candidate& current, std::optional<Hypothesis> plan, std::vector<nlohmann::json> leading)
+    const Candidate& current, std::optional<Hypothesis> plan, std::vector<RoleExchange> leading)
 {
     auto expectations = ReplyExpectations::forProblem(*context.problem, &current);
     if (plan)
@@ -205,13 +198,13 @@ std::vector<Proposal> LlmProposer::candidatesFrom(Attempt attempt, PromptRole ro
     std::vector<Proposal> out;
     // The exchanges go with the first proposal that came from them, so each is stored once.
     std::vector<bool> taken(attempt.exchanges.size(), false);
-    auto takeExchanges = [&](std::size_t exchange, std::vector<nlohmann::json>& into) {
+    auto takeExchanges = [&](std::size_t exchange, std::vector<RoleExchange>& into) {
         if (!leading.empty()) {
             into = std::move(leading);
             leading.clear();
         }
         if (!taken[exchange])
-            into.push_back(exchangeJson(attempt.exchanges[exchange], role));
+            into.push_back({ role, attempt.exchanges[exchange] });
         taken[exchange] = true;
     };
     for (std::size_t i = 0; i < attempt.exchanges.size(); ++i) {

@@ -51,7 +51,7 @@ private:
     Attempt ask(PromptRole role, const PromptPayload& payload, int count, const std::atomic<bool>* cancel);
     // `current`: the candidate the replies change (entry points, signatures); `plan`: the planner's.
     std::vector<Proposal> candidatesFrom(Attempt attempt, PromptRole role, const ProposalContext& context,
-        const Candidate& current, std::optional<Hypothesis> plan, std::vector<nlohmann::json> leading);
+        const Candidate& current, std::optional<Hypothesis> plan, std::vector<RoleExchange> leading);
     const EvaluatedProposal* failureToFix(const ProposalContext& context) const;
     // An exchange that ended without a reply (network, HTTP, budget) as a proposal the loop records.
     Proposal endpointFailure(const Exchange& exchange, PromptRole role, const std::string& plan);

@@ -80,23 +80,6 @@ std::string readFile(const std::filesystem::path& path)
 
 } // namespace
 
-std::string_view promptRoleName(PromptRole role)
-{
-    switch (role) {
-    case PromptRole::Planner:
-        return "planner";
-    case PromptRole::Coder:
-        return "coder";
-    case PromptRole::Debugger:
-        return "debugger";
-    case PromptRole::Single:
-        return "single";
-    case PromptRole::FirstKernel:
-        return "first_kernel";
-    }
-    return "single";
-}
-
 const std::vector<std::string>& PromptLibrary::placeholderNames()
 {
     static const std::vector<std::string> names { "problem_name", "problem", "best_candidate", "kernel_names",

@@ -4,6 +4,7 @@
 // shows a block only when that section has something to say, {{> candidate_format}} includes a
 // shared part (in its language's version, candidate_format_triton, for a Triton problem). Built-in templates come from
 // resources/prompts/; a user's folder overrides any of them file by file.
+#include "core/exchange/exchange.h" // PromptRole
 #include "core/llm/prompt_payload.h"
 
 #include <filesystem>
@@ -13,16 +14,6 @@
 #include <vector>
 
 namespace kl {
-
-enum class PromptRole {
-    Planner, // hypothesis and plan: what should move, and by how much
-    Coder, // one candidate that carries out the plan
-    Debugger, // a fix for a candidate that failed to compile or verify
-    Single, // plan and candidate in one reply, for small models
-    FirstKernel, // the first kernel of a problem that has none, from its specification
-};
-// "planner", "coder", "debugger", "single", "first_kernel"
-std::string_view promptRoleName(PromptRole role);
 
 struct Prompt {
     std::string system;

@@ -1,6 +1,6 @@
 #include "core/llm/redaction.h"
 
-#include "core/llm/exchange.h"
+#include "core/exchange/exchange.h"
 #include "core/protocol/base64.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // When to try a request again, and how long to wait first: exponential backoff with jitter, or
 // what the server asked for in Retry-After (429 and 503).
-#include "core/llm/exchange.h"
+#include "core/exchange/exchange.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,7 +1,7 @@
 #pragma once
 // A token allowance shared by every client of a session (k parallel requests draw from the same
 // budget). Once it is spent, clients refuse to send and report "budget-exhausted".
-#include "core/llm/exchange.h"
+#include "core/exchange/exchange.h"
 
 #include <atomic>
 #include <cstdint>

@@ -100,10 +100,6 @@ struct LoopSummary {
     int compiledAhead = 0; // candidates compiled while the round before ran (core/loop/compile_ahead.h)
     int usedAhead = 0; // of those, proposed (the rest were wrong guesses: CPU time only)
 };
-nlohmann::json toJson(const LoopSummary& summary); // what the store keeps as the session's summary
-// The stored summary read back (toJson's fields; the outcomes of baseline and best are not stored, only
-// their figures): what `history` and the window's history say of how the session ended. None when
-// nothing was stored (a session still running, or one that ended before the loop wrote it).
-std::optional<LoopSummary> summaryFromJson(const nlohmann::json& stored);
+// Stored as store::SessionSummary, field by field (core/loop/stored_forms.h).
 
 } // namespace kl

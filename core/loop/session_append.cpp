@@ -24,24 +24,22 @@ std::optional<store::IterationRow> bestRow(const std::vector<store::IterationRow
 }
 
 // The session's summary with one more evaluated candidate; it names the candidate best when it is.
-nlohmann::json countedSummary(
-    nlohmann::json summary, const IterationOutcome& outcome, const std::optional<store::IterationRow>& best)
+store::SessionSummary countedSummary(std::optional<store::SessionSummary> stored, const IterationOutcome& outcome,
+    const std::optional<store::IterationRow>& best)
 {
-    if (!summary.is_object())
-        summary = nlohmann::json::object();
-    summary["evaluated"] = summary.value("evaluated", 0) + 1;
+    auto summary = stored.value_or(store::SessionSummary {});
+    summary.evaluated = summary.evaluated.value_or(0) + 1;
     if (outcome.category != "passed" || !outcome.speedup)
         return summary;
-    summary["passed"] = summary.value("passed", 0) + 1;
-    const double bar = summary.contains("best_speedup") ? summary.value("best_speedup", 0.0)
-                                                        : (best ? best->speedup.value_or(0.0) : 0.0);
+    summary.passed = summary.passed.value_or(0) + 1;
+    const double bar = summary.bestSpeedup ? *summary.bestSpeedup : (best ? best->speedup.value_or(0.0) : 0.0);
     if (*outcome.speedup > bar) {
-        summary["best_iteration"] = outcome.index;
-        summary["best_speedup"] = *outcome.speedup;
+        summary.bestIteration = outcome.index;
+        summary.bestSpeedup = *outcome.speedup;
         if (outcome.medianUs)
-            summary["best_us"] = *outcome.medianUs;
+            summary.bestUs = *outcome.medianUs;
         if (outcome.pctOfCopy)
-            summary["best_pct_of_copy"] = *outcome.pctOfCopy;
+            summary.bestPctOfCopy = *outcome.pctOfCopy;
     }
     return summary;
 }

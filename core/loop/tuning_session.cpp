@@ -7,6 +7,7 @@
 #include "core/loop/pending_candidate.h"
 #include "core/loop/round_runner.h"
 #include "core/loop/session_append.h"
+#include "core/loop/stored_forms.h"
 #include "core/model/error.h"
 #include "core/pool/runner_pool.h"
 #include "core/store/store.h"
@@ -110,7 +111,7 @@ LoopSummary TuningSession::finish(LoopSummary summary, std::string status, Clock
         m_rounds->dropLookAhead();
         m_lookAhead.reset(); // joins a compile under way (< 0.5 s)
     }
-    m_store.recordSessionSummary(m_sessionId, toJson(summary));
+    m_store.recordSessionSummary(m_sessionId, storedSummary(summary));
     m_store.finishSession(m_sessionId, status);
     m_finished = true;
     m_events->publish(PhaseChanged { summary.rounds, LoopPhase::Finished, summary.stopReason });

@@ -2,11 +2,10 @@
 // The Proposer interface: the built-in tuner, the LLM proposers and the engineer's editor all
 // hand the loop candidates through it, and learn the outcome of each through the context of the
 // next call. Everything here is a value: a proposer never sees live loop state.
+#include "core/exchange/exchange.h"
 #include "core/findings/finding.h"
 #include "core/model/candidate.h"
 #include "core/model/problem.h"
-
-#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <optional>
@@ -100,7 +99,7 @@ struct Proposal {
     std::string proposer; // "tuner" | "llm" | "human"
     std::string hypothesis;
     std::optional<double> predictedSpeedup;
-    std::vector<nlohmann::json> exchanges; // LLM request/response records, keys removed
+    std::vector<RoleExchange> exchanges; // the LLM exchanges it came from, keys removed
     // Non-empty when the proposer tried and failed (e.g. an LLM reply without code); the loop
     // records it as an iteration with category "proposer.<failure>" and goes on.
     std::string failure;

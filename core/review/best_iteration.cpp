@@ -1,6 +1,6 @@
 #include "core/review/best_iteration.h"
 
-#include "core/store/column_reading.h"
+#include "core/store/records.h"
 #include "core/store/store.h"
 
 namespace kl::review {

@@ -131,11 +131,37 @@ std::string evaluationCacheKey(const EvaluationKey& key)
 
 std::optional<int> summaryBestIteration(const SessionRecord& session)
 {
-    const auto& summary = session.summary;
-    if (!summary.is_object() || !summary.contains("best_iteration") || !summary["best_iteration"].is_number_integer())
+    if (!session.summary || !session.summary->bestIteration || *session.summary->bestIteration <= 0)
         return std::nullopt;
-    const int best = summary["best_iteration"].get<int>();
-    return best > 0 ? std::optional<int>(best) : std::nullopt;
+    return session.summary->bestIteration;
+}
+
+std::optional<double> summaryBestPctOfCopy(const SessionRecord& session)
+{
+    return session.summary ? session.summary->bestPctOfCopy : std::nullopt;
+}
+
+std::optional<double> summaryBestSpeedup(const SessionRecord& session)
+{
+    return session.summary ? session.summary->bestSpeedup : std::nullopt;
+}
+
+std::optional<double> summaryBestMedianUs(const SessionRecord& session)
+{
+    return session.summary ? session.summary->bestUs : std::nullopt;
+}
+
+std::string replyText(const Exchange& exchange)
+{
+    if (exchange.choices.empty())
+        return exchange.response; // a failed exchange: the body, for the record
+    std::string text;
+    for (std::size_t i = 0; i < exchange.choices.size(); ++i) {
+        if (exchange.choices.size() > 1)
+            text += (i ? "\n\n" : "") + std::string("--- choice ") + std::to_string(i + 1) + " ---\n";
+        text += exchange.choices[i].text;
+    }
+    return text;
 }
 
 std::vector<std::pair<std::string, std::string>> evidenceItems(const FindingRecord& finding)

@@ -2,6 +2,7 @@
 // What the store keeps, as plain values: the loop and the GUI hand these in and get these back,
 // and never see SQL. Fields marked "out" are filled by the store and ignored when writing.
 // Timestamps are milliseconds since the Unix epoch (UTC); 0 on input means "now".
+#include "core/exchange/exchange.h"
 #include "core/lines/pc_sampling.h"
 #include "core/model/candidate.h"
 #include "core/model/error.h"
@@ -41,6 +42,35 @@ struct ProblemRecord {
 ProblemRecord problemRecord(const Problem& problem);
 ProblemRecord problemRecord(const Problem& problem, std::string jsonText);
 
+// What the loop concluded about a session (core/loop's LoopSummary, by fields), as stored: a figure
+// is absent where the summary written did not have it (older files; a session appended to without one).
+struct SessionSummary {
+    std::optional<std::string> stopReason;
+    std::optional<int> rounds;
+    std::optional<int> evaluated; // candidates that reached the runner or the cache
+    std::optional<int> passed;
+    std::optional<double> wallSeconds;
+    std::optional<double> candidatesPerMinute;
+    std::optional<int> candidatesPerRound;
+    std::optional<std::int64_t> tokens; // LLM tokens over every exchange
+    std::optional<bool> cancelled;
+    // Candidates compiled while the round before ran, and how many of them were proposed.
+    struct CompiledAhead {
+        int compiled = 0;
+        int used = 0;
+        friend bool operator==(const CompiledAhead&, const CompiledAhead&) = default;
+    };
+    std::optional<CompiledAhead> compiledAhead;
+    std::optional<double> passAtK;
+    std::optional<double> speedupAtK;
+    std::optional<double> baselineUs; // the baseline's median
+    std::optional<int> bestIteration;
+    std::optional<double> bestUs;
+    std::optional<double> bestSpeedup;
+    std::optional<double> bestPctOfCopy;
+    friend bool operator==(const SessionSummary&, const SessionSummary&) = default;
+};
+
 struct SessionRecord {
     std::int64_t id = 0; // out
     std::string problemHash; // a problem already added with addProblem
@@ -56,7 +86,7 @@ struct SessionRecord {
     // running | finished | cancelled | failed | interrupted (its process died while it was running:
     // endedMs is then the end of its last iteration)
     std::string status = "running";
-    nlohmann::json summary; // what the loop concluded (recordSessionSummary); null until written
+    std::optional<SessionSummary> summary; // what the loop concluded (recordSessionSummary); none until written
     // out: the process that created the session, so that a killed one can be told from a running one
     std::optional<std::int64_t> ownerPid;
     std::string ownerHost;
@@ -187,23 +217,30 @@ std::string_view decisionName(DecisionRecord::Kind kind); // "accept", ..., "aut
 // what `show` prints and the GUI's findings page lists.
 std::vector<std::pair<std::string, std::string>> evidenceItems(const FindingRecord& finding);
 std::string evidenceText(const FindingRecord& finding);
-// The best iteration the session's stored summary names (its "best_iteration"), when it names one.
+// The best iteration the session's stored summary names, when it names one (> 0).
 std::optional<int> summaryBestIteration(const SessionRecord& session);
+// Likewise its best % of a same-size copy, speedup and median: those of summaryBestIteration.
+std::optional<double> summaryBestPctOfCopy(const SessionRecord& session);
+std::optional<double> summaryBestSpeedup(const SessionRecord& session);
+std::optional<double> summaryBestMedianUs(const SessionRecord& session);
 std::optional<DecisionRecord::Kind> parseDecision(std::string_view name);
 
-// One request/response with an LLM. API keys never get here: the request is scrubbed of
-// credential-looking fields (see scrubSecrets) before it is written.
+// One request/response with an LLM. API keys never get here: the request body is scrubbed of
+// credential-looking fields (see scrubSecrets) before it is written. Kept of the exchange: everything
+// but its request headers, its Retry-After and, where the model produced choices, the raw body or SSE
+// transcript (the choices' text says what it said); read back, those are empty. Of the choices after
+// the first, the finish reason is not kept either.
 struct ExchangeRecord {
-    std::string role; // what it was for: "propose", "repair", ...
-    std::string provider;
-    std::string model;
-    nlohmann::json request;
-    std::string response;
-    nlohmann::json usage; // tokens, as the provider reports them
-    std::optional<double> latencyMs;
-    std::string category = "ok"; // or the proposer error category
+    std::string role; // the PromptRole it served by name ("planner", "coder", ...); older files: "propose"
+    Exchange exchange;
     std::int64_t startedMs = 0;
+    // out: what was stored but could not be read (an unknown category, read as bad-json); its where
+    // names the column.
+    std::vector<Error> unreadable;
 };
+// What the model replied, as `history` and the transcript show it: each choice's text ("--- choice N
+// ---" above each when there are several), or the raw response of an exchange without choices.
+std::string replyText(const Exchange& exchange);
 
 // A copy of `json` with credential-looking object fields ("authorization", "api_key", "x-api-key",
 // "token", "secret", "password", ...) replaced by "[redacted]" at any depth.

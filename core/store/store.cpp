@@ -5,6 +5,7 @@
 #include "core/store/schema.h"
 #include "core/store/session_owner.h"
 #include "core/store/store_impl.h"
+#include "core/store/summary_columns.h"
 
 #include <unistd.h>
 
@@ -211,7 +212,7 @@ std::int64_t Store::createSession(const SessionRecord& session)
     bindJson(insert, 4, columnJson(session.deviceInfo));
     insert.bind(5, session.proposer).bind(6, session.mode).bind(7, jsonText(session.config));
     insert.bind(8, orNow(session.startedMs)).bind(9, session.endedMs).bind(10, session.status);
-    bindJson(insert, 11, session.summary);
+    bindJson(insert, 11, summaryColumn(session.summary));
     const auto owner = thisProcess();
     insert.bind(12, owner.pid).bind(13, owner.host).bind(14, owner.start);
     insert.run();
@@ -226,11 +227,11 @@ void Store::finishSession(std::int64_t sessionId, const std::string& status, std
         throw Error("store.unknown-session", m_impl->path.string(), std::to_string(sessionId), "no such session");
 }
 
-void Store::recordSessionSummary(std::int64_t sessionId, const nlohmann::json& summary)
+void Store::recordSessionSummary(std::int64_t sessionId, const std::optional<SessionSummary>& summary)
 {
     auto update = m_impl->db.cached("UPDATE sessions SET summary_json = ?2 WHERE id = ?1");
     update.bind(1, sessionId);
-    bindJson(update, 2, summary);
+    bindJson(update, 2, summaryColumn(summary));
     update.run();
     if (m_impl->db.changes() == 0)
         throw Error("store.unknown-session", m_impl->path.string(), std::to_string(sessionId), "no such session");
@@ -258,7 +259,7 @@ SessionRecord readSession(const Statement& row, const std::string& file)
     session.startedMs = row.integer(9);
     session.endedMs = row.optionalInteger(10);
     session.status = row.text(11);
-    session.summary = readJson(row, 12, file);
+    session.summary = summaryFromColumn(readJson(row, 12, file));
     const auto owner = ownerOf(row, 13);
     session.ownerPid = row.optionalInteger(13);
     session.ownerHost = owner.host;

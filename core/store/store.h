@@ -61,8 +61,8 @@ public:
     // Sessions. createSession throws "store.unknown-problem" for a hash never added.
     std::int64_t createSession(const SessionRecord& session);
     void finishSession(std::int64_t sessionId, const std::string& status, std::int64_t endedMs = 0);
-    // Replaces the session's summary (null clears it). Throws "store.unknown-session".
-    void recordSessionSummary(std::int64_t sessionId, const nlohmann::json& summary);
+    // Replaces the session's summary (none clears it). Throws "store.unknown-session".
+    void recordSessionSummary(std::int64_t sessionId, const std::optional<SessionSummary>& summary);
     std::optional<SessionRecord> session(std::int64_t sessionId) const;
     // A session whose status says "running" but whose process on this host is gone reads as
     // "interrupted", ended at its last iteration, even from a read-only store.

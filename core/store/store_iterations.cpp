@@ -1,4 +1,5 @@
 // Recording iterations: collected in memory, written in one transaction by finishIteration.
+#include "core/store/exchange_columns.h"
 #include "core/store/result_columns.h"
 #include "core/store/runner_result.h"
 #include "core/store/size_results.h"
@@ -211,10 +212,12 @@ void insertExchange(Database& db, std::int64_t iterationId, const ExchangeRecord
     auto insert = db.cached("INSERT INTO llm_exchanges (iteration_id, role, provider, model, request_json, response, "
                             "usage_json, latency_ms, category, started_ms) "
                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-    insert.bind(1, iterationId).bind(2, exchange.role).bind(3, exchange.provider).bind(4, exchange.model);
-    insert.bind(5, jsonText(scrubSecrets(exchange.request))).bind(6, exchange.response);
-    bindJson(insert, 7, exchange.usage);
-    insert.bind(8, exchange.latencyMs).bind(9, exchange.category).bind(10, orNow(exchange.startedMs));
+    const Exchange& e = exchange.exchange;
+    insert.bind(1, iterationId).bind(2, exchange.role).bind(3, e.provider).bind(4, e.model);
+    insert.bind(5, requestColumn(e)).bind(6, replyText(e));
+    bindJson(insert, 7, usageColumn(e));
+    insert.bind(8, e.latencyMs).bind(9, std::string(exchangeCategoryName(e.category)));
+    insert.bind(10, orNow(exchange.startedMs));
     insert.run();
 }
 } // namespace

@@ -1,4 +1,5 @@
 // Reading history: listing rows for tables and charts, and one iteration in full.
+#include "core/store/exchange_columns.h"
 #include "core/store/result_columns.h"
 #include "core/store/size_results.h"
 #include "core/store/store.h"
@@ -250,17 +251,10 @@ std::optional<IterationDetail> Store::iteration(std::int64_t sessionId, int inde
                                    "category, started_ms FROM llm_exchanges WHERE iteration_id = ?1 ORDER BY id");
         exchanges.bind(1, iterationId);
         while (exchanges.step()) {
-            ExchangeRecord exchange;
-            exchange.role = exchanges.text(0);
-            exchange.provider = exchanges.text(1);
-            exchange.model = exchanges.text(2);
-            exchange.request = readJson(exchanges, 3, file);
-            exchange.response = exchanges.text(4);
-            exchange.usage = readJson(exchanges, 5, file);
-            exchange.latencyMs = exchanges.optionalReal(6);
-            exchange.category = exchanges.text(7);
-            exchange.startedMs = exchanges.integer(8);
-            detail.exchanges.push_back(std::move(exchange));
+            readJson(exchanges, 3, file); // a request that is not JSON is a corrupt file
+            detail.exchanges.push_back(exchangeFromColumns({ exchanges.text(0), exchanges.text(1), exchanges.text(2),
+                exchanges.text(3), exchanges.text(4), readJson(exchanges, 5, file), exchanges.optionalReal(6),
+                exchanges.text(7), exchanges.integer(8) }));
         }
     }
     snapshot.commit();

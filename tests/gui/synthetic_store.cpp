@@ -125,7 +125,10 @@ SyntheticSession writeSyntheticStore(const std::filesystem::path& file, int iter
                     { { "pct_of_copy", *result.pctOfCopy } }, { "move more bytes per thread" } } });
         s.finishIteration(ref);
     }
-    s.recordSessionSummary(id, { { "best_iteration", bestIteration }, { "stop_reason", "synthetic" } });
+    kl::store::SessionSummary summary;
+    summary.stopReason = "synthetic";
+    summary.bestIteration = bestIteration;
+    s.recordSessionSummary(id, summary);
     s.finishSession(id, "finished");
     return { id, iterations };
 }

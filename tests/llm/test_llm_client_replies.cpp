@@ -10,6 +10,8 @@
 
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 
 using namespace kl;
@@ -47,7 +49,10 @@ private slots:
         QVERIFY(!body.contains("stream_options"));
         QVERIFY(!body.contains("n"));
         // The record: the body as sent, the key only as [redacted].
-        QCOMPARE(e.request, body);
+        QCOMPARE(e.requestBody, seen.body);
+        QCOMPARE(e.prompt.size(), std::size_t { 2 });
+        QCOMPARE(e.prompt[0].role, std::string("system"));
+        QCOMPARE(e.prompt[1].content, std::string("Make layernorm_gelu faster."));
         QVERIFY(std::find(e.requestHeaders.begin(), e.requestHeaders.end(), "Authorization: [redacted]")
             != e.requestHeaders.end());
         verifyNoSecret(e);

@@ -252,7 +252,7 @@ private slots:
         QVERIFY(plan.hypothesis.predictedSpeedup.has_value());
         // Usage: about 4 bytes per token each way.
         QVERIFY(planner.usage.reported);
-        const auto sent = static_cast<long long>(planner.request.dump().size() / 4);
+        const auto sent = static_cast<long long>(planner.requestBody.size() / 4);
         QVERIFY2(planner.usage.promptTokens > sent * 9 / 10 && planner.usage.promptTokens < sent * 11 / 10,
             qPrintable(QString::number(planner.usage.promptTokens)));
         QCOMPARE(planner.usage.completionTokens, static_cast<long long>(planner.text().size() / 4));

@@ -15,6 +15,8 @@
 
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 using kl::test::ReplayServer;
 using kl::test::Reply;
 using kl::test::SeenRequest;

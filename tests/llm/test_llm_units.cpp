@@ -1,6 +1,6 @@
 // The LLM clients' building blocks without a network: the SSE parser fed in every possible split,
 // Retry-After and backoff, redaction, the token budget, and the Exchange record.
-#include "core/llm/exchange.h"
+#include "core/exchange/exchange.h"
 #include "core/llm/redaction.h"
 #include "core/llm/retry_policy.h"
 #include "core/llm/sse_parser.h"
@@ -9,6 +9,8 @@
 #include "core/protocol/base64.h"
 
 #include <QtTest>
+
+#include <nlohmann/json.hpp>
 
 #include <set>
 #include <string>
@@ -293,40 +295,21 @@ private slots:
         QCOMPARE(budget.remaining(), 0LL);
     }
 
-    void exchangeRoundTripsThroughJson()
+    // The names the store keeps for a role and a category read back as the same values.
+    void rolesAndCategoriesKeepTheirNames()
     {
-        Exchange e;
-        e.provider = "anthropic";
-        e.url = "http://127.0.0.1:1/v1/messages";
-        e.model = "claude";
-        e.servedModel = "claude-sonnet";
-        e.request = { { "model", "claude" }, { "max_tokens", 16 } };
-        e.requestHeaders = { "x-api-key: [redacted]" };
-        e.streamed = true;
-        e.response = "event: message_stop";
-        e.choices = { { "hello", "stop" } };
-        e.usage = { 12, 3, true };
-        e.category = ExchangeCategory::Http429;
-        e.message = "HTTP 429";
-        e.httpStatus = 429;
-        e.attempts = 3;
-        e.latencyMs = 1234.5;
-        e.firstTokenMs = 80.0;
-        e.retryWaitMs = 1000.0;
-        e.startedAt = "2026-01-01T00:00:00Z";
-        const auto back = Exchange::fromJson(nlohmann::json::parse(e.toJson().dump()));
-        QCOMPARE(back.toJson(), e.toJson());
-        QCOMPARE(back.category, ExchangeCategory::Http429);
-        QCOMPARE(back.text(), std::string("hello"));
-        auto broken = e.toJson();
-        broken["category"] = "no-such-category";
-        bool threw = false;
-        try {
-            Exchange::fromJson(broken);
-        } catch (const Error& error) {
-            threw = error.category() == "llm.bad-exchange";
+        for (auto role : { PromptRole::Planner, PromptRole::Coder, PromptRole::Debugger, PromptRole::Single,
+                 PromptRole::FirstKernel })
+            QVERIFY(parsePromptRole(promptRoleName(role)) == role);
+        QCOMPARE(promptRoleName(PromptRole::FirstKernel), std::string_view("first_kernel"));
+        QVERIFY(!parsePromptRole("propose")); // an older file's role is read by name, not as a role
+        for (int c = 0; c <= static_cast<int>(ExchangeCategory::EmptyReply); ++c) {
+            const auto category = static_cast<ExchangeCategory>(c);
+            QVERIFY(exchangeCategoryName(category) != "unknown");
+            QVERIFY(parseExchangeCategory(exchangeCategoryName(category)) == category);
         }
-        QVERIFY(threw);
+        QCOMPARE(exchangeCategoryName(ExchangeCategory::Http429), std::string_view("http-429"));
+        QVERIFY(!parseExchangeCategory("no-such-category"));
     }
 
     void categoryNamesAreStableAndDistinct()

@@ -140,18 +140,20 @@ private Q_SLOTS:
         QVERIFY(first->candidate->hypothesis.find("16 bytes per access") != std::string::npos);
         QVERIFY(first->candidate->predictedSpeedup.has_value());
         QCOMPARE(*first->candidate->predictedSpeedup, 1.5);
-        QVERIFY(first->exchanges[1].response.find("layernorm_gelu") != std::string::npos);
-        QCOMPARE(QString::fromStdString(first->exchanges[0].category), QStringLiteral("ok"));
+        QVERIFY(first->exchanges[1].exchange.text().find("layernorm_gelu") != std::string::npos);
+        QCOMPARE(first->exchanges[0].exchange.category, kl::ExchangeCategory::Ok);
+        QVERIFY(first->exchanges[0].exchange.usage.reported);
+        QCOMPARE(first->exchanges[0].exchange.prompt.front().role, std::string("system"));
 
         const auto fixed = store.iteration(sessionId, 4);
         QCOMPARE(exchangeRoles(*fixed), (std::vector<std::string> { "debugger" }));
         const auto refused = store.iteration(sessionId, 5);
         QCOMPARE(exchangeRoles(*refused), (std::vector<std::string> { "planner" }));
-        QVERIFY(refused->exchanges[0].response.find("can't help") != std::string::npos);
+        QVERIFY(refused->exchanges[0].exchange.text().find("can't help") != std::string::npos);
 
         const auto session = store.session(sessionId);
-        QVERIFY(session && session->summary.is_object());
-        QCOMPARE(session->summary.value("pass_at_k", -1.0), 0.5);
+        QVERIFY(session && session->summary);
+        QCOMPARE(session->summary->passAtK, std::optional<double>(0.5));
 
         // The key went out in a header and nowhere else.
         QVERIFY(server.requests().front().header("authorization").find(kPlantedKey) != std::string::npos);

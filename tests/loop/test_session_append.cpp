@@ -134,7 +134,7 @@ private Q_SLOTS:
         QCOMPARE(detail->candidate->tunables.at("THREADS"), 512);
         const auto session = store.session(id);
         QCOMPARE(QString::fromStdString(session->status), QStringLiteral("finished"));
-        QCOMPARE(session->summary.value("evaluated", 0), 4);
+        QCOMPARE(session->summary->evaluated, std::optional<int>(4));
 
         // Refusals: no such session, another problem's session, a session still running.
         QCOMPARE(categoryOf([&] { append.evaluateInto(id + 100, problem.baseline, tunables); }),

@@ -96,7 +96,10 @@ std::int64_t tritonSession(store::Store& s, bool contenders = true)
         s.finishIteration(ref);
         parent = cid;
     }
-    s.recordSessionSummary(id, { { "stop_reason", "budget" }, { "best_iteration", 2 } });
+    kl::store::SessionSummary summary;
+    summary.stopReason = "budget";
+    summary.bestIteration = 2;
+    s.recordSessionSummary(id, summary);
     return id;
 }
 

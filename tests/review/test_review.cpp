@@ -81,8 +81,12 @@ Session fillSession(store::Store& s, bool withSummary, bool twoSizes)
         s.finishIteration(ref);
         parent = cid;
     }
-    if (withSummary)
-        s.recordSessionSummary(id, { { "stop_reason", "budget" }, { "best_iteration", 2 } });
+    if (withSummary) {
+        store::SessionSummary summary;
+        summary.stopReason = "budget";
+        summary.bestIteration = 2;
+        s.recordSessionSummary(id, summary);
+    }
     return { id };
 }
 

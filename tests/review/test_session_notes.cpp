@@ -2,6 +2,7 @@
 // core/review/session_notes.h: the stop line with pass@k/speedup@k, the mixed-GPU warning and the
 // hypothesis log, read from the bundled H200 sessions as the CLI reads them.
 #include "core/figures/iteration_figures.h"
+#include "core/loop/stored_forms.h"
 #include "core/review/session_notes.h"
 #include "core/store/store.h"
 #include "tests/test_files.h"
@@ -43,7 +44,7 @@ private slots:
         const auto store = bundled(session.toStdString());
         const auto record = store.session(1);
         QVERIFY(record);
-        const auto summary = summaryFromJson(record->summary);
+        const auto summary = loopSummary(record->summary);
         QVERIFY(summary);
         QCOMPARE(QString::fromStdString(stopLine(*summary)), line);
     }
@@ -51,11 +52,16 @@ private slots:
     // A session the loop never summarised (still running, or ended before the summary) has no line.
     void noSummaryNoLine()
     {
-        QVERIFY(!summaryFromJson(nullptr));
-        QVERIFY(!summaryFromJson(nlohmann::json::object({ { "evaluated", 3 } })));
+        QVERIFY(!loopSummary(std::nullopt));
+        store::SessionSummary counted;
+        counted.evaluated = 3;
+        QVERIFY(!loopSummary(counted));
         // Without pass@k (written before k candidates a round), the line stops at the rate.
-        const auto old = summaryFromJson({ { "stop_reason", "target reached" }, { "evaluated", 3 },
-            { "wall_seconds", 2.0 }, { "candidates_per_minute", 90.0 } });
+        store::SessionSummary stored = counted;
+        stored.stopReason = "target reached";
+        stored.wallSeconds = 2.0;
+        stored.candidatesPerMinute = 90.0;
+        const auto old = loopSummary(stored);
         QVERIFY(old);
         QCOMPARE(stopLine(*old), std::string("stopped: target reached; 3 candidates in 2.0 s (90.0/min)"));
     }

@@ -108,15 +108,22 @@ std::vector<FindingRecord> findings(int seed)
 ExchangeRecord exchange(int seed)
 {
     ExchangeRecord record;
-    record.role = "propose";
-    record.provider = "openai";
-    record.model = "gpt-4o";
-    record.request = { { "model", "gpt-4o" }, { "max_tokens", 4096 },
-        { "messages", { { { "role", "user" }, { "content", "iteration " + std::to_string(seed) } } } },
-        { "headers", { { "Authorization", "Bearer sk-secret" }, { "x-api-key", "sk-secret" } } } };
-    record.response = "Plan: vectorise.\n```cuda\n__global__ void k() {}\n```";
-    record.usage = { { "prompt_tokens", 1200 }, { "completion_tokens", 300 + seed } };
-    record.latencyMs = 2500.0 + seed;
+    record.role = "coder";
+    Exchange& e = record.exchange;
+    e.provider = "openai";
+    e.model = "gpt-4o";
+    // A body with credentials in it, which the store scrubs (the clients never send one like it).
+    e.requestBody = nlohmann::json(
+        { { "model", "gpt-4o" }, { "max_tokens", 4096 },
+            { "messages", { { { "role", "user" }, { "content", "iteration " + std::to_string(seed) } } } },
+            { "headers", { { "Authorization", "Bearer sk-secret" }, { "x-api-key", "sk-secret" } } } })
+                        .dump();
+    e.prompt = { { "user", "iteration " + std::to_string(seed) } };
+    e.choices = { { "Plan: vectorise.\n```cuda\n__global__ void k() {}\n```", "stop" } };
+    e.usage = { 1200, 300 + seed, true };
+    e.latencyMs = 2500.0 + seed;
+    e.attempts = 1;
+    e.httpStatus = 200;
     return record;
 }
 

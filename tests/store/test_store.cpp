@@ -1,7 +1,6 @@
 // The store's API on real SQLite files: problems, sessions, candidates, recording iterations,
 // listing and detail, the evaluation cache, and what is (and is not) written when.
 #include "core/model/problem.h"
-#include "core/store/column_reading.h"
 #include "core/store/store.h"
 #include "raw_sqlite.h"
 #include "store_fixtures.h"
@@ -12,6 +11,9 @@
 #include <cmath>
 
 using namespace kl::store;
+using kl::Exchange;
+using kl::ExchangeCategory;
+using kl::PromptMessage;
 using kl::store::testing::RawDb;
 namespace fx = kl::store::fixtures;
 
@@ -205,7 +207,8 @@ private slots:
         KL_COMPARE_TEXT(raw.text("SELECT quote(round) FROM iterations WHERE idx = 5"), "NULL");
     }
 
-    // Readers outside the store (the session list, the transcript) read these decoded values, never the keys.
+    // Readers outside the store (the session list, the transcript) read typed fields, never keys; the
+    // columns hold the text the loop always wrote.
     void summaryAndExchangeColumnsReadAsValues()
     {
         const auto path = freshPath();
@@ -214,15 +217,26 @@ private slots:
             auto store = Store::open(path);
             session = store.createSession(sessionFor(store.addProblem(fx::problem())));
             QVERIFY(!summaryBestPctOfCopy(*store.session(session)));
-            store.recordSessionSummary(session, { { "best_pct_of_copy", 81.5 }, { "best_speedup", 2.0 } });
+            SessionSummary summary;
+            summary.bestPctOfCopy = 81.5;
+            summary.bestSpeedup = 2.0;
+            store.recordSessionSummary(session, summary);
             const auto ref = store.beginIteration(session);
-            ExchangeRecord exchange = fx::exchange(3);
-            exchange.request["system"] = "You write CUDA kernels.";
-            exchange.usage["reported"] = true;
-            store.recordExchange(ref, exchange);
-            ExchangeRecord unreported = fx::exchange(4);
-            unreported.request = "not an object";
-            store.recordExchange(ref, unreported);
+            ExchangeRecord anthropic = fx::exchange(3); // the system prompt beside the messages
+            anthropic.exchange.requestBody = R"({"max_tokens":16,"messages":[{"content":"iteration 3","role":"user"}],)"
+                                             R"("model":"claude","system":"You write CUDA kernels."})";
+            store.recordExchange(ref, anthropic);
+            ExchangeRecord failed = fx::exchange(4); // nothing sent, no choices: the body is the response
+            failed.exchange.requestBody.clear();
+            failed.exchange.choices.clear();
+            failed.exchange.response = R"({"error":"overloaded"})";
+            failed.exchange.usage = {};
+            failed.exchange.category = ExchangeCategory::Http5xx;
+            failed.exchange.message = "HTTP 503";
+            store.recordExchange(ref, failed);
+            ExchangeRecord three = fx::exchange(5); // n = 3
+            three.exchange.choices = { { "first", "stop" }, { "second", "length" }, { "third", "stop" } };
+            store.recordExchange(ref, three);
             store.finishIteration(ref);
         }
         const auto reader = Store::open(path);
@@ -230,13 +244,51 @@ private slots:
         QCOMPARE(summaryBestPctOfCopy(reader.listSessions().at(0).session), std::optional<double>(81.5));
         const auto detail = reader.iteration(session, 1);
         QVERIFY(detail);
-        QCOMPARE(detail->exchanges.size(), std::size_t { 2 });
+        QCOMPARE(detail->exchanges.size(), std::size_t { 3 });
+        const Exchange& first = detail->exchanges[0].exchange;
+        KL_COMPARE_TEXT(detail->exchanges[0].role, "coder");
         const std::vector<PromptMessage> expected
             = { { "system", "You write CUDA kernels." }, { "user", "iteration 3" } };
-        QVERIFY(promptMessages(detail->exchanges[0]) == expected);
-        QVERIFY(reportedUsage(detail->exchanges[0]) == (TokenUsage { 1200, 303 }));
-        QVERIFY(promptMessages(detail->exchanges[1]).empty());
-        QVERIFY(!reportedUsage(detail->exchanges[1])); // tokens the provider did not report are not shown
+        QVERIFY(first.prompt == expected);
+        QCOMPARE(first.usage.promptTokens, 1200LL);
+        QCOMPARE(first.usage.completionTokens, 303LL);
+        QVERIFY(first.usage.reported);
+        QCOMPARE(first.choices.size(), std::size_t { 1 });
+        KL_COMPARE_TEXT(first.choices[0].finishReason, "stop");
+        QCOMPARE(first.httpStatus, 200);
+        QCOMPARE(first.latencyMs, 2503.0);
+
+        const Exchange& failed = detail->exchanges[1].exchange;
+        QVERIFY(failed.prompt.empty() && failed.requestBody.empty() && failed.choices.empty());
+        QVERIFY(!failed.usage.reported); // tokens the provider did not report are not shown
+        QCOMPARE(failed.category, ExchangeCategory::Http5xx);
+        KL_COMPARE_TEXT(failed.response, R"({"error":"overloaded"})");
+        KL_COMPARE_TEXT(failed.message, "HTTP 503");
+
+        const Exchange& three = detail->exchanges[2].exchange;
+        QCOMPARE(three.choices.size(), std::size_t { 3 });
+        KL_COMPARE_TEXT(three.choices[1].text, "second");
+        KL_COMPARE_TEXT(three.choices[0].finishReason, "stop");
+        KL_COMPARE_TEXT(three.choices[1].finishReason, ""); // only the first choice's is kept
+        KL_COMPARE_TEXT(
+            replyText(three), "--- choice 1 ---\nfirst\n\n--- choice 2 ---\nsecond\n\n--- choice 3 ---\nthird");
+
+        RawDb raw(path);
+        KL_COMPARE_TEXT(
+            raw.text("SELECT summary_json FROM sessions"), R"({"best_pct_of_copy":81.5,"best_speedup":2.0})");
+        KL_COMPARE_TEXT(raw.text("SELECT request_json FROM llm_exchanges ORDER BY id LIMIT 1 OFFSET 1"), "null");
+        KL_COMPARE_TEXT(raw.text("SELECT category FROM llm_exchanges ORDER BY id LIMIT 1 OFFSET 1"), "http-5xx");
+        KL_COMPARE_TEXT(raw.text("SELECT usage_json FROM llm_exchanges ORDER BY id LIMIT 1"),
+            R"({"attempts":1,"completion_tokens":303,"finish_reason":"stop","first_token_ms":-1.0,"http_status":200,)"
+            R"("message":"","prompt_tokens":1200,"reported":true,"retry_wait_ms":0.0,"served_model":"",)"
+            R"("started_at":"","streamed":false,"url":""})");
+        // An unknown category (a newer build's) reads as bad-json and says so; the rest of the row reads.
+        raw.exec("UPDATE llm_exchanges SET category = 'from-the-future'");
+        const auto unknown = Store::open(path).iteration(session, 1);
+        QCOMPARE(unknown->exchanges[0].exchange.category, ExchangeCategory::BadJson);
+        QCOMPARE(unknown->exchanges[0].unreadable.size(), std::size_t { 1 });
+        KL_COMPARE_TEXT(unknown->exchanges[0].unreadable[0].where(), "llm_exchanges.category");
+        KL_COMPARE_TEXT(unknown->exchanges[0].exchange.choices.at(0).text, fx::exchange(3).exchange.text());
     }
 
     void sessionSummaryIsWrittenAndRead()
@@ -244,26 +296,34 @@ private slots:
         auto store = Store::open(freshPath());
         const auto hash = store.addProblem(fx::problem());
         const auto session = store.createSession(sessionFor(hash));
-        QVERIFY(store.session(session)->summary.is_null());
-        QVERIFY(store.listSessions().at(0).session.summary.is_null());
+        QVERIFY(!store.session(session)->summary);
+        QVERIFY(!store.listSessions().at(0).session.summary);
 
-        const nlohmann::json summary
-            = { { "stop_reason", "target" }, { "rounds", 4 }, { "best_speedup", 2.75 }, { "pass_at_k", 0.75 } };
+        SessionSummary summary;
+        summary.stopReason = "target";
+        summary.rounds = 4;
+        summary.bestSpeedup = 2.75;
+        summary.passAtK = 0.75;
+        summary.compiledAhead = SessionSummary::CompiledAhead { 3, 1 };
         store.recordSessionSummary(session, summary);
-        KL_COMPARE_JSON(store.session(session)->summary, summary);
-        KL_COMPARE_JSON(store.listSessions().at(0).session.summary, summary);
+        QVERIFY(store.session(session)->summary == summary);
+        QVERIFY(store.listSessions().at(0).session.summary == summary);
         KL_COMPARE_JSON(store.listSessions().at(0).session.config, sessionFor(hash).config); // columns still line up
         QCOMPARE(store.listSessions().at(0).iterations, 0);
 
-        store.recordSessionSummary(session, { { "stop_reason", "cancelled" } }); // replaced, not merged
-        KL_COMPARE_JSON(store.session(session)->summary, nlohmann::json({ { "stop_reason", "cancelled" } }));
-        store.recordSessionSummary(session, nullptr);
-        QVERIFY(store.session(session)->summary.is_null());
+        SessionSummary cancelled;
+        cancelled.stopReason = "cancelled";
+        store.recordSessionSummary(session, cancelled); // replaced, not merged
+        QVERIFY(store.session(session)->summary == cancelled);
+        QVERIFY(!store.session(session)->summary->rounds);
+        store.recordSessionSummary(session, std::nullopt);
+        QVERIFY(!store.session(session)->summary);
 
         auto withSummary = sessionFor(hash);
-        withSummary.summary = { { "imported", true } };
+        withSummary.summary = SessionSummary {};
+        withSummary.summary->cancelled = true;
         const auto other = store.createSession(withSummary);
-        QVERIFY(store.session(other)->summary["imported"].get<bool>());
+        QCOMPARE(store.session(other)->summary->cancelled, std::optional<bool>(true));
         KL_COMPARE_TEXT(fx::errorCategory([&] { store.recordSessionSummary(999, summary); }), "store.unknown-session");
     }
 
@@ -438,9 +498,9 @@ private slots:
         QCOMPARE(detail->decisions.size(), std::size_t(1));
         KL_COMPARE_TEXT(detail->decisions[0].steering, "try warp-per-row");
         QCOMPARE(detail->exchanges.size(), std::size_t(1));
-        KL_COMPARE_TEXT(detail->exchanges[0].response, fx::exchange(2).response);
-        QCOMPARE(*detail->exchanges[0].latencyMs, 2502.0);
-        KL_COMPARE_JSON(detail->exchanges[0].usage, fx::exchange(2).usage);
+        KL_COMPARE_TEXT(detail->exchanges[0].exchange.text(), fx::exchange(2).exchange.text());
+        QCOMPARE(detail->exchanges[0].exchange.latencyMs, 2502.0);
+        QCOMPARE(detail->exchanges[0].exchange.usage.completionTokens, fx::exchange(2).exchange.usage.completionTokens);
 
         // The typed parts are kept as the text they always were: a metric as "KERNEL/CASE/METRIC", read
         // back as its fields; a part the protocol cannot read is absent, the row's figures intact.
@@ -465,12 +525,14 @@ private slots:
             const auto session = store.createSession(sessionFor(store.addProblem(fx::problem())));
             const auto ref = store.beginIteration(session);
             auto exchange = fx::exchange(1);
-            exchange.request["api_key"] = "sk-live-123";
-            exchange.request["auth"] = { { "access_token", "tok-456" } };
+            auto body = nlohmann::json::parse(exchange.exchange.requestBody);
+            body["api_key"] = "sk-live-123";
+            body["auth"] = { { "access_token", "tok-456" } };
+            exchange.exchange.requestBody = body.dump();
             store.recordExchange(ref, exchange);
             store.finishIteration(ref, "proposer-error");
             const auto detail = store.iteration(session, 1);
-            const auto& request = detail->exchanges[0].request;
+            const auto request = nlohmann::json::parse(detail->exchanges[0].exchange.requestBody);
             KL_COMPARE_TEXT(request["headers"]["Authorization"].get<std::string>(), "[redacted]");
             KL_COMPARE_TEXT(request["auth"]["access_token"].get<std::string>(), "[redacted]");
             QCOMPARE(request["max_tokens"].get<int>(), 4096); // not a credential

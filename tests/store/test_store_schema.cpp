@@ -97,7 +97,9 @@ std::int64_t recordCurrentSession(const std::string& path)
         const auto committed = store.finishIteration(ref);
         store.cacheStore("key-" + std::to_string(i), *committed.resultId);
     }
-    store.recordSessionSummary(session, { { "stop_reason", "budget" } });
+    SessionSummary budget;
+    budget.stopReason = "budget";
+    store.recordSessionSummary(session, budget);
     store.finishSession(session, "finished", 1700000099000);
     return session;
 }
@@ -163,7 +165,7 @@ private slots:
         QVERIFY(!rows[0].round); // version 1 knew no rounds
         QVERIFY(!rows[1].predictedSpeedup);
         KL_COMPARE_TEXT(rows[1].hypothesis, "");
-        QVERIFY(session.summary.is_null());
+        QVERIFY(!session.summary);
 
         const auto first = store.iteration(7, 1);
         QVERIFY(first);
@@ -247,8 +249,8 @@ private slots:
             QCOMPARE(*row.medianUs, *fx::passedResult(i).medianUs);
             QVERIFY(!store.candidate(*row.candidateId)->predictedSpeedup);
         }
-        QVERIFY(store.session(session)->summary.is_null());
-        QVERIFY(store.listSessions().at(0).session.summary.is_null());
+        QVERIFY(!store.session(session)->summary);
+        QVERIFY(!store.listSessions().at(0).session.summary);
         QCOMPARE(store.bestVerifiedCandidates("layernorm_gelu", {}, 5).size(), std::size_t(1)); // the new index works
 
         // It goes on as a version-3 file.
@@ -256,10 +258,12 @@ private slots:
         candidate.predictedSpeedup = 1.1;
         const auto ref = store.beginIteration(session, store.addCandidate(session, candidate), 4);
         store.finishIteration(ref);
-        store.recordSessionSummary(session, { { "rounds", 4 } });
+        SessionSummary rounds;
+        rounds.rounds = 4;
+        store.recordSessionSummary(session, rounds);
         QCOMPARE(*store.listIterations(session).back().round, 4);
         QCOMPARE(*store.listIterations(session).back().predictedSpeedup, 1.1);
-        QCOMPARE(store.session(session)->summary["rounds"].get<int>(), 4);
+        QCOMPARE(store.session(session)->summary->rounds, std::optional<int>(4));
     }
 
     void migratesVersion3ToPerSizeResultsAndOwners()

@@ -16,14 +16,20 @@
 #include <filesystem>
 
 using namespace kl::store;
+using kl::Exchange;
 using kl::store::testing::RawDb;
 namespace fx = kl::store::fixtures;
 
 namespace {
 
-nlohmann::json expectedSummary(int seed)
+SessionSummary expectedSummary(int seed)
 {
-    return { { "stop_reason", "budget" }, { "rounds", 2 }, { "seed", seed }, { "pass_at_k", 0.5 } };
+    SessionSummary summary;
+    summary.stopReason = "budget";
+    summary.rounds = 2;
+    summary.tokens = seed;
+    summary.passAtK = 0.5;
+    return summary;
 }
 
 struct Recorded {
@@ -146,9 +152,9 @@ void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb, Field
     QCOMPARE(left->endedMs, right->endedMs);
     KL_COMPARE_TEXT(left->status, right->status);
     if (fields == Fields::All)
-        KL_COMPARE_JSON(left->summary, right->summary);
+        QVERIFY(left->summary == right->summary);
     else
-        QVERIFY(right->summary.is_null());
+        QVERIFY(!right->summary);
     KL_COMPARE_TEXT(a.problem(left->problemHash)->json, b.problem(right->problemHash)->json);
 
     const auto rowsA = a.listIterations(sa);
@@ -227,11 +233,15 @@ void compareSessions(Store& a, std::int64_t sa, Store& b, std::int64_t sb, Field
         QCOMPARE(dx->exchanges.size(), dy->exchanges.size());
         for (std::size_t e = 0; e < dx->exchanges.size(); ++e) {
             KL_COMPARE_TEXT(dx->exchanges[e].role, dy->exchanges[e].role);
-            KL_COMPARE_TEXT(dx->exchanges[e].model, dy->exchanges[e].model);
-            KL_COMPARE_JSON(dx->exchanges[e].request, dy->exchanges[e].request);
-            KL_COMPARE_TEXT(dx->exchanges[e].response, dy->exchanges[e].response);
-            KL_COMPARE_JSON(dx->exchanges[e].usage, dy->exchanges[e].usage);
-            QCOMPARE(dx->exchanges[e].latencyMs, dy->exchanges[e].latencyMs);
+            const Exchange& ex = dx->exchanges[e].exchange;
+            const Exchange& ey = dy->exchanges[e].exchange;
+            KL_COMPARE_TEXT(ex.model, ey.model);
+            KL_COMPARE_TEXT(ex.requestBody, ey.requestBody);
+            QVERIFY(ex.prompt == ey.prompt);
+            KL_COMPARE_TEXT(replyText(ex), replyText(ey));
+            QCOMPARE(ex.usage.completionTokens, ey.usage.completionTokens);
+            QCOMPARE(ex.usage.reported, ey.usage.reported);
+            QCOMPARE(ex.latencyMs, ey.latencyMs);
             QCOMPARE(dx->exchanges[e].startedMs, dy->exchanges[e].startedMs);
         }
     }
@@ -303,8 +313,8 @@ private slots:
         QVERIFY(target.checkIntegrity().empty());
         QCOMPARE(target.listSessions().size(), std::size_t(1));
         // Version 3's fields arrived with values (the comparison above would also pass on two nulls).
-        KL_COMPARE_JSON(target.session(imported)->summary, expectedSummary(10));
-        KL_COMPARE_JSON(target.listSessions().at(0).session.summary, expectedSummary(10));
+        QVERIFY(target.session(imported)->summary == expectedSummary(10));
+        QVERIFY(target.listSessions().at(0).session.summary == expectedSummary(10));
         const auto rows = target.listIterations(imported);
         QCOMPARE(rows.size(), std::size_t(5));
         const std::vector<int> rounds { 0, 0, 1, 1, 2 };
@@ -433,13 +443,15 @@ private slots:
         const auto ref = target.beginIteration(imported, std::nullopt, 3);
         QCOMPARE(ref.index, 6);
         target.finishIteration(ref, "proposer-error");
-        target.recordSessionSummary(imported, { { "resumed", true } });
+        SessionSummary resumed;
+        resumed.stopReason = "resumed";
+        target.recordSessionSummary(imported, resumed);
         const auto again = freshPath("export");
         target.exportSession(imported, again);
         auto third = Store::open(freshPath());
         const auto reimported = third.importSession(again);
         QCOMPARE(*third.listIterations(reimported).back().round, 3);
-        QVERIFY(third.session(reimported)->summary["resumed"].get<bool>());
+        QCOMPARE(third.session(reimported)->summary->stopReason, std::optional<std::string>("resumed"));
 
         RawDb raw(file);
         QCOMPARE(raw.integer("PRAGMA user_version"), 2); // migrated in memory only

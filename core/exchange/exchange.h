@@ -1,8 +1,8 @@
 #pragma once
-// One conversation turn with a model, as the store keeps it: what was asked (without the key),
-// what came back, what it cost, how long it took, and how it ended.
-#include <nlohmann/json.hpp>
-
+// One conversation turn with a model as a plain value: what was asked (without the key), what came
+// back, what it cost, how long it took, and how it ended. The chat clients (core/llm) make it from
+// the wire, the proposers hand it to the loop with the role it served (core/propose), and the store
+// keeps it (core/store); none of them sees it as JSON.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +43,18 @@ std::optional<ExchangeCategory> parseExchangeCategory(std::string_view name);
 // and JSON (stored exchanges, --json) holds only UTF-8.
 std::string validUtf8(std::string_view text);
 
+// Which prompt an exchange answered: the LLM proposer's roles.
+enum class PromptRole {
+    Planner, // hypothesis and plan: what should move, and by how much
+    Coder, // one candidate that carries out the plan
+    Debugger, // a fix for a candidate that failed to compile or verify
+    Single, // plan and candidate in one reply, for small models
+    FirstKernel, // the first kernel of a problem that has none, from its specification
+};
+// "planner", "coder", "debugger", "single", "first_kernel"
+std::string_view promptRoleName(PromptRole role);
+std::optional<PromptRole> parsePromptRole(std::string_view name);
+
 struct Usage {
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
@@ -58,12 +70,22 @@ struct ChatChoice {
     std::string finishReason;
 };
 
+// One message of the prompt, in the order sent; the system prompt first with role "system".
+struct PromptMessage {
+    std::string role; // "system", "user", "assistant"; "?" where a stored request named none
+    std::string content;
+    friend bool operator==(const PromptMessage&, const PromptMessage&) = default;
+};
+
 struct Exchange {
     std::string provider; // "openai" | "anthropic"
     std::string url;
     std::string model; // as requested
     std::string servedModel; // as the server named it in its reply
-    nlohmann::json request; // the body as sent; keys travel in headers and never appear here
+    // The body as sent, byte for byte (keys travel in headers and never appear here): the wire's text,
+    // which the store keeps as it is. Nobody reads it: `prompt` says what it asked.
+    std::string requestBody;
+    std::vector<PromptMessage> prompt; // the messages of requestBody
     std::vector<std::string> requestHeaders; // "name: value", secrets replaced by [redacted]
     bool streamed = false;
     std::string response; // raw body or SSE transcript of the last attempt, redacted, capped
@@ -81,9 +103,12 @@ struct Exchange {
 
     bool ok() const { return category == ExchangeCategory::Ok; }
     const std::string& text() const; // the first choice's text (empty if none)
+};
 
-    nlohmann::json toJson() const;
-    static Exchange fromJson(const nlohmann::json& json); // throws kl::Error "llm.bad-exchange"
+// An exchange and the prompt it answered: what an LLM proposer hands the loop with its proposals.
+struct RoleExchange {
+    PromptRole role = PromptRole::Single;
+    Exchange exchange;
 };
 
 } // namespace kl

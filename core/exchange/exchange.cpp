@@ -1,6 +1,4 @@
-#include "core/llm/exchange.h"
-
-#include "core/model/error.h"
+#include "core/exchange/exchange.h"
 
 #include <array>
 #include <utility>
@@ -45,6 +43,34 @@ std::string_view exchangeCategoryName(ExchangeCategory category)
 std::optional<ExchangeCategory> parseExchangeCategory(std::string_view name)
 {
     for (const auto& [value, text] : kNames)
+        if (text == name)
+            return value;
+    return std::nullopt;
+}
+
+namespace {
+
+constexpr std::array<std::pair<PromptRole, std::string_view>, 5> kRoleNames { {
+    { PromptRole::Planner, "planner" },
+    { PromptRole::Coder, "coder" },
+    { PromptRole::Debugger, "debugger" },
+    { PromptRole::Single, "single" },
+    { PromptRole::FirstKernel, "first_kernel" },
+} };
+
+} // namespace
+
+std::string_view promptRoleName(PromptRole role)
+{
+    for (const auto& [value, name] : kRoleNames)
+        if (value == role)
+            return name;
+    return "single";
+}
+
+std::optional<PromptRole> parsePromptRole(std::string_view name)
+{
+    for (const auto& [value, text] : kRoleNames)
         if (text == name)
             return value;
     return std::nullopt;
@@ -96,71 +122,6 @@ const std::string& Exchange::text() const
 {
     static const std::string empty;
     return choices.empty() ? empty : choices.front().text;
-}
-
-nlohmann::json Exchange::toJson() const
-{
-    nlohmann::json choicesJson = nlohmann::json::array();
-    for (const auto& c : choices)
-        choicesJson.push_back({ { "text", c.text }, { "finish_reason", c.finishReason } });
-    return {
-        { "provider", provider },
-        { "url", url },
-        { "model", model },
-        { "served_model", servedModel },
-        { "request", request },
-        { "request_headers", requestHeaders },
-        { "streamed", streamed },
-        { "response", response },
-        { "choices", choicesJson },
-        { "usage",
-            { { "prompt_tokens", usage.promptTokens }, { "completion_tokens", usage.completionTokens },
-                { "reported", usage.reported } } },
-        { "category", exchangeCategoryName(category) },
-        { "message", message },
-        { "http_status", httpStatus },
-        { "attempts", attempts },
-        { "latency_ms", latencyMs },
-        { "first_token_ms", firstTokenMs },
-        { "retry_wait_ms", retryWaitMs },
-        { "started_at", startedAt },
-    };
-}
-
-Exchange Exchange::fromJson(const nlohmann::json& json)
-{
-    try {
-        Exchange e;
-        e.provider = json.at("provider").get<std::string>();
-        e.url = json.at("url").get<std::string>();
-        e.model = json.at("model").get<std::string>();
-        e.servedModel = json.value("served_model", "");
-        e.request = json.value("request", nlohmann::json::object());
-        e.requestHeaders = json.value("request_headers", std::vector<std::string> {});
-        e.streamed = json.value("streamed", false);
-        e.response = json.value("response", "");
-        for (const auto& c : json.value("choices", nlohmann::json::array()))
-            e.choices.push_back({ c.at("text").get<std::string>(), c.value("finish_reason", "") });
-        const auto& usage = json.at("usage");
-        e.usage.promptTokens = usage.value("prompt_tokens", std::int64_t { 0 });
-        e.usage.completionTokens = usage.value("completion_tokens", std::int64_t { 0 });
-        e.usage.reported = usage.value("reported", false);
-        const auto categoryName = json.at("category").get<std::string>();
-        const auto category = parseExchangeCategory(categoryName);
-        if (!category)
-            throw Error("llm.bad-exchange", {}, "category", "unknown exchange category \"" + categoryName + "\"");
-        e.category = *category;
-        e.message = json.value("message", "");
-        e.httpStatus = json.value("http_status", 0);
-        e.attempts = json.value("attempts", 0);
-        e.latencyMs = json.value("latency_ms", 0.0);
-        e.firstTokenMs = json.value("first_token_ms", -1.0);
-        e.retryWaitMs = json.value("retry_wait_ms", 0.0);
-        e.startedAt = json.value("started_at", "");
-        return e;
-    } catch (const nlohmann::json::exception& ex) {
-        throw Error("llm.bad-exchange", {}, {}, std::string("stored exchange is malformed: ") + ex.what());
-    }
 }
 
 } // namespace kl
