@@ -3,13 +3,14 @@
 // forks a child per request (python/kernelloop/warm_tool.py), so a request costs the work, not the
 // interpreter's start and imports. A run gives what runPythonTool gives for the same request: the
 // same reply, files, exit status, stderr and time limit (the child is killed at the limit, the server
-// lives on). Several requests at once get several servers. A server that cannot start, or dies,
-// costs that request a cold run, never a failure of its own.
+// lives on). Several requests at once get several servers, started in the background while the busy
+// ones serve. A server that cannot start, or dies, costs that request a cold run, never a failure of its own.
 #include "core/compile/python_tool.h"
 
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace kl {
@@ -32,6 +33,7 @@ public:
 
 private:
     std::unique_ptr<Server> acquire();
+    void grow(); // one more server, started on its own thread; m_mutex held
     void release(std::unique_ptr<Server> server);
 
     std::string m_python;
@@ -40,10 +42,12 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_freed;
     std::vector<std::unique_ptr<Server>> m_idle;
-    int m_live = 0; // idle plus in use
+    int m_live = 0; // idle, in use and starting
+    int m_starting = 0;
+    std::vector<std::thread> m_starters;
     int m_started = 0;
     int m_cold = 0;
-    bool m_startFailed = false; // a server never became ready: later requests go cold at once
+    bool m_startFailed = false; // a server never became ready: no more starts (none left: requests go cold)
 };
 
 } // namespace kl
