@@ -19,6 +19,7 @@ struct LiveSession::Arrival {
     std::optional<std::pair<std::string, std::string>> failure; // category, message: the session could not run
     bool ended = false; // the worker is done
     std::int64_t tokens = 0; // a proposal's LLM tokens, counted after its text (in order with it)
+    std::optional<bool> hold {}; // the pause taken hold (true) or let go
 };
 
 struct LiveSession::Inbox {
@@ -70,6 +71,8 @@ bool LiveSession::start(session::SessionSetup setup, std::string apiKey)
     session::SessionSetup& s = setup;
     // On the loop's thread, after the proposal's streamed text was posted: the usage follows it in order.
     s.tokens = [this](std::int64_t n) { post({ nullptr, std::nullopt, false, n }); };
+    // Under the proposer's lock: only posted (the inbox's own lock), never calling the runner back.
+    s.hold = [this](bool held) { post({ nullptr, std::nullopt, false, 0, held }); };
     // Told as the session's end, as a failure while it runs would be.
     std::optional<std::pair<std::string, std::string>> failure;
     try {
@@ -150,6 +153,8 @@ void LiveSession::drain()
             m_tokensDirty = m_estimateDirty = true;
             scheduleFlush();
         }
+        if (a.hold)
+            emit holdChanged(*a.hold);
         if (!a.event)
             continue;
         const LoopEvent& event = *a.event;

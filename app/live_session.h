@@ -57,7 +57,7 @@ public:
     // Controls, from the GUI thread.
     void setPaused(bool paused);
     bool paused() const;
-    bool holding() const; // paused and waiting: the candidate in flight has finished
+    bool holding() const; // paused and waiting: the candidate in flight has finished (holdChanged tells)
     void stopNow();
     void extendBudget(int rounds);
     int budget() const { return m_budget; } // rounds after the baseline, extensions included (0: none)
@@ -85,6 +85,8 @@ signals:
     void reviewRequested(const kl::ReviewRequested& request);
     void iterationFinished(const kl::IterationOutcome& outcome);
     void incumbentChanged(const kl::IncumbentChanged& change);
+    // The pause taken hold (the loop waits before its next proposal) or let go: each change of holding().
+    void holdChanged(bool held);
     void tokensChanged(qint64 tokens);
     void streamingTokensEstimated(qint64 estimate); // as text streams (coalesced with it); 0 once counted
     // The session ended ("finished", "cancelled", "failed"); `reason` is the stop reason or the error.

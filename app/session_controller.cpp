@@ -2,8 +2,11 @@
 
 #include "app/analysis.h"
 #include "app/api_keys.h"
+#include "app/live_history.h"
 #include "app/main_window.h"
 #include "app/review_workspace.h"
+#include "app/runner_probe.h"
+#include "app/session_toolbar.h"
 #include "app/store_document.h"
 #include "core/figures/iteration_figures.h"
 #include "core/model/error.h"
@@ -46,8 +49,6 @@ QString errorText(const Error& e)
     return QStringLiteral("[") + toQString(e.category()) + QStringLiteral("] ") + toQString(e.message());
 }
 
-const std::string kNoDevicePrefix = "no-device:";
-
 } // namespace
 
 SessionController::SessionController(MainWindow* window)
@@ -70,9 +71,8 @@ SessionController::SessionController(MainWindow* window)
     , m_banner(new QLabel(window))
     , m_reviewCompile(new QFutureWatcher<std::shared_ptr<const AnalysisOutcome>>(this))
     , m_probe(new QFutureWatcher<QString>(this))
-    , m_liveRead(new QFutureWatcher<std::shared_ptr<const LiveRead>>(this))
+    , m_history(new LiveHistory(window, m_live, this))
 {
-    connect(m_liveRead, &QFutureWatcherBase::finished, this, &SessionController::showLiveRead);
     m_reviewDock->setObjectName(QStringLiteral("proposalReviewDock"));
     m_reviewDock->setWidget(m_reviewPanel);
     m_transcriptDock->setObjectName(QStringLiteral("liveTranscriptDock"));
@@ -111,10 +111,7 @@ SessionController::SessionController(MainWindow* window)
     connect(m_live, &LiveSession::reviewRequested, this, &SessionController::onReview);
     connect(m_live, &LiveSession::sessionEnded, this, &SessionController::onEnded);
     connect(m_live, &LiveSession::phaseChanged, m_phases, &PhaseStrip::setPhase);
-    connect(m_live, &LiveSession::phaseChanged, this, [this] { // the next proposal is where a pause holds
-        if (m_live->holding() != m_phases->isHeld())
-            showRunState();
-    });
+    connect(m_live, &LiveSession::holdChanged, this, &SessionController::showRunState); // the pause held, or let go
     connect(m_live, &LiveSession::tokensChanged, m_phases, &PhaseStrip::setTokens);
     connect(m_live, &LiveSession::streamingTokensEstimated, m_phases, &PhaseStrip::setStreamingTokens);
     connect(m_live, &LiveSession::textArrived, m_transcript, &LiveTranscriptPanel::appendText);
@@ -182,35 +179,12 @@ SessionController::~SessionController()
     m_probe->waitForFinished();
 }
 
-QString SessionController::defaultRunnerPath()
-{
-    if (const QString env = qEnvironmentVariable("KERNELLOOP_RUNNER"); !env.isEmpty())
-        return env;
-    const QString dir = QCoreApplication::applicationDirPath();
-    const QStringList candidates { dir + QStringLiteral("/kernelloop-runner"),
-        dir + QStringLiteral("/../runner/kernelloop-runner") };
-    for (const QString& candidate : candidates)
-        if (QFileInfo(candidate).isExecutable())
-            return QFileInfo(candidate).canonicalFilePath();
-    return dir + QStringLiteral("/kernelloop-runner");
-}
+QString SessionController::defaultRunnerPath() { return windowRunnerPath(); }
 
 void SessionController::probeRunner(const QString& runnerPath)
 {
     m_runnerPath = runnerPath.isEmpty() ? defaultRunnerPath() : runnerPath;
-    const std::string path = toStdString(m_runnerPath);
-    m_probe->setFuture(QtConcurrent::run([path]() -> QString {
-        try {
-            RunnerConfig config;
-            config.path = path;
-            RunnerClient runner(config);
-            const auto hello = runner.start();
-            runner.shutdown();
-            return hello.deviceOk ? QString() : toQString(kNoDevicePrefix + hello.detail);
-        } catch (const Error& e) {
-            return QStringLiteral("lost:") + toQString(e.message());
-        }
-    }));
+    m_probe->setFuture(QtConcurrent::run(probeRunnerAt, toStdString(m_runnerPath)));
 }
 
 void SessionController::buildMenu()
@@ -277,45 +251,11 @@ void SessionController::buildMenu()
             action->menu()->addAction(m_poolDock->toggleViewAction());
 }
 
-// The actions a session needs at hand, short-named, with the menu's keys in their tooltips: start one,
-// pause and resume it, stop it, and answer the proposal waiting for review.
 void SessionController::buildToolBar()
 {
-    //: toolbar title (Session and View menus): the actions a running session needs
-    m_toolBar = new QToolBar(tr("Session Toolbar"), m_window);
-    m_toolBar->setObjectName(QStringLiteral("sessionToolBar"));
-    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    m_toolBar->setIconSize(QSize(16, 16));
-    const QList<QAction*> review = m_reviewPanel->reviewActions(); // accept, reject, steer, edit
-    const QStyle* style = m_window->style();
-    //: toolbar button texts, short forms of the Session menu's actions
-    const std::pair<QAction*, std::pair<QString, QStyle::StandardPixmap>> shown[] = {
-        { m_newSession, { tr("New Session"), QStyle::SP_FileIcon } },
-        { m_pause, { tr("Pause"), QStyle::SP_MediaPause } },
-        { m_resume, { tr("Resume"), QStyle::SP_MediaPlay } },
-        { m_stop, { tr("Stop"), QStyle::SP_MediaStop } },
-        { review.value(0), { tr("Accept"), QStyle::SP_DialogApplyButton } },
-        { review.value(1), { tr("Reject"), QStyle::SP_DialogCancelButton } },
-        { review.value(2), { tr("Steer"), QStyle::SP_ArrowRight } },
-    };
-    for (const auto& [action, look] : shown) {
-        if (!action)
-            continue;
-        action->setIconText(look.first);
-        action->setIcon(style->standardIcon(look.second));
-        const QString keys = action->shortcut().toString(QKeySequence::NativeText);
-        action->setToolTip(keys.isEmpty()
-                ? action->text().remove(QLatin1Char('&'))
-                : QStringLiteral("%1 (%2)").arg(action->text().remove(QLatin1Char('&')), keys));
-        if (action == m_stop || action == review.value(0))
-            m_toolBar->addSeparator();
-        m_toolBar->addAction(action);
-    }
-    // In the menu bar's free right side: a row of its own took 31 px of a 768-px laptop's height (the
-    // window no longer fitted with the review dock open), and beside the phase strip the strip lost
-    // its last phases.
-    m_toolBar->setMovable(false);
-    m_window->menuBar()->setCornerWidget(m_toolBar, Qt::TopRightCorner);
+    m_toolBar = sessionToolBar(m_window,
+        { m_newSession, m_pause, m_resume, m_stop, m_reviewPanel->reviewActions().value(0),
+            m_reviewPanel->reviewActions().value(1), m_reviewPanel->reviewActions().value(2) });
 }
 
 // What the strip says while a session runs: paused (held at the engineer's pause: the clock stopped),
@@ -340,8 +280,6 @@ void SessionController::showRunState()
 
 void SessionController::pollPool()
 {
-    if (m_live->running() && m_live->holding() != m_phases->isHeld()) // the pause taken hold, or let go
-        showRunState();
     m_poolPanel->setStatus(m_live->poolStatus());
     if (!m_live->running())
         m_poolPoll->stop(); // the last rows stay shown
@@ -416,9 +354,8 @@ QString SessionController::startSession(const session::SessionRecipe& recipe)
 // What every start shows (the loop's, an evaluation's): the phase strip, the Runner Pool dock polled.
 void SessionController::showStarting(const QString& state)
 {
-    m_lastIteration = 0;
     m_stopping = false;
-    m_shownStore.clear();
+    m_history->reset();
     m_phases->reset();
     m_phases->setState(state);
     m_strip->show();
@@ -466,7 +403,7 @@ void SessionController::onStarted(const SessionStarted& started)
     try {
         m_window->review()->openStore(m_live->storePath());
         m_window->review()->openSession(started.sessionId);
-        m_shownStore = m_live->storePath();
+        m_history->follow(m_live->storePath());
         //: status bar at a session's start, before its baseline is measured; %1 its id
         emit m_window->review()->statusMessage(
             tr("Session %1 running: measuring the baseline").arg(started.sessionId), false);
@@ -478,87 +415,13 @@ void SessionController::onStarted(const SessionStarted& started)
 
 void SessionController::onIteration(const IterationOutcome& outcome)
 {
-    m_lastIteration = std::max(m_lastIteration, outcome.index);
     //: live transcript note: an iteration finished; %1 index, %2 its category, %3 its speedup or nothing
     m_transcript->appendNote(
         tr("iteration %1 (%2): %3%4")
             .arg(outcome.index)
             .arg(toQString(outcome.proposer), toQString(outcome.category),
                 outcome.speedup ? QStringLiteral(", %1x").arg(*outcome.speedup, 0, 'f', 2) : QString()));
-    if (m_refreshQueued)
-        return; // the history is read again at most ten times a second; no iteration is lost (it is in the store)
-    m_refreshQueued = true;
-    QTimer::singleShot(100, this, &SessionController::refreshHistory);
-}
-
-// History and chart figures are read off the GUI thread (own read-only connection; on it they stalled it
-// ~20-40 ms a refresh), then given to every panel at once; one read at a time, one more if rows arrived.
-void SessionController::refreshHistory()
-{
-    m_refreshQueued = false;
-    if (m_shownStore.isEmpty() || !m_live->sessionId())
-        return;
-    if (m_liveRead->isRunning()) {
-        m_readAgain = true;
-        return;
-    }
-    m_readAgain = false;
-    const QString path = m_shownStore;
-    const std::int64_t id = m_live->sessionId();
-    const int follow = m_lastIteration;
-    m_liveRead->setFuture(QtConcurrent::run([path, id, follow]() -> std::shared_ptr<const LiveRead> {
-        try {
-            const auto document = StoreDocument::open(path);
-            auto view = document->session(id);
-            if (!view)
-                return nullptr;
-            view->figures = StoreDocument::readFigures(path, id);
-            view->sizes = figures::timedSizes(view->figures);
-            auto read = std::make_shared<LiveRead>();
-            // What the panels show for the followed iteration: it, its parent and the baseline.
-            for (const int index : { follow, view->parentIteration(follow), view->baselineIteration() })
-                if (index > 0 && !read->details.count(index))
-                    read->details[index] = document->iteration(id, index);
-            read->view = std::move(view);
-            return read;
-        } catch (const Error&) {
-            return nullptr; // the next refresh tries again; the session end reopens the store
-        }
-    }));
-}
-
-void SessionController::showLiveRead()
-{
-    const auto read = m_liveRead->result();
-    ReviewWorkspace* review = m_window->review();
-    IterationSelection* selection = review->selection();
-    if (read && m_live->sessionId() == read->view->session.id) {
-        const std::shared_ptr<const SessionView> view = read->view;
-        const int shown = m_lastIteration ? m_lastIteration : selection->current();
-        const auto document = review->document();
-        const std::int64_t id = view->session.id;
-        if (!document || document->path() != m_shownStore || !selection->session()
-            || selection->session()->session.id != id) {
-            review->openSession(id); // the first time: the workspace's own loaders for this session
-            selection->updateSession(view);
-        } else {
-            // One panel update for the new rows and figures, one for the followed iteration, whose
-            // rows were read with the history.
-            selection->setSession(view, [document, id, details = read->details](int index) {
-                const auto at = details.find(index);
-                return at != details.end() ? at->second : document->iteration(id, index);
-            });
-        }
-        review->refreshSessionList(); // the browser's iteration count of the running session
-        if (shown > 0)
-            selection->select(shown);
-        if (m_live->running()) // openSession's "N iteration(s)" of the start would stay, stale
-            //: status bar while a session runs; %1 its id, %n the iterations committed so far
-            emit review->statusMessage(
-                tr("Session %1 running: %n iteration(s) so far", nullptr, int(view->rows.size())).arg(id), false);
-    }
-    if (m_readAgain)
-        refreshHistory();
+    m_history->add(outcome);
 }
 
 void SessionController::onReview(const ReviewRequested& request)
@@ -613,14 +476,14 @@ void SessionController::onEnded(const QString& statusText, const QString& reason
                              : tr("Session %1 %2: %3").arg(id).arg(statusText, why),
             failed);
     }
-    if (!m_shownStore.isEmpty()) { // the session list too: its status and iteration count are final now
+    if (!m_history->storePath().isEmpty()) { // the session list too: its status and iteration count are final now
         try {
-            m_window->review()->openStore(m_shownStore);
+            m_window->review()->openStore(m_history->storePath());
         } catch (const Error& e) {
             status(errorText(e), true);
         }
     }
-    refreshHistory();
+    m_history->reconcile();
     pollPool(); // the runners' final rows
     updateActions();
 }

@@ -2,8 +2,8 @@
 // The live session in the window: the Session menu (New Session, From a Command Line, Pause after
 // the Current Candidate, Resume, Stop Now, Extend Budget, Evaluate the Editor's Kernel, Continue
 // from Here), the docks of the review panel, the live transcript and the phase strip, and the
-// no-GPU banner. It feeds the review workspace from the loop's store as iterations finish. The
-// main window only creates it; the loop itself is LiveSession's.
+// no-GPU banner. The review workspace follows the running session through LiveHistory (rows from the
+// loop's outcomes). The main window only creates it; the loop itself is LiveSession's.
 #include "app/live_session.h"
 #include "core/compile/static_report.h"
 #include "core/model/problem.h"
@@ -25,6 +25,7 @@ class QToolBar;
 
 namespace kl::gui {
 
+class LiveHistory;
 class LiveTranscriptPanel;
 class MainWindow;
 class PhaseStrip;
@@ -74,9 +75,7 @@ private:
     void onEnded(const QString& status, const QString& reason);
     void showStarting(const QString& state);
     void showRunState();
-    void refreshHistory();
     void pollPool();
-    void showLiveRead();
     // The session shown in the review workspace when it is of `problem` and its store can be written
     // (its id and the store's path); {0, {}} otherwise.
     std::pair<std::int64_t, QString> openSessionFor(const Problem& problem) const;
@@ -99,19 +98,10 @@ private:
     QLabel* m_banner;
     QString m_noDevice; // the runner's own no-device message
     QString m_runnerPath;
-    QString m_shownStore;
-    int m_lastIteration = 0;
-    bool m_refreshQueued = false;
     std::shared_ptr<const Problem> m_problem; // the running session's, for the review's offline compile
     QFutureWatcher<std::shared_ptr<const AnalysisOutcome>>* m_reviewCompile;
     QFutureWatcher<QString>* m_probe;
-    // The running session's history, chart figures and followed iteration, read off the GUI thread.
-    struct LiveRead {
-        std::shared_ptr<SessionView> view;
-        std::map<int, std::shared_ptr<const store::IterationDetail>> details; // by iteration index
-    };
-    QFutureWatcher<std::shared_ptr<const LiveRead>>* m_liveRead;
-    bool m_readAgain = false; // iterations arrived while a read was under way
+    LiveHistory* m_history; // the running session's rows, figures and followed iteration in the workspace
     QAction* m_newSession;
     QAction* m_fromLine;
     QAction* m_pause;

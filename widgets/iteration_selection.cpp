@@ -38,6 +38,17 @@ void IterationSelection::updateSession(std::shared_ptr<const SessionView> sessio
     }
 }
 
+void IterationSelection::extendSession(std::shared_ptr<const SessionView> session)
+{
+    m_session = std::move(session);
+    if (m_focus) { // the same iteration, in the longer session (what the next redraw reads)
+        auto focus = std::make_shared<IterationFocus>(*m_focus);
+        focus->session = m_session;
+        m_focus = std::move(focus);
+    }
+    emit sessionChanged(m_session);
+}
+
 std::shared_ptr<const store::IterationDetail> IterationSelection::load(int index)
 {
     if (index <= 0 || !m_loader || !m_session || !m_session->row(index))

@@ -26,6 +26,12 @@ public:
     void setSession(std::shared_ptr<const SessionView> session, DetailLoader loader);
     // Replaces the session value (e.g. once its figures are read) and keeps the selection.
     void updateSession(std::shared_ptr<const SessionView> session);
+    // The session value with more rows and figures (a live session's new iterations): the selected
+    // iteration's own panels are not redrawn (its values did not change), only the session's.
+    void extendSession(std::shared_ptr<const SessionView> session);
+    // Where the next selections' details come from (a live session's, read ahead off the GUI thread);
+    // the session and the selection stay, nothing is redrawn.
+    void setLoader(DetailLoader loader) { m_loader = std::move(loader); }
     // Selects an iteration by index; an unknown index selects nothing. Re-selecting is a no-op.
     void select(int index);
     // Compares with `index` instead of the parent (0: back to the parent).

@@ -110,6 +110,7 @@ private slots:
     void continueFromHereForksTheStoredTree();
     void occupancyChartShowsNoStaleAxes();
     void pauseAfterTheCandidateThenResume();
+    void historyRowsComeFromTheAnnouncedOutcomes();
     void extendBudgetRunsPastIt();
     void closingTheWindowAnswersAWaitingReview();
     void stopAfterSeveralIterationsKeepsThemAll();
@@ -130,8 +131,10 @@ void TestLiveSessionControls::pauseAfterTheCandidateThenResume()
     QAction* resume = sessionAction(bench.window, QStringLiteral("Resume"));
     QVERIFY(pause && resume);
     QCOMPARE(bench.controller->startSession(tunerRecipe(db, 5)), QString());
+    QSignalSpy held(live, &LiveSession::holdChanged);
     QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() >= 2, 30000);
     QVERIFY(pause->isEnabled() && !resume->isEnabled());
+    QCOMPARE(held.count(), 0); // no pause asked: never held
     pause->trigger();
     QVERIFY(live->paused());
     QVERIFY(bench.controller->phaseStrip()->text().contains(QStringLiteral("pausing")));
@@ -145,8 +148,15 @@ void TestLiveSessionControls::pauseAfterTheCandidateThenResume()
     QCOMPARE(runnerJobs(log), jobs);
     QVERIFY(live->running());
     QVERIFY2(paused < 6, "the budget ran out before the pause: nothing was tested");
+    // The loop told the window it holds (no polling): once, and the strip says so.
+    QCOMPARE(held.count(), 1);
+    QCOMPARE(held.at(0).at(0).toBool(), true);
+    QVERIFY(live->holding());
+    QVERIFY(bench.controller->phaseStrip()->text().contains(QStringLiteral("| paused")));
 
     resume->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(held.count(), 2, 2000);
+    QCOMPARE(held.at(1).at(0).toBool(), false);
     QVERIFY(!live->paused());
     QTRY_VERIFY_WITH_TIMEOUT(live->iterations().size() > paused, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
@@ -154,6 +164,42 @@ void TestLiveSessionControls::pauseAfterTheCandidateThenResume()
     QCOMPARE(live->iterations().size(), std::size_t(6)); // the baseline and the 5 rounds, none lost
     QCOMPARE(readStore(db).listIterations(live->sessionId()).size(), std::size_t(6));
     QVERIFY(runnerJobs(log) > jobs);
+}
+
+// The running session's history row and chart figures of an iteration are there when the loop announces
+// it (built from the outcome), not a store read later; the store is read for the followed iteration's
+// detail, at most ten times a second, and once at the end, when the rows are the store's.
+void TestLiveSessionControls::historyRowsComeFromTheAnnouncedOutcomes()
+{
+    QTemporaryDir dir;
+    const QString db = dir.filePath(QStringLiteral("rows.db"));
+    const test::ScopedEnv env { { "KL_MODEL_RUNNER_DELAY_MS", "50" } };
+    Bench bench;
+    QVERIFY(bench.ready());
+    LiveSession* live = bench.controller->live();
+    IterationSelection* selection = bench.window.review()->selection();
+    QStringList missing;
+    int announced = 0;
+    // After the controller's own handler (connected first): what the panels hold when the loop announces it.
+    connect(live, &LiveSession::iterationFinished, this, [&](const IterationOutcome& outcome) {
+        ++announced;
+        const auto shown = selection->session();
+        if (!shown || shown->session.id != live->sessionId() || !shown->row(outcome.index)
+            || !shown->figuresOf(outcome.index))
+            missing << QString::number(outcome.index);
+        else if (shown->row(outcome.index)->category != outcome.category
+            || shown->figuresOf(outcome.index)->sizes.empty() != !outcome.medianUs)
+            missing << QStringLiteral("%1 (other values)").arg(outcome.index);
+    });
+    QCOMPARE(bench.controller->startSession(tunerRecipe(db, 8)), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 60000);
+    QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
+    QCOMPARE(announced, 9); // the baseline and 8 rounds
+    QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("not shown when announced: ") + missing.join(u',')));
+    // Reconciled with the store at the end: its rows, all of them.
+    QTRY_VERIFY_WITH_TIMEOUT(selection->session() && selection->session()->rows.size() == 9
+            && selection->session()->rows.front().startedMs > 0,
+        5000);
 }
 
 // Extend Budget while the session runs: it goes past the rounds it was started with.
