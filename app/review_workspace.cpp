@@ -7,10 +7,12 @@
 #include "widgets/charts_panel.h"
 #include "widgets/code_diff_panel.h"
 #include "widgets/diff_panel.h"
+#include "widgets/fitting_tab_widget.h"
 #include "widgets/history_panel.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/line_profile_panel.h"
 #include "widgets/metrics_model.h"
+#include "widgets/metrics_view.h"
 #include "widgets/report_view.h"
 #include "widgets/roofline_chart.h"
 #include "widgets/session_browser.h"
@@ -23,12 +25,10 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -59,14 +59,14 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     , m_selection(new IterationSelection(this))
     , m_browser(new SessionBrowser(this))
     , m_history(new HistoryPanel(m_selection, this))
-    , m_inspector(new QTabWidget(this))
+    , m_inspector(new FittingTabWidget(this))
     , m_source(new SourcePanel(m_selection, this))
     , m_diff(new DiffPanel(m_selection, this))
     , m_codeDiff(new CodeDiffPanel(m_selection, this))
     , m_verification(new ReportView(
           m_selection, verificationPage, tr("Select an iteration to read its verification report."), this))
     , m_metrics(new MetricsModel(this))
-    , m_metricsView(new QTableView(this))
+    , m_metricsView(new MetricsView(m_metrics, this))
     , m_findings(new ReportView(m_selection, findingsPage, tr("Select an iteration to read its findings."), this))
     , m_evidence(new ReportView(
           m_selection, evidencePage, tr("Select an iteration to see how its numbers were measured."), this))
@@ -76,28 +76,6 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
 {
     follow(m_selection, m_metrics, m_metrics, Deferral::WhileHidden,
         m_metricsView); // the model fills while its tab is seen
-    m_metricsView->setModel(m_metrics);
-    m_metricsView->verticalHeader()->hide();
-    m_metricsView->setAlternatingRowColors(true);
-    m_metricsView->setWordWrap(false);
-    m_metricsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_metricsView->horizontalHeader()->setStretchLastSection(true);
-    // One size (most problems): the column repeats it on every row and costs a laptop's width.
-    connect(m_metrics, &QAbstractItemModel::modelReset, m_metricsView,
-        [this] { m_metricsView->setColumnHidden(MetricsModel::SizeColumn, m_metrics->sizeCount() <= 1); });
-    // A pinned baseline's name ("Baseline: layernorm_gelu-llm-replay-h200 #4") sized its column and put
-    // the deltas past a 1366-px window's edge: the column is as wide as its values, its title elided
-    // (whole in the tooltip).
-    m_metricsView->horizontalHeader()->setSectionResizeMode(MetricsModel::BaselineColumn, QHeaderView::Interactive);
-    auto fitBaseline = [this] {
-        QHeaderView* header = m_metricsView->horizontalHeader();
-        const int values
-            = static_cast<QAbstractItemView*>(m_metricsView)->sizeHintForColumn(MetricsModel::BaselineColumn);
-        const int title = header->fontMetrics().horizontalAdvance(QStringLiteral("Baseline: iteration 00")) + 16;
-        header->resizeSection(MetricsModel::BaselineColumn, std::max(values, title));
-    };
-    connect(m_metrics, &QAbstractItemModel::modelReset, m_metricsView, fitBaseline);
-    connect(m_metrics, &QAbstractItemModel::headerDataChanged, m_metricsView, fitBaseline);
 
     m_inspector->setDocumentMode(true);
     m_inspector->addTab(m_source, tr("Source"));

@@ -23,6 +23,7 @@ class DiffPanel;
 class HistoryPanel;
 class IterationSelection;
 class MetricsModel;
+class MetricsView;
 class ReportView;
 class SessionBrowser;
 class SourcePanel;
@@ -74,6 +75,7 @@ public:
     ReportView* evidenceView() const;
     MetricsModel* metricsModel() const;
     TranscriptPanel* transcript() const;
+    MetricsView* metricsView() const { return m_metricsView; }
     ChartsPanel* charts() const { return m_charts; }
     QTabWidget* inspector() const { return m_inspector; }
 
@@ -99,7 +101,7 @@ private:
     CodeDiffPanel* m_codeDiff;
     ReportView* m_verification;
     MetricsModel* m_metrics;
-    QTableView* m_metricsView;
+    MetricsView* m_metricsView;
     ReportView* m_findings;
     ReportView* m_evidence;
     TranscriptPanel* m_transcript;

@@ -108,8 +108,14 @@ CodeDiffPanel::CodeDiffPanel(IterationSelection* selection, QWidget* parent)
     auto* vertical = new QSplitter(Qt::Vertical, this);
     vertical->addWidget(m_mix);
     vertical->addWidget(sides);
-    vertical->setStretchFactor(0, 1);
+    // The code is what the tab is for: the mix starts at three rows (it scrolls, and the handle gives
+    // it more) and the diff takes the rest; half each left a 1366x768 window 9 rows of SASS.
+    vertical->setStretchFactor(0, 0);
     vertical->setStretchFactor(1, 1);
+    vertical->setCollapsible(1, false);
+    const int mixHeight = m_mix->horizontalHeader()->sizeHint().height()
+        + 3 * m_mix->verticalHeader()->defaultSectionSize() + 2 * m_mix->frameWidth();
+    vertical->setSizes({ mixHeight, 4 * mixHeight });
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Compare code with"), this));

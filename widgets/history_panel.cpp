@@ -203,10 +203,16 @@ void HistoryPanel::showSession(const std::shared_ptr<const SessionView>& session
     showFigureColumns(*session, tableKept && treeKept);
     if (!tableKept || !treeKept) {
         m_tree->expandAll();
-        m_gpuWidth = 0; // measured anew, with the GPU column shown (showFigureColumns)
+        // Measured anew, every column shown; then the narrow pane's give way again.
+        for (const auto& [column, width] : m_yieldedWidth)
+            if (column != C::GpuColumn || m_gpuWanted) {
+                m_table->setColumnHidden(column, false);
+                m_tree->setColumnHidden(column, false);
+            }
+        m_yieldedWidth.clear();
         fitColumns(m_table);
         fitColumns(m_tree);
-        fitGpuColumn();
+        fitNarrowColumns();
         fillWithFinding(m_table);
         fillWithFinding(m_tree);
         return;
@@ -257,6 +263,9 @@ void HistoryPanel::widen(QAbstractItemView* view, int column, int width)
     width = std::min(widest(view, column), width);
     if (column == C::FindingColumn)
         findingNeeds(view) = std::max(findingNeeds(view), width);
+    else if (const auto yielded = m_yieldedWidth.find(column);
+             view == m_table && yielded != m_yieldedWidth.end() && header->isSectionHidden(column))
+        yielded->second = std::max(yielded->second, width); // for when it comes back
     else if (width > header->sectionSize(column))
         header->resizeSection(column, width);
 }
@@ -286,7 +295,10 @@ void HistoryPanel::fillWithFinding(QAbstractItemView* view)
 int HistoryPanel::neededWidth() const
 {
     const QHeaderView* header = m_table->horizontalHeader();
-    const int others = header->length() - header->sectionSize(C::FindingColumn);
+    int others = header->length() - header->sectionSize(C::FindingColumn);
+    for (const auto& [column, width] : m_yieldedWidth)
+        if (header->isSectionHidden(column))
+            others += width;
     const int finding = header->isSectionHidden(C::FindingColumn) ? 0 : titleWidth(header, C::FindingColumn);
     return others + finding + 2 * m_table->frameWidth() + m_table->verticalScrollBar()->sizeHint().width() + 2;
 }
@@ -295,7 +307,7 @@ bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
 {
     if (event->type() == QEvent::Resize) {
         if (watched == m_table->viewport()) {
-            fitGpuColumn();
+            fitNarrowColumns();
             fillWithFinding(m_table);
             fillWithFinding(m_tree);
         } else if (watched == m_tree->viewport())
@@ -305,7 +317,7 @@ bool HistoryPanel::eventFilter(QObject* watched, QEvent* event)
 }
 
 // "vs eager" and "vs torch.compile" only for a session timed against PyTorch; "GPU" only when its
-// results say who measured them (and, when it is one GPU for all, there is room: fitGpuColumn); "% SOL"
+// results say who measured them (and, when it is one GPU for all, there is room: fitNarrowColumns); "% SOL"
 // only when they carry speed of light (older files do not). The figures arrive after the rows: a
 // column that appears then is sized once to what it holds.
 void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
@@ -328,6 +340,9 @@ void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
         }
     }
     m_gpuWanted = measuredOn;
+    m_solShown = sol;
+    if (!measuredOn)
+        m_yieldedWidth.erase(C::GpuColumn); // hidden for want of data, not of room
     QString first;
     m_gpuSame = true;
     for (const figures::IterationFigures& f : session.figures)
@@ -337,36 +352,72 @@ void HistoryPanel::showFigureColumns(const SessionView& session, bool kept)
             first = text;
         }
     if (kept) // a new session's columns are fitted first (showSession)
-        fitGpuColumn();
+        fitNarrowColumns();
     fillWithFinding(m_table);
     fillWithFinding(m_tree);
 }
 
-// Where every iteration was measured on the same runner and GPU, the GPU column says one thing on
-// every row (the session list's Device says it too): it gives way first when the columns would not
-// fit the pane (the KernelBench session scrolled sideways in a 1366-px window), and comes back when
-// there is room. A session measured on several GPUs keeps it.
-void HistoryPanel::fitGpuColumn()
+// What gives way when the columns would not fit the pane (the KernelBench session scrolled sideways
+// in a 1366-px window; the live review layout left the history ~545 px), first to last: the GPU where
+// one runner and GPU measured every iteration (the session list's Device says it), then % of copy
+// where % SOL shows (for a memory-bound kernel it is the same figure), then GB/s where % SOL or % of
+// copy says how near the roof it came. Each comes back, last first, when there is room.
+std::vector<int> HistoryPanel::narrowYields() const
 {
-    if (!m_gpuWanted || !m_gpuSame)
+    std::vector<int> columns;
+    if (m_gpuWanted && m_gpuSame)
+        columns.push_back(C::GpuColumn);
+    if (m_solShown)
+        columns.push_back(C::PctOfCopyColumn);
+    columns.push_back(C::GbpsColumn);
+    return columns;
+}
+
+void HistoryPanel::fitNarrowColumns()
+{
+    if (m_shownSession == 0)
         return;
     QHeaderView* header = headerOf(m_table);
-    const bool hidden = header->isSectionHidden(C::GpuColumn);
-    if (!hidden)
-        m_gpuWidth = header->sectionSize(C::GpuColumn);
-    else if (m_gpuWidth == 0)
-        m_gpuWidth = fittedWidth(m_table, header, C::GpuColumn);
-    const int withoutGpu = header->length() - header->sectionSize(C::FindingColumn) - (hidden ? 0 : m_gpuWidth);
-    const bool fits
-        = withoutGpu + m_gpuWidth + titleWidth(header, C::FindingColumn) + 1 <= m_table->viewport()->width();
-    if (fits == !hidden)
-        return;
-    m_table->setColumnHidden(C::GpuColumn, !fits);
-    m_tree->setColumnHidden(C::GpuColumn, !fits);
-    if (fits) {
-        header->resizeSection(C::GpuColumn, m_gpuWidth);
-        headerOf(m_tree)->resizeSection(C::GpuColumn, fittedWidth(m_tree, headerOf(m_tree), C::GpuColumn));
+    const std::vector<int> yields = narrowYields();
+    // A column that may no longer give way (a second GPU measured a live session's newest) shows again.
+    for (auto it = m_yieldedWidth.begin(); it != m_yieldedWidth.end();)
+        if (std::find(yields.begin(), yields.end(), it->first) == yields.end()) {
+            if (it->first != C::GpuColumn || m_gpuWanted) {
+                m_table->setColumnHidden(it->first, false);
+                m_tree->setColumnHidden(it->first, false);
+                header->resizeSection(it->first, it->second);
+            }
+            it = m_yieldedWidth.erase(it);
+        } else {
+            ++it;
+        }
+    int kept = header->length() - header->sectionSize(C::FindingColumn);
+    for (const int column : yields)
+        if (!header->isSectionHidden(column)) {
+            m_yieldedWidth[column] = header->sectionSize(column);
+            kept -= header->sectionSize(column);
+        } else if (!m_yieldedWidth.contains(column)) {
+            m_yieldedWidth[column] = fittedWidth(m_table, header, column);
+        }
+    // From the last to give way back: each shows while it and those after it fit beside the finding's title.
+    const int room = m_table->viewport()->width() - titleWidth(header, C::FindingColumn) - 1;
+    bool fits = true;
+    for (auto it = yields.rbegin(); it != yields.rend(); ++it) {
+        const int column = *it;
+        fits = fits && kept + m_yieldedWidth[column] <= room;
+        if (fits)
+            kept += m_yieldedWidth[column];
+        if (header->isSectionHidden(column) == !fits)
+            continue;
+        m_table->setColumnHidden(column, !fits);
+        m_tree->setColumnHidden(column, !fits);
+        if (fits) {
+            header->resizeSection(column, m_yieldedWidth[column]);
+            headerOf(m_tree)->resizeSection(column, fittedWidth(m_tree, headerOf(m_tree), column));
+        }
     }
+    for (auto it = m_yieldedWidth.begin(); it != m_yieldedWidth.end();)
+        it = header->isSectionHidden(it->first) ? std::next(it) : m_yieldedWidth.erase(it);
 }
 
 void HistoryPanel::showIteration(const std::shared_ptr<const IterationFocus>& focus)

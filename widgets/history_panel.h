@@ -2,12 +2,16 @@
 // A session's iterations as a table (the `history` columns), as a proposal tree by parent and as the
 // hypothesis log (predicted against measured). All follow the selection and select what the engineer
 // clicks. The PyTorch columns show only for a session timed against PyTorch, the GPU column only when
-// the results say who measured them (and one GPU for all gives way when the pane is narrow). Above them, as `history`
-// prints below its table: how the session stopped (pass@k and speedup@k) and a warning when its results come from two
-// GPU models.
+// the results say who measured them. In a narrow pane the columns that repeat what another says give
+// way, in order: one GPU for all, % of copy and GB/s where % SOL shows (fitNarrowColumns). Above them,
+// as `history` prints below its table: how the session stopped (pass@k and speedup@k) and a warning
+// when its results come from two GPU models.
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
+
+#include <map>
+#include <vector>
 
 class QAbstractItemView;
 class QHeaderView;
@@ -34,8 +38,8 @@ public:
     IterationTableModel* tableModel() const { return m_tableModel; }
     ProposalTreeModel* treeModel() const { return m_treeModel; }
     QTableView* table() const { return m_table; }
-    // The width the table needs to show every column without scrolling sideways, the top finding at
-    // its least (its title).
+    // The width the table needs to show every column without scrolling sideways (those that give way
+    // in a narrow pane included), the top finding at its least (its title).
     int neededWidth() const;
     QTreeView* tree() const { return m_tree; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -56,7 +60,8 @@ private:
     void widen(QAbstractItemView* view, int column, int width);
     int& findingNeeds(const QAbstractItemView* view);
     void fillWithFinding(QAbstractItemView* view);
-    void fitGpuColumn();
+    std::vector<int> narrowYields() const;
+    void fitNarrowColumns();
 
     IterationSelection* m_selection;
     IterationTableModel* m_tableModel;
@@ -76,7 +81,8 @@ private:
     int m_treeFindingWidth = 0;
     bool m_gpuWanted = false; // the results say who measured them
     bool m_gpuSame = false; // ... and it was one runner and GPU for every iteration
-    int m_gpuWidth = 0; // the GPU column's width when shown
+    bool m_solShown = false; // the results carry % of speed of light
+    std::map<int, int> m_yieldedWidth; // a column that gave way: its width when shown
 };
 
 } // namespace kl::gui

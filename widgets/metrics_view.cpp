@@ -18,10 +18,10 @@ MetricsView::MetricsView(MetricsModel* model, QWidget* parent)
     setWordWrap(false);
     QHeaderView* header = horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setStretchLastSection(true);
     // Sized here (fitBaseline): sized to its title, a long pinned name put the deltas past a 1366-px
-    // window's edge.
+    // window's edge; the last column fills what is left (a stretched one kept 100 px past its contents).
     header->setSectionResizeMode(MetricsModel::BaselineColumn, QHeaderView::Interactive);
+    header->setSectionResizeMode(MetricsModel::VsParentColumn, QHeaderView::Interactive);
     // One size (most problems): the column repeats it on every row and costs a laptop's width.
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         setColumnHidden(MetricsModel::SizeColumn, m_model->sizeCount() <= 1);
@@ -43,18 +43,24 @@ void MetricsView::fitBaseline()
     m_fitting = true;
     QHeaderView* header = horizontalHeader();
     constexpr int baseline = MetricsModel::BaselineColumn;
+    constexpr int last = MetricsModel::VsParentColumn;
+    const auto need
+        = [this, header](int column) { return std::max(sizeHintForColumn(column), header->sectionSizeHint(column)); };
     const int values = sizeHintForColumn(baseline);
     const int whole = header->sectionSizeHint(baseline);
     const int cut = header->fontMetrics().horizontalAdvance(QStringLiteral("Baseline: iteration 00")) + 16;
-    // What the other columns need, the stretched last one at its contents rather than its stretch.
-    int others = 0;
+    int others = 0; // the columns sized to their contents
     for (int column = 0; column < m_model->columnCount(); ++column)
-        if (column != baseline && !isColumnHidden(column))
-            others += std::max(sizeHintForColumn(column), header->sectionSizeHint(column));
-    const int room = viewport()->width() - others;
-    const int width = std::max(values, std::min(whole, std::max(cut, room)));
+        if (column != baseline && column != last && !isColumnHidden(column))
+            others += need(column);
+    const int room = viewport()->width() - 1; // a pixel spare: exactly full scrolled by 1
+    const int width = std::max(values, std::min(whole, std::max(cut, room - others - need(last))));
     if (header->sectionSize(baseline) != width)
         header->resizeSection(baseline, width);
+    // The last column fills the rest, as a stretched one would, but never below its contents.
+    const int fill = std::max(need(last), room - others - width);
+    if (header->sectionSize(last) != fill)
+        header->resizeSection(last, fill);
     m_fitting = false;
 }
 
