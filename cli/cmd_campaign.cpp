@@ -2,9 +2,9 @@
 // runner per problem, recorded in the store as one campaign; re-running the same command resumes it
 // (finished problems are not run again). The report is read from the store: a table, Markdown, CSV or
 // JSON, the distribution as SVG, and the winners as a folder of standalone kernels.
-#include "cli/cli_support.h"
 #include "cli/command.h"
 #include "cli/llm_options.h"
+#include "cli/option_values.h"
 
 #include "core/campaign/campaign_report.h"
 #include "core/campaign/campaign_scheduler.h"

@@ -1,8 +1,9 @@
 // kernelloop-cli check PROBLEM [--candidate FILE] [--arch sm_90] [--set NAME=VALUE]... [--json]
 // The static report without a GPU: compile with NVRTC, then registers, shared memory, stack,
 // spills, barriers, theoretical occupancy and its limiter, grid and waves at every main size.
-#include "cli/cli_support.h"
 #include "cli/command.h"
+#include "cli/option_values.h"
+#include "cli/table_text.h"
 
 #include "core/compile/static_report.h"
 #include "core/model/error.h"

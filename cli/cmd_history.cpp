@@ -1,7 +1,8 @@
 // kernelloop-cli history / show / export / import / export-kernel: the store, anywhere (no GPU).
-#include "cli/cli_support.h"
 #include "cli/command.h"
+#include "cli/option_values.h"
 #include "cli/review_prompt.h"
+#include "cli/table_text.h"
 
 #include "core/figures/iteration_figures.h"
 #include "core/findings/metric_facts.h"

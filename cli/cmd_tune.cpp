@@ -1,8 +1,8 @@
 // kernelloop-cli tune / evaluate: the loop, headless. The flags become a session recipe, which core's
 // session runner (core/session/session_runner.h) assembles and runs; this prints its events.
-#include "cli/cli_support.h"
 #include "cli/command.h"
 #include "cli/llm_options.h"
+#include "cli/option_values.h"
 #include "cli/review_prompt.h"
 #include "cli/tune_output.h"
 #include "core/pool/runner_endpoint.h"

@@ -1,6 +1,6 @@
 #include "cli/review_prompt.h"
 
-#include "cli/cli_support.h"
+#include "cli/table_text.h"
 #include "core/model/error.h"
 #include "core/review/candidate_changes.h"
 #include "core/review/source_diff.h"

@@ -1,6 +1,6 @@
 #include "cli/tune_output.h"
 
-#include "cli/cli_support.h"
+#include "cli/table_text.h"
 #include "core/loop/stored_forms.h"
 #include "core/store/summary_columns.h"
 

@@ -52,9 +52,9 @@ TensorAllocation allocateTensor(const CudaDriver& cu, const protocol::Buffer& bu
 } // namespace
 
 CaseMemory::CaseMemory(
-    const Device& device, const HelperKernels& helpers, const protocol::Case& testCase, bool withReference)
+    const Device& device, const RunnerKernels& ownKernels, const protocol::Case& testCase, bool withReference)
     : m_device(device)
-    , m_helpers(helpers)
+    , m_ownKernels(ownKernels)
 {
     const CudaDriver& cu = device.driver();
     for (const protocol::Buffer& buffer : testCase.buffers) {
@@ -82,20 +82,20 @@ CaseMemory::CaseMemory(
 void CaseMemory::prepare(std::uint64_t seed)
 {
     for (const TensorAllocation& input : m_inputs) {
-        m_helpers.fill(input.memory.pointer(), input.memory.bytes(), verify::kSentinelPattern);
-        m_helpers.generate(input.data(), input.layout, input.distribution.value_or(Distribution {}),
-            HelperKernels::keyFor(seed, input.name));
+        m_ownKernels.fill(input.memory.pointer(), input.memory.bytes(), verify::kSentinelPattern);
+        m_ownKernels.generate(input.data(), input.layout, input.distribution.value_or(Distribution {}),
+            RunnerKernels::keyFor(seed, input.name));
     }
     for (const auto* outputs : { &m_outputs, &m_referenceOutputs }) {
         for (const TensorAllocation& output : *outputs) {
-            m_helpers.fill(output.memory.pointer(), output.memory.bytes(), verify::kSentinelPattern);
-            m_helpers.fill(output.data(), output.layout.bytes(), verify::poisonPattern(output.layout.type));
-            m_helpers.fillGaps(output.data(), output.layout, verify::kSentinelByte);
+            m_ownKernels.fill(output.memory.pointer(), output.memory.bytes(), verify::kSentinelPattern);
+            m_ownKernels.fill(output.data(), output.layout.bytes(), verify::poisonPattern(output.layout.type));
+            m_ownKernels.fillGaps(output.data(), output.layout, verify::kSentinelByte);
         }
     }
     for (const auto& [role, buffers] : m_scratch)
         for (const auto& [name, buffer] : buffers)
-            m_helpers.fill(buffer.pointer(), buffer.bytes(), kScratchPattern);
+            m_ownKernels.fill(buffer.pointer(), buffer.bytes(), kScratchPattern);
 }
 
 BufferMap CaseMemory::buffersFor(Role role) const
@@ -115,7 +115,7 @@ std::vector<std::uint64_t> CaseMemory::inputChecksums() const
 {
     std::vector<std::uint64_t> sums;
     for (const TensorAllocation& input : m_inputs)
-        sums.push_back(m_helpers.checksum(input.memory.pointer(), input.memory.bytes()));
+        sums.push_back(m_ownKernels.checksum(input.memory.pointer(), input.memory.bytes()));
     return sums;
 }
 
@@ -165,7 +165,7 @@ ReferenceOutputs CaseMemory::saveReferenceOutputs(ReferenceMemory where) const
             KL_CU(cu, cuMemcpyDtoHAsync, copy.data(), output.memory.pointer(), bytes, m_device.stream());
             saved.host.push_back(std::move(copy));
         }
-        saved.checksums.push_back(m_helpers.checksum(output.data(), output.layout.bytes()));
+        saved.checksums.push_back(m_ownKernels.checksum(output.data(), output.layout.bytes()));
     }
     m_device.synchronize();
     return saved;
@@ -192,7 +192,7 @@ std::string CaseMemory::restoreReferenceOutputs(const ReferenceOutputs& saved) c
     // A copy kept in device memory can be hit by a later candidate's wild write: the checksum says so.
     for (std::size_t i = 0; i < count; ++i) {
         const TensorAllocation& output = m_referenceOutputs[i];
-        const std::uint64_t now = m_helpers.checksum(output.data(), output.layout.bytes());
+        const std::uint64_t now = m_ownKernels.checksum(output.data(), output.layout.bytes());
         if (now != saved.checksums[i])
             return "output " + std::to_string(i) + " checksum " + std::to_string(now) + ", kept "
                 + std::to_string(saved.checksums[i]);

@@ -5,8 +5,8 @@
 #include "core/protocol/messages.h"
 #include "core/verify/patterns.h"
 #include "runner/device.h"
-#include "runner/helper_kernels.h"
 #include "runner/program.h"
+#include "runner/runner_kernels.h"
 
 #include <cstdint>
 #include <map>
@@ -44,8 +44,8 @@ public:
     // full and JobFailure(bad-request) for a malformed buffer (a stride shorter than its row).
     // `withReference` false: no reference outputs or scratch (timing and profiling never run the
     // reference; less memory also means less for CUPTI's kernel replay to save and restore).
-    CaseMemory(
-        const Device& device, const HelperKernels& helpers, const protocol::Case& testCase, bool withReference = true);
+    CaseMemory(const Device& device, const RunnerKernels& ownKernels, const protocol::Case& testCase,
+        bool withReference = true);
 
     // Inputs generated from `seed` (one key per buffer name), outputs poisoned, guards, gaps and
     // scratch refreshed. Enqueued on the device's stream.
@@ -53,7 +53,7 @@ public:
     // The pointers a program sees: inputs, its outputs (the reference has its own), its scratch.
     BufferMap buffersFor(Role role) const;
 
-    const HelperKernels& helpers() const { return m_helpers; }
+    const RunnerKernels& ownKernels() const { return m_ownKernels; }
     const std::vector<TensorAllocation>& inputs() const { return m_inputs; }
     const std::vector<TensorAllocation>& outputs() const { return m_outputs; }
     const std::vector<TensorAllocation>& referenceOutputs() const { return m_referenceOutputs; }
@@ -74,7 +74,7 @@ public:
 
 private:
     const Device& m_device;
-    const HelperKernels& m_helpers;
+    const RunnerKernels& m_ownKernels;
     std::vector<TensorAllocation> m_inputs;
     std::vector<TensorAllocation> m_outputs;
     std::vector<TensorAllocation> m_referenceOutputs;

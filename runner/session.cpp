@@ -3,7 +3,7 @@
 #include "core/model/error.h"
 #include "runner/cuda_driver.h"
 #include "runner/device.h"
-#include "runner/evaluation.h"
+#include "runner/evaluator.h"
 #include "runner/job_failure.h"
 
 #include <chrono>

@@ -1,9 +1,9 @@
 #pragma once
-// The device's measured tensor ceiling for describe: the helper kernel kl_mma_peak (mma.sync m16n8k16,
+// The device's measured tensor ceiling for describe: the runner kernel kl_mma_peak (mma.sync m16n8k16,
 // fp16 in, fp32 accumulate, registers only) on 8 warps per block and 4 blocks per SM, timed like a
 // candidate; measured once per process, beside the copy bandwidth. Speed of light uses the theoretical
 // ceiling (core/model/precision.h); this says how much of it a plain mma.sync loop reaches here.
-#include "runner/helper_kernels.h"
+#include "runner/runner_kernels.h"
 #include "runner/timer.h"
 
 namespace kl::runner {
@@ -12,6 +12,6 @@ namespace kl::runner {
 double mmaPeakFlops(std::int64_t blocks, int iterations);
 
 // TFLOP/s; 0 before sm_80 (no m16n8k16 on the device).
-double measureTensorPeak(const Device& device, const HelperKernels& helpers, Timer& timer);
+double measureTensorPeak(const Device& device, const RunnerKernels& ownKernels, Timer& timer);
 
 } // namespace kl::runner

@@ -12,9 +12,9 @@ namespace {
 constexpr int kBatch = 128; // timed runs enqueued before the host waits
 }
 
-Timer::Timer(const Device& device, const HelperKernels& helpers, std::size_t flushBytes)
+Timer::Timer(const Device& device, const RunnerKernels& ownKernels, std::size_t flushBytes)
     : m_device(device)
-    , m_helpers(helpers)
+    , m_ownKernels(ownKernels)
     , m_flush(device.driver(), flushBytes ? (flushBytes + 3) / 4 * 4 : 2 * device.l2Bytes())
 {
     for (int i = 0; i < kBatch; ++i)
@@ -26,7 +26,7 @@ void Timer::flush()
     // A different value each time, so that no cache level can keep the old lines as "already zero".
     KL_CU(
         m_device.driver(), cuMemsetD32Async, m_flush.pointer(), ++m_flushValue, m_flush.bytes() / 4, m_device.stream());
-    m_helpers.touch(m_flush.pointer(), m_flush.bytes());
+    m_ownKernels.touch(m_flush.pointer(), m_flush.bytes());
 }
 
 void Timer::flushCaches()

@@ -19,7 +19,7 @@
 #include "core/verify/median_interval.h"
 #include "core/verify/statistics.h"
 #include "runner/device.h"
-#include "runner/helper_kernels.h"
+#include "runner/runner_kernels.h"
 
 #include <functional>
 #include <optional>
@@ -49,7 +49,7 @@ struct Measurement {
 class Timer {
 public:
     // flushBytes 0: twice the device's L2.
-    Timer(const Device& device, const HelperKernels& helpers, std::size_t flushBytes);
+    Timer(const Device& device, const RunnerKernels& ownKernels, std::size_t flushBytes);
 
     // `work` enqueues one run on the device's stream and nothing else (no synchronisation).
     Measurement measure(const std::function<void()>& work, const TimingBudget& budget);
@@ -63,7 +63,7 @@ private:
     void flush();
     void timeBatch(const std::function<void()>& work, int runs, std::vector<double>& samplesUs);
     const Device& m_device;
-    const HelperKernels& m_helpers;
+    const RunnerKernels& m_ownKernels;
     DeviceBuffer m_flush;
     std::vector<EventPair> m_events;
     unsigned m_flushValue = 0;

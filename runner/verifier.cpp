@@ -198,18 +198,18 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
     result.kind = testCase.kind;
     result.trial = trial;
     result.passed = true;
-    const HelperKernels& helpers = memory.helpers();
+    const RunnerKernels& ownKernels = memory.ownKernels();
     for (std::size_t i = 0; i < memory.outputs().size(); ++i) {
         const TensorAllocation& output = memory.outputs()[i];
         const TensorAllocation& expectedOutput = memory.referenceOutputs()[i];
         const Tolerance tolerance = toleranceFor(request, output.layout.type);
         // The checks on the device; a failure's report comes from its counts, indices and a window of a few
         // elements, never from copies of the tensors.
-        verify::DeviceScan scan = helpers.compare(output.data(), expectedOutput.data(), output.layout, tolerance);
+        verify::DeviceScan scan = ownKernels.compare(output.data(), expectedOutput.data(), output.layout, tolerance);
         std::tie(scan.guardBytesChanged, scan.firstChangedGuardOffset)
-            = helpers.changedGuardBytes(output.data(), output.layout, verify::kGuardBytes);
-        const OutputSums sums { helpers.checksum(output.data(), output.layout.bytes()),
-            helpers.checksum(expectedOutput.data(), expectedOutput.layout.bytes()) };
+            = ownKernels.changedGuardBytes(output.data(), output.layout, verify::kGuardBytes);
+        const OutputSums sums { ownKernels.checksum(output.data(), output.layout.bytes()),
+            ownKernels.checksum(expectedOutput.data(), expectedOutput.layout.bytes()) };
         const bool stale
             = i < previous.size() && sums.candidate == previous[i].candidate && sums.reference != previous[i].reference;
         if (previous.size() <= i)
@@ -257,7 +257,7 @@ protocol::CaseVerification verifyTrial(const Device& device, const protocol::Eva
 
 } // namespace
 
-VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule* reference,
+VerificationOutcome verifyCandidate(const Device& device, const RunnerKernels& ownKernels, LoadedModule* reference,
     LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress,
     PythonWorker* worker, ReferenceCache* cache)
 {
@@ -268,7 +268,7 @@ VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& h
     for (const protocol::Case& testCase : request.cases) {
         std::optional<CaseMemory> memory;
         try {
-            memory.emplace(device, helpers, testCase);
+            memory.emplace(device, ownKernels, testCase);
         } catch (const JobFailure& error) {
             outcome.failure = error;
             outcome.verification.cases.push_back(failedCase(testCase, 0, error));

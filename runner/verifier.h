@@ -4,11 +4,11 @@
 #include "core/protocol/messages.h"
 #include "runner/case_memory.h"
 #include "runner/device.h"
-#include "runner/helper_kernels.h"
 #include "runner/job_failure.h"
 #include "runner/program.h"
 #include "runner/python_reference.h"
 #include "runner/reference_cache.h"
+#include "runner/runner_kernels.h"
 
 #include <functional>
 #include <optional>
@@ -45,7 +45,7 @@ using ReferenceCache = ByteBoundedCache<ReferenceOutputs>;
 // `reference` is null when the request has a Python reference; `worker` then computes it. With a
 // `cache`, a (case, trial) whose reference outputs it holds restores them instead of running the
 // reference, and one it lacks stores them (reference_cache.h).
-VerificationOutcome verifyCandidate(const Device& device, const HelperKernels& helpers, LoadedModule* reference,
+VerificationOutcome verifyCandidate(const Device& device, const RunnerKernels& ownKernels, LoadedModule* reference,
     LoadedModule& candidate, const protocol::EvaluateRequest& request, const ProgressFunction& progress,
     PythonWorker* worker = nullptr, ReferenceCache* cache = nullptr);
 

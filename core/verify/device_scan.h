@@ -1,5 +1,5 @@
 #pragma once
-// The runner's comparison on the device (runner/helper_kernels.cu.inc) returns counts and two indices, not
+// The runner's comparison on the device (runner/runner_kernels.cu.inc) returns counts and two indices, not
 // the tensors: this is that small report, the report a person reads built from it, and the device's
 // algorithm run on host copies so that the CPU tests can hold it against checkOutput.
 #include "core/verify/output_check.h"

@@ -1,7 +1,7 @@
 #ifndef KL_VERIFY_ELEMENT_VERDICT_H
 #define KL_VERIFY_ELEMENT_VERDICT_H
 // One element of a candidate's output against the reference's: the maths that the runner's device
-// comparison (runner/helper_kernels.cu.inc, compiled by NVRTC with this file prepended) and the host's
+// comparison (runner/runner_kernels.cu.inc, compiled by NVRTC with this file prepended) and the host's
 // checks (core/verify) share, so that the two cannot drift apart. Plain C++ without library calls: NVRTC
 // compiles it without headers.
 #ifdef __CUDACC_RTC__

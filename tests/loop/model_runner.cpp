@@ -228,7 +228,7 @@ EvaluateResult madeUpAnswer(const EvaluateRequest& e, const DeviceDescription& d
     return r;
 }
 
-// As the real runner does (runner/evaluation.cpp), after either answer: when a profile was asked but
+// As the real runner does (runner/evaluator.cpp), after either answer: when a profile was asked but
 // the loop wants only candidates as fast as its incumbent and this one is slower, the profile is
 // skipped with the reason, the detail says both figures, and no PC sampling is attached (it is part
 // of the profile). True when skipped.

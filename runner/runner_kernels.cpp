@@ -1,6 +1,6 @@
-#include "runner/helper_kernels.h"
+#include "runner/runner_kernels.h"
 
-#include "runner/helper_kernels_source.h"
+#include "runner/runner_kernels_source.h"
 
 #include <nvrtc.h>
 
@@ -23,7 +23,7 @@ void checkNvrtc(nvrtcResult result, const char* call)
 std::string compileCubin(const std::string& arch)
 {
     nvrtcProgram program = nullptr;
-    checkNvrtc(nvrtcCreateProgram(&program, kHelperKernelSource, "kernelloop_helpers.cu", 0, nullptr, nullptr),
+    checkNvrtc(nvrtcCreateProgram(&program, kRunnerKernelSource, "kernelloop_runner_kernels.cu", 0, nullptr, nullptr),
         "nvrtcCreateProgram");
     const std::string archOption = "--gpu-architecture=" + arch;
     const char* options[] = { archOption.c_str(), "-default-device" };
@@ -34,7 +34,7 @@ std::string compileCubin(const std::string& arch)
         std::string log(logSize, '\0');
         nvrtcGetProgramLog(program, log.data());
         nvrtcDestroyProgram(&program);
-        throw std::runtime_error("the runner's helper kernels do not compile for " + arch + ":\n" + log);
+        throw std::runtime_error("the runner's own kernels do not compile for " + arch + ":\n" + log);
     }
     size_t size = 0;
     checkNvrtc(nvrtcGetCUBINSize(program, &size), "nvrtcGetCUBINSize");
@@ -68,7 +68,7 @@ std::uint64_t mix(std::uint64_t z)
 }
 } // namespace
 
-HelperKernels::HelperKernels(const Device& device)
+RunnerKernels::RunnerKernels(const Device& device)
     : m_device(device)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -106,7 +106,7 @@ HelperKernels::HelperKernels(const Device& device)
     m_touchSlot = DeviceBuffer(cu, sizeof(std::uint64_t));
 }
 
-HelperKernels::~HelperKernels()
+RunnerKernels::~RunnerKernels()
 {
     m_checksumSlot = DeviceBuffer();
     m_touchSlot = DeviceBuffer();
@@ -115,7 +115,7 @@ HelperKernels::~HelperKernels()
         m_device.driver().cuModuleUnload(m_module);
 }
 
-void HelperKernels::launch(CUfunction function, std::int64_t work, void** args) const
+void RunnerKernels::launch(CUfunction function, std::int64_t work, void** args) const
 {
     constexpr std::int64_t kThreads = 256;
     const std::int64_t blocks = std::clamp<std::int64_t>((work + kThreads - 1) / kThreads, 1, m_maxBlocks);
@@ -123,7 +123,7 @@ void HelperKernels::launch(CUfunction function, std::int64_t work, void** args) 
         static_cast<unsigned>(kThreads), 1, 1, 0, m_device.stream(), args, nullptr);
 }
 
-void HelperKernels::generate(
+void RunnerKernels::generate(
     CUdeviceptr data, const verify::TensorLayout& layout, const Distribution& distribution, std::uint64_t key) const
 {
     if (layout.dataElements() == 0)
@@ -135,7 +135,7 @@ void HelperKernels::generate(
     launch(m_generate.at(layout.type), layout.dataElements(), args);
 }
 
-void HelperKernels::fill(CUdeviceptr pointer, std::size_t bytes, std::uint64_t pattern) const
+void RunnerKernels::fill(CUdeviceptr pointer, std::size_t bytes, std::uint64_t pattern) const
 {
     if (bytes == 0)
         return;
@@ -144,7 +144,7 @@ void HelperKernels::fill(CUdeviceptr pointer, std::size_t bytes, std::uint64_t p
     launch(m_fill, static_cast<std::int64_t>(std::max<std::size_t>(bytes / 8, 8)), args);
 }
 
-void HelperKernels::fillGaps(CUdeviceptr data, const verify::TensorLayout& layout, std::byte sentinel) const
+void RunnerKernels::fillGaps(CUdeviceptr data, const verify::TensorLayout& layout, std::byte sentinel) const
 {
     if (!layout.padded() || layout.rows == 0)
         return;
@@ -156,7 +156,7 @@ void HelperKernels::fillGaps(CUdeviceptr data, const verify::TensorLayout& layou
     launch(m_fillGaps, rows * (strideBytes - rowBytes), args);
 }
 
-void HelperKernels::mmaPeak(std::int64_t blocks, int threads, int iterations) const
+void RunnerKernels::mmaPeak(std::int64_t blocks, int threads, int iterations) const
 {
     CUdeviceptr out = m_touchSlot.pointer(); // never written: the kernel stores only an impossible sum
     void* args[] = { &out, &iterations };
@@ -164,7 +164,7 @@ void HelperKernels::mmaPeak(std::int64_t blocks, int threads, int iterations) co
         static_cast<unsigned>(threads), 1, 1, 0, m_device.stream(), args, nullptr);
 }
 
-void HelperKernels::touch(CUdeviceptr pointer, std::size_t bytes) const
+void RunnerKernels::touch(CUdeviceptr pointer, std::size_t bytes) const
 {
     std::uint64_t count = bytes;
     CUdeviceptr slot = m_touchSlot.pointer();
@@ -172,7 +172,7 @@ void HelperKernels::touch(CUdeviceptr pointer, std::size_t bytes) const
     launch(m_checksum, static_cast<std::int64_t>(std::max<std::size_t>(bytes / 8, 32)), args);
 }
 
-std::uint64_t HelperKernels::checksum(CUdeviceptr pointer, std::size_t bytes) const
+std::uint64_t RunnerKernels::checksum(CUdeviceptr pointer, std::size_t bytes) const
 {
     const CudaDriver& cu = m_device.driver();
     KL_CU(cu, cuMemsetD8Async, m_checksumSlot.pointer(), 0, sizeof(std::uint64_t), m_device.stream());
@@ -186,7 +186,7 @@ std::uint64_t HelperKernels::checksum(CUdeviceptr pointer, std::size_t bytes) co
     return value;
 }
 
-verify::DeviceScan HelperKernels::compare(
+verify::DeviceScan RunnerKernels::compare(
     CUdeviceptr actual, CUdeviceptr expected, const verify::TensorLayout& layout, const Tolerance& tolerance) const
 {
     const CudaDriver& cu = m_device.driver();
@@ -236,7 +236,7 @@ verify::DeviceScan HelperKernels::compare(
     return scan;
 }
 
-std::pair<std::int64_t, std::int64_t> HelperKernels::changedGuardBytes(
+std::pair<std::int64_t, std::int64_t> RunnerKernels::changedGuardBytes(
     CUdeviceptr data, const verify::TensorLayout& layout, std::size_t guardBytes) const
 {
     const CudaDriver& cu = m_device.driver();
@@ -266,7 +266,7 @@ std::pair<std::int64_t, std::int64_t> HelperKernels::changedGuardBytes(
     return { static_cast<std::int64_t>(values[0]), values[1] == ~0ull ? -1 : static_cast<std::int64_t>(values[1]) };
 }
 
-std::uint64_t HelperKernels::keyFor(std::uint64_t seed, const std::string& bufferName)
+std::uint64_t RunnerKernels::keyFor(std::uint64_t seed, const std::string& bufferName)
 {
     std::uint64_t h = 1469598103934665603ull; // FNV-1a over the name
     for (unsigned char c : bufferName)

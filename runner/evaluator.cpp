@@ -1,4 +1,4 @@
-#include "runner/evaluation.h"
+#include "runner/evaluator.h"
 
 #include "core/protocol/case_speed_of_light.h"
 #include "core/protocol/profile_policy.h"
@@ -123,11 +123,11 @@ void Evaluator::startPythonWorker()
     }
 }
 
-const HelperKernels& Evaluator::helpers()
+const RunnerKernels& Evaluator::ownKernels()
 {
-    if (!m_helpers)
-        m_helpers = std::make_unique<HelperKernels>(m_device);
-    return *m_helpers;
+    if (!m_ownKernels)
+        m_ownKernels = std::make_unique<RunnerKernels>(m_device);
+    return *m_ownKernels;
 }
 
 std::size_t Evaluator::flushBytesFor(std::size_t asked) const
@@ -140,7 +140,7 @@ Timer& Evaluator::timer(std::size_t flushBytes)
     const std::size_t wanted = flushBytesFor(flushBytes);
     if (!m_timer || m_timer->flushBytes() != wanted) {
         m_timer.reset();
-        m_timer = std::make_unique<Timer>(m_device, helpers(), wanted);
+        m_timer = std::make_unique<Timer>(m_device, ownKernels(), wanted);
     }
     return *m_timer;
 }
@@ -194,7 +194,7 @@ protocol::DeviceDescription Evaluator::description()
             protocol::DeviceDescription d = m_device.staticDescription();
             d.copyBandwidthGbps = measureCopyBandwidth(m_device, timer(0));
             d.copyBandwidthBytes = kCopyBandwidthBytes;
-            d.tensorFp16Tflops = measureTensorPeak(m_device, helpers(), timer(0));
+            d.tensorFp16Tflops = measureTensorPeak(m_device, ownKernels(), timer(0));
             if (d.tensorFp16Tflops > 0.0)
                 d.tensorFp16ClockMhz = m_clock.smClockMhz().value_or(d.smClockMhz);
             m_description = d;
@@ -248,7 +248,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     progress("load", 0, 1);
     std::unique_ptr<LoadedModule> reference, candidate, baseline;
     try {
-        helpers();
+        ownKernels();
         if (!request.pythonReference)
             reference = std::make_unique<LoadedModule>(m_device, request.modules.reference.cubin, "reference");
         candidate = std::make_unique<LoadedModule>(m_device, request.modules.candidate.cubin, "candidate");
@@ -258,7 +258,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
         result.phasesMs["load"] = millisSince(started);
         fail(failure);
         return outcome;
-    } catch (const std::exception& error) { // the helper kernels did not compile: our bug, not the candidate's
+    } catch (const std::exception& error) { // the runner's own kernels did not compile: our bug, not the candidate's
         result.phasesMs["load"] = millisSince(started);
         fail(JobFailure(Category::BadRequest, std::string("runner setup: ") + error.what()));
         return outcome;
@@ -268,7 +268,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
     // Verify.
     started = Clock::now();
     VerificationOutcome verified = verifyCandidate(
-        m_device, helpers(), reference.get(), *candidate, request, progress, &m_pythonWorker, &m_referenceCache);
+        m_device, ownKernels(), reference.get(), *candidate, request, progress, &m_pythonWorker, &m_referenceCache);
     result.phasesMs["verify"] = millisSince(started);
     if (verified.split.referenceHits > 0) {
         result.phasesMs["verify_reference_restore"] = verified.split.referenceRestore;
@@ -463,8 +463,8 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         if (!testCase.timed)
             continue;
         // Timing never runs the reference: its outputs are only needed by a PyTorch contender's worker.
-        auto owned
-            = std::make_unique<CaseMemory>(m_device, helpers(), testCase, !lean || request.pythonReference.has_value());
+        auto owned = std::make_unique<CaseMemory>(
+            m_device, ownKernels(), testCase, !lean || request.pythonReference.has_value());
         CaseMemory& memory = *owned;
         memory.prepare(options.seed);
         protocol::CaseTiming timed;
@@ -565,7 +565,7 @@ protocol::Profile Evaluator::profileCandidate(const protocol::EvaluateRequest& r
     const auto started = Clock::now();
     const bool lean = leanProfile();
     if (!memory) // not timed, or not lean: its own
-        memory = std::make_unique<CaseMemory>(m_device, helpers(), *chosen, !lean);
+        memory = std::make_unique<CaseMemory>(m_device, ownKernels(), *chosen, !lean);
     memory->prepare(request.options.seed); // the timed runs left their outputs: poisoned again, as verified
     m_device.synchronize();
     ProgramRunner runner(m_device, candidate, chosen->programs.candidate, memory->buffersFor(Role::Candidate));
@@ -591,7 +591,7 @@ lines::PcSampling Evaluator::sampleLines(const protocol::EvaluateRequest& reques
         skipped.status = lines::SamplingStatus::Skipped;
         return skipped;
     }
-    CaseMemory memory(m_device, helpers(), *chosen);
+    CaseMemory memory(m_device, ownKernels(), *chosen);
     memory.prepare(request.options.seed);
     m_device.synchronize();
     return m_sampler.sample(

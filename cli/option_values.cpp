@@ -1,4 +1,4 @@
-#include "cli/cli_support.h"
+#include "cli/option_values.h"
 
 #include "core/model/error.h"
 #include "core/model/names.h"
@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 
 namespace kl::cli {
 
@@ -92,26 +90,6 @@ double parseDuration(const std::string& text)
     if (!std::isfinite(seconds) || seconds > 1e9)
         throw Error("cli.bad-duration", {}, "--time", "a duration of at most 10^9 seconds");
     return seconds;
-}
-
-std::string fixed(double value, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
-
-std::string fixed(const std::optional<double>& value, int decimals, const std::string& absent)
-{
-    return value ? fixed(*value, decimals) : absent;
-}
-
-std::string tunablesText(const TunableValues& values)
-{
-    std::string s;
-    for (const auto& [k, v] : values)
-        s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
-    return s;
 }
 
 } // namespace kl::cli

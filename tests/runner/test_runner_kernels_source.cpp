@@ -1,7 +1,7 @@
-// The runner's helper kernels compile with NVRTC for every architecture the runner runs on (sm_80 and
+// The runner's own kernels compile with NVRTC for every architecture the runner runs on (sm_80 and
 // later: the generators use bf16), no GPU needed; the tensor-ceiling microbenchmark kl_mma_peak issues
 // mma.sync m16n8k16 with fp32 accumulation in independent chains (runner/tensor_peak.h).
-#include "runner/helper_kernels_source.h"
+#include "runner/runner_kernels_source.h"
 
 #include <QTest>
 
@@ -21,7 +21,7 @@ Compiled compile(const std::string& arch)
 {
     Compiled out;
     nvrtcProgram program = nullptr;
-    nvrtcCreateProgram(&program, kl::runner::kHelperKernelSource, "kernelloop_helpers.cu", 0, nullptr, nullptr);
+    nvrtcCreateProgram(&program, kl::runner::kRunnerKernelSource, "kernelloop_runner_kernels.cu", 0, nullptr, nullptr);
     const std::string archOption = "--gpu-architecture=" + arch;
     const char* options[] = { archOption.c_str(), "-default-device" };
     out.result = nvrtcCompileProgram(program, 2, options);
@@ -48,7 +48,7 @@ int occurrences(const std::string& text, const std::string& what)
 
 } // namespace
 
-class TestHelperSource : public QObject {
+class TestRunnerKernelsSource : public QObject {
     Q_OBJECT
 private slots:
     void compilesForEveryArchitecture_data()
@@ -70,5 +70,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHelperSource)
-#include "test_helper_source.moc"
+QTEST_GUILESS_MAIN(TestRunnerKernelsSource)
+#include "test_runner_kernels_source.moc"

@@ -1,10 +1,9 @@
 #pragma once
-// What several commands share: where the store and the runner are, NAME=VALUE options, and
-// number formatting for tables.
+// The values of options several commands take: where the store and the runner are, NAME=VALUE
+// tunables and durations, each read as the commands document them.
 #include "core/model/candidate.h"
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +19,5 @@ std::filesystem::path runnerPath(const std::string& option);
 TunableValues parseSets(const std::vector<std::string>& sets);
 // "90s", "10m", "1h", "300" (seconds); throws kl::Error("cli.bad-duration").
 double parseDuration(const std::string& text);
-
-std::string fixed(double value, int decimals);
-std::string fixed(const std::optional<double>& value, int decimals, const std::string& absent = "-");
-std::string tunablesText(const TunableValues& values);
 
 } // namespace kl::cli

@@ -1,5 +1,5 @@
 #pragma once
-// The runner's own kernels (helper_kernels.cu.inc): inputs generated on the device from a seed,
+// The runner's own kernels (runner_kernels.cu.inc): inputs generated on the device from a seed,
 // pattern fills for poison and sentinels, checksums. Compiled with NVRTC once per process for the
 // device's architecture.
 #include "core/model/problem.h"
@@ -15,13 +15,13 @@
 
 namespace kl::runner {
 
-class HelperKernels {
+class RunnerKernels {
 public:
     // Throws std::runtime_error with NVRTC's log when the source does not compile.
-    explicit HelperKernels(const Device& device);
-    ~HelperKernels();
-    HelperKernels(const HelperKernels&) = delete;
-    HelperKernels& operator=(const HelperKernels&) = delete;
+    explicit RunnerKernels(const Device& device);
+    ~RunnerKernels();
+    RunnerKernels(const RunnerKernels&) = delete;
+    RunnerKernels& operator=(const RunnerKernels&) = delete;
 
     double compileMillis() const { return m_compileMillis; }
 

@@ -5,10 +5,10 @@
 #include "runner/case_memory.h"
 #include "runner/clock_reader.h"
 #include "runner/device.h"
-#include "runner/helper_kernels.h"
 #include "runner/pc_sampling.h"
 #include "runner/profiler.h"
 #include "runner/python_reference.h"
+#include "runner/runner_kernels.h"
 #include "runner/timer.h"
 #include "runner/verifier.h"
 
@@ -39,7 +39,7 @@ public:
     protocol::DeviceDescription description();
 
 private:
-    const HelperKernels& helpers();
+    const RunnerKernels& ownKernels();
     std::size_t flushBytesFor(std::size_t asked) const; // 0: twice the L2
     Timer& timer(std::size_t flushBytes);
     // The job's peak memory against the free memory (runner/memory_plan.h): the out-of-memory detail when
@@ -54,7 +54,7 @@ private:
     lines::PcSampling sampleLines(const protocol::EvaluateRequest& request);
 
     const Device& m_device;
-    std::unique_ptr<HelperKernels> m_helpers;
+    std::unique_ptr<RunnerKernels> m_ownKernels;
     std::unique_ptr<Timer> m_timer;
     std::optional<protocol::DeviceDescription> m_description;
     // The same-size copy per bytes copied, with the SM clock and temperature when it was timed.
