@@ -317,6 +317,7 @@ private slots:
         auto* lines = testing::inspectorTab<LineProfilePanel>(*review, QStringLiteral("Lines"));
         QVERIFY(lines);
         QTRY_VERIFY_WITH_TIMEOUT(!lines->listing()->rows().isEmpty(), 20000);
+        QTest::qWait(300); // the tab, shown, catches up with the selection on the event loop
         lines->showListingFor(52);
         QVERIFY2(
             lines->listingTitle().startsWith(QStringLiteral("SASS of line 52")), qPrintable(lines->listingTitle()));
