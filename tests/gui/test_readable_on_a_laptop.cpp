@@ -11,6 +11,7 @@
 #include "live_window.h"
 #include "real_screens.h"
 #include "review_fixture.h"
+#include "review_replay.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 #include "tests/scoped_env.h"
@@ -85,45 +86,6 @@ QStringList cutTabs(QTabWidget* tabs)
                        .arg(bar->width());
     }
     return cut;
-}
-
-// Every reply is the recorded kernel as a distinct variant, streamed.
-void serveVariants(test::ReplayServer& server)
-{
-    server.route("/v1/chat/completions", [](const test::SeenRequest& r, int n) {
-        auto text = test::fixture("replies/ok_vectorised.md");
-        text.insert(text.find("```cuda\n") + 8, "// variant " + std::to_string(n) + "\n");
-        const test::ReplyUsage usage { std::int64_t(r.body.size() / 4), 700 };
-        test::Reply out;
-        if (nlohmann::json::parse(r.body).value("stream", false)) {
-            out.contentType = "text/event-stream";
-            out.body = test::openAiStream({ test::tokenPieces(text) }, "replay", usage);
-            out.chunked = true;
-            out.chunkSize = 256;
-        } else {
-            out.body = test::openAiCompletion({ text }, "replay", usage);
-        }
-        return out;
-    });
-}
-
-session::SessionRecipe reviewRecipe(const QString& db, const test::ReplayServer& server)
-{
-    session::SessionRecipe r;
-    r.problem = examplePath.toStdString();
-    r.db = db.toStdString();
-    r.runner = KL_MODEL_RUNNER;
-    r.metrics = "none";
-    r.patience = 0;
-    r.trials = 1;
-    r.budget = 3;
-    r.proposer = session::ProposerChoice::Llm;
-    r.mode = LoopMode::Review;
-    r.llm.baseUrl = server.url("/v1");
-    r.llm.model = "replay";
-    r.llm.roles = "single";
-    r.llm.keyEnv = "KL_TEST_LLM_KEY";
-    return r;
 }
 
 // The history's shown columns that end past its viewport, with the widths, for the message.
@@ -224,14 +186,14 @@ private slots:
     {
         QTemporaryDir dir;
         test::ReplayServer server;
-        serveVariants(server);
+        test::serveVariants(server, 0);
         const test::ScopedEnv env { { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
         MainWindow window;
         window.move(0, 0);
         QVERIFY(
             test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 768 - kTitleBar)));
         SessionController* controller = window.sessionController();
-        QCOMPARE(controller->startSession(reviewRecipe(dir.filePath(QStringLiteral("r.db")), server)), QString());
+        QCOMPARE(controller->startSession(test::reviewRecipe(dir.filePath(QStringLiteral("r.db")), server)), QString());
         ReviewPanel* panel = controller->reviewPanel();
         QTRY_VERIFY_WITH_TIMEOUT(panel->hasRequest(), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(window.review()->history()->tableModel()->rowCount() >= 1, 10000);

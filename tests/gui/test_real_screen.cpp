@@ -11,6 +11,7 @@
 #include "live_window.h"
 #include "real_screens.h"
 #include "review_fixture.h"
+#include "review_replay.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 #include "tests/scoped_env.h"
@@ -57,49 +58,6 @@ const QString examplePath = QStringLiteral(KL_SOURCE_DIR "/resources/examples/la
 
 // What a window manager's title bar takes above the window on the screens tried (openbox: 20-30 px).
 constexpr int kTitleBar = 40;
-
-// Every reply is the recorded kernel as a distinct variant with a long plan, streamed.
-void serveVariants(test::ReplayServer& server)
-{
-    server.route("/v1/chat/completions", [](const test::SeenRequest& r, int n) {
-        auto text = test::fixture("replies/ok_vectorised.md");
-        text.insert(text.find("```cuda\n") + 8, "// variant " + std::to_string(n) + "\n");
-        std::string plan = "Plan:";
-        for (int i = 0; i < 40; ++i) // a plan as long as a model writes, wrapped to many lines
-            plan += " keep the row in registers and load it with 16-byte vectors, sentence " + std::to_string(i) + ".";
-        text = plan + "\n\n" + text;
-        const test::ReplyUsage usage { std::int64_t(r.body.size() / 4), 700 };
-        test::Reply out;
-        if (nlohmann::json::parse(r.body).value("stream", false)) {
-            out.contentType = "text/event-stream";
-            out.body = test::openAiStream({ test::tokenPieces(text) }, "replay", usage);
-            out.chunked = true;
-            out.chunkSize = 256;
-        } else {
-            out.body = test::openAiCompletion({ text }, "replay", usage);
-        }
-        return out;
-    });
-}
-
-session::SessionRecipe reviewRecipe(const QString& db, const test::ReplayServer& server)
-{
-    session::SessionRecipe r;
-    r.problem = examplePath.toStdString();
-    r.db = db.toStdString();
-    r.runner = KL_MODEL_RUNNER;
-    r.metrics = "none";
-    r.patience = 0;
-    r.trials = 1;
-    r.budget = 3;
-    r.proposer = session::ProposerChoice::Llm;
-    r.mode = LoopMode::Review;
-    r.llm.baseUrl = server.url("/v1");
-    r.llm.model = "replay";
-    r.llm.roles = "single";
-    r.llm.keyEnv = "KL_TEST_LLM_KEY";
-    return r;
-}
 
 // Empty when the window, with a title bar above it, and its status bar are on a screen of `screen`.
 QString fits(MainWindow& window, QSize screen)
@@ -213,14 +171,14 @@ private slots:
         QFETCH(QSize, screen);
         QTemporaryDir dir;
         test::ReplayServer server;
-        serveVariants(server);
+        test::serveVariants(server, 40);
         const test::ScopedEnv env { { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
         MainWindow window;
         window.move(screen.width() == 1366 ? QPoint(0, 0) : QPoint(1366, 0)); // onto that screen
         QVERIFY(test::openWithRunner(
             window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(screen.width(), screen.height() - kTitleBar)));
         SessionController* controller = window.sessionController();
-        QCOMPARE(controller->startSession(reviewRecipe(dir.filePath(QStringLiteral("r.db")), server)), QString());
+        QCOMPARE(controller->startSession(test::reviewRecipe(dir.filePath(QStringLiteral("r.db")), server)), QString());
         ReviewPanel* panel = controller->reviewPanel();
         QTRY_VERIFY_WITH_TIMEOUT(panel->hasRequest(), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(!panel->staticText().startsWith(QStringLiteral("Compiling")), 20000);
