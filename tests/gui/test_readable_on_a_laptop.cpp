@@ -12,6 +12,7 @@
 #include "real_screens.h"
 #include "review_fixture.h"
 #include "review_replay.h"
+#include "tab_bar_check.h"
 #include "tests/llm/replay_bodies.h"
 #include "tests/llm/replay_server.h"
 #include "tests/scoped_env.h"
@@ -63,29 +64,6 @@ bool openStoreOn(MainWindow& window, int screenWidth, const QString& store)
         return false;
     QSignalSpy figures(window.review(), &ReviewWorkspace::figuresShown);
     return window.openStore(store) && figures.wait(20000);
-}
-
-// Each tab of the bar whose label is not drawn whole inside the visible bar, and why; empty when all are.
-QStringList cutTabs(QTabWidget* tabs)
-{
-    QTest::qWait(50); // the bar lays out on the event loop
-    QTabBar* bar = tabs->tabBar();
-    QStringList cut;
-    for (const QToolButton* arrow : bar->findChildren<QToolButton*>())
-        if (arrow->isVisible())
-            cut << QStringLiteral("the bar scrolls (%1 px wide)").arg(bar->width());
-    for (int i = 0; i < bar->count(); ++i) {
-        const QRect rect = bar->tabRect(i);
-        const int label = bar->fontMetrics().horizontalAdvance(bar->tabText(i));
-        if (rect.left() < 0 || rect.right() >= bar->width() || rect.width() < label)
-            cut << QStringLiteral("\"%1\" at %2..%3 (label %4 px) in a %5 px bar")
-                       .arg(bar->tabText(i))
-                       .arg(rect.left())
-                       .arg(rect.right())
-                       .arg(label)
-                       .arg(bar->width());
-    }
-    return cut;
 }
 
 // The history's shown columns that end past its viewport, with the widths, for the message.
@@ -151,7 +129,7 @@ private slots:
         QFETCH(QString, session);
         MainWindow window;
         QVERIFY(openStoreOn(window, screenWidth, session));
-        const QStringList cut = cutTabs(window.review()->inspector());
+        const QStringList cut = test::cutTabs(window.review()->inspector());
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
     }
 
@@ -207,7 +185,7 @@ private slots:
                  int(IterationTableModel::DecisionColumn), int(IterationTableModel::FindingColumn) })
             QVERIFY2(!table->isColumnHidden(column),
                 qPrintable(table->model()->headerData(column, Qt::Horizontal).toString()));
-        const QStringList cut = cutTabs(window.review()->inspector());
+        const QStringList cut = test::cutTabs(window.review()->inspector());
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1Char('\n'))));
         controller->stop();
         QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 20000);

@@ -1,4 +1,5 @@
 // Issue 28, the widgets on their own: what a first-contact test on a real screen found broken.
+#include "tab_bar_check.h"
 #include "widgets/charts_panel.h"
 #include "widgets/fitting_tab_widget.h"
 #include "widgets/iteration_selection.h"
@@ -33,28 +34,6 @@ figures::IterationFigures timed(int index, double medianUs)
     size.baselineUs = 100.0;
     f.sizes.push_back(size);
     return f;
-}
-
-// Each tab of the bar whose label is not drawn whole inside the visible bar, and why; empty when all are.
-QStringList cutTabs(QTabWidget* tabs)
-{
-    QTest::qWait(50); // the bar lays out on the event loop
-    QTabBar* bar = tabs->tabBar();
-    QStringList cut;
-    for (const QToolButton* arrow : bar->findChildren<QToolButton*>())
-        if (arrow->isVisible())
-            cut << QStringLiteral("the bar scrolls (%1 px wide)").arg(bar->width());
-    for (int i = 0; i < bar->count(); ++i) {
-        const QRect rect = bar->tabRect(i);
-        const int label = bar->fontMetrics().horizontalAdvance(bar->tabText(i));
-        if (rect.left() < 0 || rect.right() >= bar->width() || rect.width() < label)
-            cut << QStringLiteral("\"%1\" at %2..%3 in a %4 px bar")
-                       .arg(bar->tabText(i))
-                       .arg(rect.left())
-                       .arg(rect.right())
-                       .arg(bar->width());
-    }
-    return cut;
 }
 
 } // namespace
@@ -119,19 +98,19 @@ private slots:
         tabs.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tabs));
         const int full = tabs.tabPadding();
-        QCOMPARE(cutTabs(&tabs), QStringList());
+        QCOMPARE(test::cutTabs(&tabs), QStringList());
         int needed = 0;
         for (int i = 0; i < tabs.count(); ++i)
             needed += tabs.tabBar()->tabRect(i).width();
         tabs.resize(needed - 60, 200);
-        QVERIFY2(cutTabs(&tabs).isEmpty(), qPrintable(cutTabs(&tabs).join(QLatin1Char('\n'))));
+        QVERIFY2(test::cutTabs(&tabs).isEmpty(), qPrintable(test::cutTabs(&tabs).join(QLatin1Char('\n'))));
         QVERIFY(tabs.tabPadding() < full);
         tabs.resize(needed / 2, 200);
         QCOMPARE(tabs.tabPadding(), FittingTabWidget::kLeastPadding);
-        QVERIFY(!cutTabs(&tabs).isEmpty()); // scrolls: the labels are still whole, some out of view
+        QVERIFY(!test::cutTabs(&tabs).isEmpty()); // scrolls: the labels are still whole, some out of view
         tabs.resize(1200, 200);
         QCOMPARE(tabs.tabPadding(), full);
-        QCOMPARE(cutTabs(&tabs), QStringList());
+        QCOMPARE(test::cutTabs(&tabs), QStringList());
     }
 
     // The empty states point to the window's own way to a session, not to a command to type elsewhere.
