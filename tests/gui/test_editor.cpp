@@ -171,7 +171,11 @@ private slots:
         });
         answerDialogOfType<QFileDialog>([mine](QFileDialog* dialog) {
             QVERIFY(!dialog->selectedFiles().value(0).endsWith(QStringLiteral("/baseline.cu"))); // not offered
-            dialog->selectFile(mine);
+            // Typed into the name field: selectFile() leaves the field alone once it has the focus,
+            // which the dialog gives it on its own time.
+            auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            QVERIFY(name);
+            name->setText(mine);
             static_cast<QDialog*>(dialog)->accept(); // QFileDialog::accept, public through QDialog
         });
         QVERIFY(m_window->saveCandidate()); // File ▸ Save, as Ctrl+S above

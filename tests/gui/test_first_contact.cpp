@@ -226,8 +226,12 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.review()->hasSession(), 10000);
         window.showWorkspace(MainWindow::Workspace::Editor);
         QStringList seen;
-        connect(live, &LiveSession::phaseChanged, this,
-            [&] { QTimer::singleShot(0, this, [&] { seen << controller->phaseStrip()->text(); }); });
+        // The strip as drawn a turn after each phase; the context dies before `seen` and the window, so
+        // no queued read outlives them (one did, and crashed the next test).
+        QObject readings;
+        connect(live, &LiveSession::phaseChanged, &readings, [&] {
+            QTimer::singleShot(0, &readings, [&] { seen << controller->phaseStrip()->text(); });
+        });
         controller->evaluateEditorKernel();
         QVERIFY(live->running());
         QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
