@@ -59,7 +59,7 @@ void LiveHistory::add(const IterationOutcome& outcome)
     m_lastIteration = std::max(m_lastIteration, outcome.index);
     if (m_store.isEmpty() || !m_live->sessionId() || outcome.index <= 0)
         return;
-    m_iterations[outcome.index] = review::liveIteration(outcome);
+    m_iterations[outcome.index] = report::liveIteration(outcome);
     if (showsLiveSession())
         showMerged(); // its row and figures now, from what the loop announced
     if (m_readQueued)
@@ -140,6 +140,7 @@ void LiveHistory::read(bool whole)
             for (const int index : indexes)
                 if (index > 0 && !read->details.count(index))
                     read->details[index] = document->iteration(id, index);
+            read->sessions = document->sessions();
             return read;
         } catch (const Error&) {
             return nullptr; // the next read tries again; the session's end reopens the store
@@ -179,7 +180,11 @@ void LiveHistory::showRead()
                 selection->setLoader(std::move(loader));
             }
         }
-        review->refreshSessionList(); // the browser's iteration count of the running session
+        // The browser's iteration count of the running session, listed off the GUI thread with the rest.
+        if (document && document->path() == m_store)
+            review->showSessionList(done->sessions);
+        else
+            review->refreshSessionList();
         if (shown > 0)
             selection->select(shown);
         if (m_live->running() && selection->session()) // openSession's "N iteration(s)" of the start would stay

@@ -1,11 +1,11 @@
 #pragma once
 // The running session in the review workspace: its history rows and chart figures come from the
-// outcomes the loop announced (core/review/live_iteration.h), appended as each iteration finishes with
+// outcomes the loop announced (core/report/live_iteration.h), appended as each iteration finishes with
 // no store read; the followed iteration's detail (what the inspector shows of it, its parent and the
 // baseline) is read off the GUI thread, at most ten times a second; the whole session is read once at
 // its end to reconcile with the store. No store is read on the GUI thread while the session runs.
 #include "core/loop/loop_values.h"
-#include "core/review/live_iteration.h"
+#include "core/report/live_iteration.h"
 #include "core/store/records.h"
 
 #include <QFutureWatcher>
@@ -42,6 +42,7 @@ private:
     struct Read {
         std::shared_ptr<SessionView> view; // the whole session (reconcile), else null
         std::map<int, std::shared_ptr<const store::IterationDetail>> details; // by iteration index
+        std::vector<store::SessionRow> sessions; // the store's session list, for the browser
     };
     void read(bool whole);
     void showRead();
@@ -53,7 +54,7 @@ private:
     LiveSession* m_live;
     QString m_store;
     int m_lastIteration = 0;
-    std::map<int, review::LiveIteration> m_iterations; // announced, by index
+    std::map<int, report::LiveIteration> m_iterations; // announced, by index
     bool m_readQueued = false;
     bool m_readAgain = false; // iterations arrived while a read was under way
     bool m_wholeAgain = false; // the end arrived while a detail read was under way

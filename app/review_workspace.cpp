@@ -2,8 +2,8 @@
 
 #include "core/export/history_export.h"
 #include "core/model/error.h"
-#include "core/review/kernel_export.h"
-#include "core/review/listings_compiled_here.h"
+#include "core/report/kernel_export.h"
+#include "core/report/listings_compiled_here.h"
 #include "widgets/charts_panel.h"
 #include "widgets/code_diff_panel.h"
 #include "widgets/diff_panel.h"
@@ -89,8 +89,8 @@ ReviewWorkspace::ReviewWorkspace(QWidget* parent)
     //: inspector tab: PC samples per source line with the SASS/PTX of the line
     auto* lines = new LineProfilePanel(m_selection, this);
     // An iteration whose session kept no listing: its stored source compiled here (NVRTC needs no GPU).
-    lines->setListingCompiler(&review::compileListingsHere);
-    m_codeDiff->setListingCompiler(&review::compileListingsHere);
+    lines->setListingCompiler(&report::compileListingsHere);
+    m_codeDiff->setListingCompiler(&report::compileListingsHere);
     m_inspector->addTab(lines, tr("Lines"));
     m_inspector->setTabToolTip(m_inspector->indexOf(lines),
         tr("The source beside its SASS (or PTX), linked line by line, with the PC samples per line where sampled"));
@@ -165,11 +165,15 @@ void ReviewWorkspace::refreshSessionList()
     if (!m_document)
         return;
     try {
-        m_browser->setSessions(m_document->sessions());
+        showSessionList(m_document->sessions());
     } catch (const Error& error) {
         emit statusMessage(tr("The sessions cannot be listed %1").arg(errorText(error)), true);
-        return;
     }
+}
+
+void ReviewWorkspace::showSessionList(const std::vector<store::SessionRow>& sessions)
+{
+    m_browser->setSessions(sessions);
     if (hasSession())
         m_browser->setCurrentSession(m_selection->session()->session.id);
 }
@@ -195,7 +199,7 @@ void ReviewWorkspace::openSession(std::int64_t sessionId)
     // The loop's best first: what a reviewer looks at before anything else.
     std::optional<int> best;
     try {
-        best = review::bestIteration(m_document->store(), sessionId);
+        best = report::bestIteration(m_document->store(), sessionId);
     } catch (const Error&) {
     }
     m_selection->select(best.value_or(view->rows.empty() ? 0 : view->rows.front().index));
@@ -257,8 +261,8 @@ QString ReviewWorkspace::exportKernel(const QString& file) const
     if (!m_document || !session || m_selection->current() == 0)
         return tr("Select an iteration first");
     try {
-        const review::ExportedKernel kernel
-            = review::exportKernel(m_document->store(), session->session.id, m_selection->current());
+        const report::ExportedKernel kernel
+            = report::exportKernel(m_document->store(), session->session.id, m_selection->current());
         return writeFile(file, QByteArray::fromStdString(kernel.text));
     } catch (const Error& error) {
         return errorText(error);

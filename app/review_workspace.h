@@ -42,6 +42,8 @@ public:
     // Lists the open store's sessions again (a live session's iteration count and status), keeping
     // the shown one selected.
     void refreshSessionList();
+    // The same with a list read elsewhere (off the GUI thread) from the open store.
+    void showSessionList(const std::vector<store::SessionRow>& sessions);
     bool hasStore() const { return m_document != nullptr; }
     bool hasSession() const;
     bool figuresPending() const { return m_figures->isRunning(); }

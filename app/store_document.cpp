@@ -1,9 +1,9 @@
 #include "app/store_document.h"
 
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/model/error.h"
-#include "core/review/best_iteration.h"
-#include "core/review/same_problem.h"
+#include "core/report/best_iteration.h"
+#include "core/report/same_problem.h"
 #include "widgets/string_conversion.h"
 
 #include <QFile>
@@ -44,7 +44,7 @@ std::shared_ptr<StoreDocument> StoreDocument::open(const QString& path)
 }
 
 // Each row's "best" is the session's best iteration's, as Select Best picks it (best_iteration.h).
-std::vector<store::SessionRow> StoreDocument::sessions() const { return review::listSessions(m_store); }
+std::vector<store::SessionRow> StoreDocument::sessions() const { return report::listSessions(m_store); }
 
 std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) const
 {
@@ -56,7 +56,7 @@ std::shared_ptr<SessionView> StoreDocument::session(std::int64_t sessionId) cons
     view->rows = m_store.listIterations(sessionId);
     if (const auto problem = m_store.problem(view->session.problemHash))
         view->problemJson = problem->json;
-    view->sameProblem = review::sameProblemSessions(m_store.listSessions(), view->session);
+    view->sameProblem = report::sameProblemSessions(m_store.listSessions(), view->session);
     view->indexCandidates();
     for (const auto& [candidateId, iteration] : view->firstIterationOf)
         if (const auto candidate = m_store.candidate(candidateId))

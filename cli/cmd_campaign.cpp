@@ -11,7 +11,7 @@
 #include "core/campaign/report_export.h"
 #include "core/model/error.h"
 #include "core/pool/runner_endpoint.h"
-#include "core/review/kernel_export.h"
+#include "core/report/kernel_export.h"
 #include "core/session/kernelbench_import.h"
 #include "core/session/session_runner.h"
 #include "core/store/campaign_store.h"
@@ -310,7 +310,7 @@ int exportWinners(const store::Store& sessions, const campaign::CampaignReport& 
     for (const auto& row : report.rows) {
         if (row.status != "done" || !row.sessionId || !row.bestIteration)
             continue;
-        const auto kernel = review::exportKernel(sessions, row.sessionId, row.bestIteration);
+        const auto kernel = report::exportKernel(sessions, row.sessionId, row.bestIteration);
         const auto detail = sessions.iteration(row.sessionId, row.bestIteration);
         const auto extension = detail && detail->candidate ? fs::path(detail->candidate->fileName).extension() : ".cu";
         const auto file = fs::path(dir) / (std::to_string(row.position + 1) + "-" + row.name + extension.string());

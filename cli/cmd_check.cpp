@@ -8,7 +8,7 @@
 #include "core/compile/static_report.h"
 #include "core/model/error.h"
 #include "core/model/precision.h"
-#include "core/review/static_severity.h"
+#include "core/report/static_severity.h"
 #include "core/verify/speed_of_light.h"
 
 #include <nlohmann/json.hpp>
@@ -143,8 +143,8 @@ void printReport(std::ostream& out, const StaticReport& r)
             o.error.empty() ? fixed(l.waves, 2) : "-" });
     }
     launches.print(out);
-    for (const auto& l : r.launches) // the same severities the GUI's report table colours (core/review)
-        for (const auto& line : review::staticSeverityLines(l))
+    for (const auto& l : r.launches) // the same severities the GUI's report table colours (core/report)
+        for (const auto& line : report::staticSeverityLines(l))
             out << line << "\n";
     for (const auto& l : r.launches)
         if (l.needsSharedOptIn && l.occupancy.error.empty())

@@ -9,20 +9,20 @@
 #include "core/findings/telemetry.h"
 #include "core/lines/instruction_mix.h"
 #include "core/lines/line_heat.h"
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/model/error.h"
 #include "core/model/problem.h"
-#include "core/review/candidate_changes.h"
-#include "core/review/code_comparison.h"
-#include "core/review/evidence.h"
-#include "core/review/kernel_export.h"
-#include "core/review/listings_compiled_here.h"
-#include "core/review/session_notes.h"
-#include "core/review/size_figures.h"
-#include "core/review/source_diff.h"
-#include "core/review/static_facts.h"
-#include "core/review/tensor_ceiling.h"
-#include "core/review/verification_report.h"
+#include "core/report/candidate_changes.h"
+#include "core/report/code_comparison.h"
+#include "core/report/evidence.h"
+#include "core/report/kernel_export.h"
+#include "core/report/listings_compiled_here.h"
+#include "core/report/session_notes.h"
+#include "core/report/size_figures.h"
+#include "core/report/source_diff.h"
+#include "core/report/static_facts.h"
+#include "core/report/tensor_ceiling.h"
+#include "core/report/verification_report.h"
 #include "core/store/code_listings.h"
 #include "core/store/exchange_columns.h"
 #include "core/store/runner_result.h"
@@ -118,10 +118,10 @@ std::string measuredOnText(const store::Store::MeasuredOn& m, bool withModel)
 }
 
 // A pool keeps one GPU model, but a store may hold results of runs (or imports) on another: said on a
-// line of its own (core/review/session_notes.h), nothing when one model measured them all.
-std::string mixedModelsLine(const review::GpuModels& models)
+// line of its own (core/report/session_notes.h), nothing when one model measured them all.
+std::string mixedModelsLine(const report::GpuModels& models)
 {
-    const auto warning = review::mixedModelsWarning(models);
+    const auto warning = report::mixedModelsWarning(models);
     return warning.empty() ? warning : warning + "\n";
 }
 
@@ -129,7 +129,7 @@ void printSessions(const store::Store& s)
 {
     std::printf("%5s  %-16s  %-20s  %-22s  %-10s %5s %10s %8s\n", "id", "started (UTC)", "problem", "device", "status",
         "iters", "best us", "speedup");
-    for (const auto& row : review::listSessions(s)) // "best": the session's best iteration's (best_iteration.h)
+    for (const auto& row : report::listSessions(s)) // "best": the session's best iteration's (best_iteration.h)
         std::printf("%5lld  %-16s  %-20s  %-22s  %-10s %5d %10s %8s\n", static_cast<long long>(row.session.id),
             when(row.session.startedMs).c_str(), row.session.problemName.substr(0, 20).c_str(),
             row.session.device.substr(0, 22).c_str(), row.session.status.c_str(), row.iterations,
@@ -149,8 +149,8 @@ bool computeBound(const std::vector<figures::IterationFigures>& figures)
 // "tensor:     FP16 tensor ceiling 1070.5 TFLOP/s theoretical, 635.4 measured (mma.sync, 59%) at 1980 MHz".
 std::string tensorCeilingLine(const std::optional<protocol::DeviceDescription>& device)
 {
-    const auto ceiling = device ? review::tensorCeilingOf(*device) : std::nullopt;
-    return ceiling ? "tensor:     " + review::tensorCeilingText(*ceiling) + "\n" : std::string();
+    const auto ceiling = device ? report::tensorCeilingOf(*device) : std::nullopt;
+    return ceiling ? "tensor:     " + report::tensorCeilingText(*ceiling) + "\n" : std::string();
 }
 
 void printIterations(const store::Store& s, std::int64_t session)
@@ -166,7 +166,7 @@ void printIterations(const store::Store& s, std::int64_t session)
     const auto sizes = figures::timedSizes(figures);
     // Which runner and GPU measured each row; one model is named once, in the "measured on" line.
     const auto runners = s.sessionRunners(session);
-    const auto models = review::gpuModelsOf(runners);
+    const auto models = report::gpuModelsOf(runners);
     if (models.size() == 1)
         std::cout << "measured on: " << models.begin()->first << " (runner and GPU index per row)\n";
     std::cout << mixedModelsLine(models);
@@ -201,8 +201,8 @@ void printIterations(const store::Store& s, std::int64_t session)
             if (f.index == r.index)
                 for (const auto& size : f.sizes) {
                     if (sizes.size() > 1)
-                        std::cout << "       " << review::sizeFiguresText(size) << "\n";
-                    else if (const auto contenders = review::contendersText(size); !contenders.empty())
+                        std::cout << "       " << report::sizeFiguresText(size) << "\n";
+                    else if (const auto contenders = report::contendersText(size); !contenders.empty())
                         std::cout << "       " << contenders << "\n"; // PyTorch, timed in the same job
                 }
     }
@@ -210,7 +210,7 @@ void printIterations(const store::Store& s, std::int64_t session)
         std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
                   << "), its speedup the geometric mean over the sizes\n";
     if (const auto summary = loopSummary(sessionRecord->summary))
-        std::cout << review::stopLine(*summary) << "\n";
+        std::cout << report::stopLine(*summary) << "\n";
 }
 
 void printExchange(const store::ExchangeRecord& record, bool withPrompt)
@@ -241,7 +241,7 @@ void printHypotheses(const store::Store& s, std::int64_t session)
 {
     std::printf("%4s %-8s %-22s %10s %9s  %-44s %s\n", "iter", "proposer", "verdict", "predicted", "vs base",
         "measured against the best then", "hypothesis");
-    for (const auto& e : review::hypothesisLog(s.listIterations(session), s.sessionDecisionReasons(session)))
+    for (const auto& e : report::hypothesisLog(s.listIterations(session), s.sessionDecisionReasons(session)))
         std::printf("%4d %-8s %-22s %10s %9s  %-44s %s\n", e.index, e.proposer.c_str(), e.verdict.substr(0, 22).c_str(),
             (e.predictedSpeedup ? fixed(*e.predictedSpeedup, 2) + "x" : "-").c_str(),
             (e.speedup ? fixed(*e.speedup, 2) + "x" : "-").c_str(), e.measured.substr(0, 44).c_str(),
@@ -280,7 +280,7 @@ std::string hotLinesText(const store::IterationDetail& d)
             if (unreadable.where().starts_with("pc_sampling_json"))
                 throw unreadable; // stored but damaged: said, not taken for "not sampled"
     const std::string listings = "code: "
-        + store::codeListingsText(store::codeListingsOf(d.result ? d.result->compile : nlohmann::json())) + "\n";
+        + store::codeListingsText(d.result ? store::codeListingsOf(d.result->compile) : store::CodeListings {}) + "\n";
     if (!sampling)
         return "no PC sampling for this iteration; run with --metrics lines\n" + listings;
     return lines::hotLinesReport(*sampling, d.candidate ? d.candidate->source : std::string(), 10) + listings;
@@ -301,7 +301,7 @@ std::string codeComparisonText(const store::Store& s, std::int64_t session, cons
     const auto listingsOf = [&](const store::IterationDetail& detail) {
         auto l = detail.result ? store::codeListingsOf(detail.result->compile) : store::CodeListings {};
         if (l.ptx.empty() && l.sass.empty() && detail.candidate) {
-            auto here = review::compileListingsHere(*detail.candidate, arch);
+            auto here = report::compileListingsHere(*detail.candidate, arch);
             const std::string why = here.listings.sassNote.substr(0, here.listings.sassNote.find(" ("));
             l = std::move(here.listings);
             l.sassNote = here.note + (why.empty() ? "" : "; " + why);
@@ -309,7 +309,7 @@ std::string codeComparisonText(const store::Store& s, std::int64_t session, cons
         return l;
     };
     const std::string before = "iteration " + std::to_string(other), after = "iteration " + std::to_string(d.row.index);
-    const auto c = review::compareCode(listingsOf(*o), listingsOf(d), before, after);
+    const auto c = report::compareCode(listingsOf(*o), listingsOf(d), before, after);
     if (!c.comparable())
         return c.note + "\n";
     std::string text = c.kind + " of " + after + " against " + before + ": +" + std::to_string(c.diff.added) + " -"
@@ -317,7 +317,7 @@ std::string codeComparisonText(const store::Store& s, std::int64_t session, cons
     if (!c.note.empty())
         text += c.note + "\n";
     return text + "\n" + lines::mixChangesText(c.beforeMix, c.afterMix) + "\n"
-        + review::unifiedDiffText(c.diff, before, after);
+        + report::unifiedDiffText(c.diff, before, after);
 }
 
 const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
@@ -397,22 +397,22 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             if (!r.detail.empty())
                 std::cout << "detail:     " << r.detail << "\n";
             // The verification report and the evidence behind the figures, as the GUI's pages show them.
-            if (const auto verified = review::verificationReport(r)) {
-                std::cout << "verified:   " << review::sizesVerifiedText(*verified) << "\n";
+            if (const auto verified = report::verificationReport(r)) {
+                std::cout << "verified:   " << report::sizesVerifiedText(*verified) << "\n";
                 for (const auto& c : *verified) {
-                    std::cout << "  case " << review::verifiedCaseText(c) << "\n";
+                    std::cout << "  case " << report::verifiedCaseText(c) << "\n";
                     if (!c.passed && !c.expected.empty())
-                        std::cout << "  window " << c.worstOutput << " from " << review::listText(c.windowStart)
-                                  << ": expected " << review::listText(c.expected) << ", got "
-                                  << review::listText(c.actual) << "\n";
+                        std::cout << "  window " << c.worstOutput << " from " << report::listText(c.windowStart)
+                                  << ": expected " << report::listText(c.expected) << ", got "
+                                  << report::listText(c.actual) << "\n";
                 }
             }
             if (const auto stored = s.session(id))
                 if (const auto problem = s.problem(stored->problemHash))
-                    for (const auto& t : review::outputTolerances(problem->json))
-                        std::cout << "evidence:   tolerance " << review::toleranceText(t) << "\n";
-            for (const auto& floor : review::floorChecks(r))
-                std::cout << "evidence:   floor at " << floor.size << ": " << review::floorText(floor) << "\n";
+                    for (const auto& t : report::outputTolerances(problem->json))
+                        std::cout << "evidence:   tolerance " << report::toleranceText(t) << "\n";
+            for (const auto& floor : report::floorChecks(r))
+                std::cout << "evidence:   floor at " << floor.size << ": " << report::floorText(floor) << "\n";
             {
                 store::Store::MeasuredOn on { r.endpoint, {}, -1 };
                 if (r.device) {
@@ -420,7 +420,7 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                     on.gpu = r.device->index;
                 }
                 std::cout << "measured:   " << measuredOnText(on, true) << "\n";
-                std::cout << mixedModelsLine(review::gpuModelsOf(s.sessionRunners(id)));
+                std::cout << mixedModelsLine(report::gpuModelsOf(s.sessionRunners(id)));
             }
             const auto iterationFigures = figures::figuresOf(*d);
             const auto& sizes = iterationFigures.sizes;
@@ -429,26 +429,25 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
             if (sizes.size() > 1) {
                 // One line per main size: a median and percentiles of two sizes never share a line.
                 for (const auto& size : sizes)
-                    std::cout << "timing:     " << review::sizeFiguresText(size) << "\n";
-                std::cout << "speedup:    " << review::aggregateSpeedupText(r.speedup, sizes.size())
+                    std::cout << "timing:     " << report::sizeFiguresText(size) << "\n";
+                std::cout << "speedup:    " << report::aggregateSpeedupText(r.speedup, sizes.size())
                           << " vs baseline, cv " << fixed(r.cv, 3) << " (largest), SM clock " << fixed(r.smClockMhz, 0)
                           << " MHz\n";
             } else if (r.medianUs) {
                 const auto sol
-                    = sizes.empty() ? std::string() : review::solText(sizes.front().pctOfSol, sizes.front().solBound);
+                    = sizes.empty() ? std::string() : report::solText(sizes.front().pctOfSol, sizes.front().solBound);
                 std::cout << "timing:     median " << fixed(r.medianUs, 2) << " us [p20 " << fixed(r.p20Us, 2)
                           << ", p80 " << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0)
                           << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, "
                           << (sol.empty() ? std::string() : sol + ", ") << fixed(r.speedup, 2)
                           << "x vs baseline, SM clock " << fixed(r.smClockMhz, 0) << " MHz\n";
                 for (const auto& size : sizes)
-                    if (const auto contenders = review::contendersText(size); !contenders.empty())
+                    if (const auto contenders = report::contendersText(size); !contenders.empty())
                         std::cout << "pytorch:    " << contenders << " (same job, cold L2, medians)\n";
             }
             // What ptxas and the occupancy calculator said, in words (the stored facts the findings read).
-            if (r.compile.is_object() && r.compile.contains("telemetry") && r.compile["telemetry"].is_object())
-                std::cout << "static:     " << review::staticFactsText(staticTelemetryFromJson(r.compile["telemetry"]))
-                          << "\n";
+            if (r.compile.statics)
+                std::cout << "static:     " << report::staticFactsText(*r.compile.statics) << "\n";
             for (const auto& [key, value] : r.metrics) {
                 const auto unit = metricUnit(key.metric);
                 const auto better = directionText(metricDirection(key.metric));
@@ -474,16 +473,16 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                 const auto& after = *d->candidate;
                 std::cout << "\nchanges against its parent (" << before.fileName << "):\n";
                 const auto changes
-                    = review::candidateChanges(before.source, before.tunables, after.source, after.tunables);
+                    = report::candidateChanges(before.source, before.tunables, after.source, after.tunables);
                 std::cout << (changes.empty() ? "(no tunable or declaration changes)\n"
-                                              : review::changesHeaderText(changes));
-                const auto diff = review::diffSources(before.source, after.source);
+                                              : report::changesHeaderText(changes));
+                const auto diff = report::diffSources(before.source, after.source);
                 if (diff.same())
                     std::cout << "(same source as its parent)\n";
                 else if (*sideBySide)
-                    std::cout << review::sideBySideText(diff);
+                    std::cout << report::sideBySideText(diff);
                 else
-                    std::cout << review::unifiedDiffText(diff, "parent/" + before.fileName, "this/" + after.fileName);
+                    std::cout << report::unifiedDiffText(diff, "parent/" + before.fileName, "this/" + after.fileName);
             } else {
                 std::cout << "\n" << d->candidate->source;
             }
@@ -540,7 +539,7 @@ const CommandRegistration exportKernel([](CLI::App& app) -> std::function<int()>
     return [=]() {
         const auto s = openForReading(*db);
         const auto id = pickSession(s, *session);
-        const auto exported = review::exportKernel(s, id, *index);
+        const auto exported = report::exportKernel(s, id, *index);
         const int chosen = exported.iteration;
         std::ostringstream text;
         text << exported.text;

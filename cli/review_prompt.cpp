@@ -2,8 +2,8 @@
 
 #include "cli/table_text.h"
 #include "core/model/error.h"
-#include "core/review/candidate_changes.h"
-#include "core/review/source_diff.h"
+#include "core/report/candidate_changes.h"
+#include "core/report/source_diff.h"
 
 #include <iostream>
 
@@ -23,10 +23,10 @@ ReviewDecision ReviewPrompt::review(const Proposal& p, const ProposalContext& ct
         m_out << "hypothesis: " << p.hypothesis << "\n";
     if (!p.tunables.empty())
         m_out << "tunables:   " << tunablesText(p.tunables) << "  (best: " << tunablesText(ctx.bestTunables) << ")\n";
-    auto changes = review::candidateChanges(ctx.best.source, ctx.bestTunables, p.candidate.source, p.tunables);
+    auto changes = report::candidateChanges(ctx.best.source, ctx.bestTunables, p.candidate.source, p.tunables);
     changes.tunables.clear(); // shown above beside the best's
-    m_out << review::changesHeaderText(changes);
-    const auto diff = review::unifiedDiff(
+    m_out << report::changesHeaderText(changes);
+    const auto diff = report::unifiedDiff(
         ctx.best.source, p.candidate.source, "best/" + ctx.best.fileName, "proposal/" + p.candidate.fileName);
     if (!diff.empty())
         m_out << diff;

@@ -1,7 +1,7 @@
 #include "cli/tune_output.h"
 
 #include "cli/table_text.h"
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/store/summary_columns.h"
 
 #include <cstdio>

@@ -1,10 +1,10 @@
 # Fails when a reader layer includes nlohmann/json.hpp or uses nlohmann:: (a JSON value reached through
 # another header is reading JSON too). JSON lives in core/protocol (the wire) and
 # core/store (the columns; the stored text stays as it is); the GUI (widgets/, app/), the figures and
-# the review read the typed values those decode (issue 26). Run by the build (target json_layers_check)
+# the report read the typed values those decode (issue 26). Run by the build (target json_layers_check)
 # and by ctest (json_layers): cmake -DSOURCE_DIR=<checkout> -P tests/json_layers.cmake
 cmake_minimum_required(VERSION 3.16)
-set(guarded widgets app core/figures core/review)
+set(guarded widgets app core/figures core/report)
 set(offenders "")
 foreach(dir IN LISTS guarded)
     file(GLOB_RECURSE files LIST_DIRECTORIES false "${SOURCE_DIR}/${dir}/*.h" "${SOURCE_DIR}/${dir}/*.cpp")
@@ -20,6 +20,6 @@ endforeach()
 if(offenders)
     list(JOIN offenders "\n  " text)
     message(FATAL_ERROR "JSON (nlohmann/json.hpp, nlohmann::) where readers read typed values (widgets/, app/, "
-                        "core/figures/, core/review/):\n  ${text}\nDecode in core/store or core/protocol and read fields.")
+                        "core/figures/, core/report/):\n  ${text}\nDecode in core/store or core/protocol and read fields.")
 endif()
 message(STATUS "json layers ok: no JSON in ${guarded}")

@@ -203,7 +203,7 @@ void CodeDiffPanel::compare()
         };
         const std::string beforeName = "iteration " + std::to_string(before->row.index);
         const std::string afterName = "iteration " + std::to_string(after->row.index);
-        m_comparison = review::compareCode(listings(*before), listings(*after), beforeName, afterName);
+        m_comparison = report::compareCode(listings(*before), listings(*after), beforeName, afterName);
         if (!m_comparison.comparable()) {
             m_header->setText(tr("<i>No code to compare: %1.</i>").arg(html(m_comparison.note)));
         } else {
@@ -313,10 +313,10 @@ void CodeDiffPanel::fillPanes()
         m_after->clear();
         return;
     }
-    using Kind = review::SideBySideRow::Kind;
+    using Kind = report::SideBySideRow::Kind;
     QStringList beforeRows, afterRows;
     QVector<QColor> beforeColours, afterColours;
-    for (const review::SideBySideRow& row : review::sideBySide(m_comparison.diff)) {
+    for (const report::SideBySideRow& row : report::sideBySide(m_comparison.diff)) {
         if (row.kind == Kind::HunkBreak) {
             beforeRows.append(QStringLiteral("⋯"));
             afterRows.append(QStringLiteral("⋯"));

@@ -2,9 +2,9 @@
 // The selected iteration's compiled code against the iteration it is compared with (its parent, or the
 // one the engineer picks): SASS where both have it, else PTX saying why, side by side with the changed
 // rows marked, and above it the instruction mix of both and the change per class (core's
-// review::compareCode draws nothing; this only shows it). Compiler Explorer's diff view, per iteration.
-#include "core/review/code_comparison.h"
-#include "core/review/listings_compiled_here.h"
+// report::compareCode draws nothing; this only shows it). Compiler Explorer's diff view, per iteration.
+#include "core/report/code_comparison.h"
+#include "core/report/listings_compiled_here.h"
 #include "widgets/iteration_selection.h"
 
 #include <QFutureWatcher>
@@ -29,10 +29,10 @@ public:
 
     explicit CodeDiffPanel(IterationSelection* selection, QWidget* parent = nullptr);
 
-    // Compiles an iteration's stored source when its session kept no listing (review::compileListingsHere),
+    // Compiles an iteration's stored source when its session kept no listing (report::compileListingsHere),
     // off the GUI thread; without one such an iteration has nothing to compare, and the header says so.
     using ListingCompiler
-        = std::function<review::ListingsCompiledHere(const store::CandidateRecord& candidate, const std::string& arch)>;
+        = std::function<report::ListingsCompiledHere(const store::CandidateRecord& candidate, const std::string& arch)>;
     void setListingCompiler(ListingCompiler compiler) { m_compiler = std::move(compiler); }
     bool isCompiling() const { return m_compiling.isRunning(); }
 
@@ -40,7 +40,7 @@ public:
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
 
     void setCode(Code code);
-    const review::CodeComparison& shownComparison() const { return m_comparison; }
+    const report::CodeComparison& shownComparison() const { return m_comparison; }
     QString headerText() const;
     QTableWidget* mixTable() const { return m_mix; }
     QPlainTextEdit* beforePane() const { return m_before; }
@@ -67,13 +67,13 @@ private:
     QPlainTextEdit* m_before;
     QPlainTextEdit* m_after;
     std::shared_ptr<const IterationFocus> m_focus;
-    review::CodeComparison m_comparison;
+    report::CodeComparison m_comparison;
     Code m_code = Code::SassWhereStored;
     std::shared_ptr<const SessionView> m_session;
     ListingCompiler m_compiler;
-    using Compiled = std::vector<std::pair<std::int64_t, review::ListingsCompiledHere>>;
+    using Compiled = std::vector<std::pair<std::int64_t, report::ListingsCompiledHere>>;
     QFutureWatcher<Compiled> m_compiling;
-    std::map<std::int64_t, review::ListingsCompiledHere> m_compiledHere; // by candidate id
+    std::map<std::int64_t, report::ListingsCompiledHere> m_compiledHere; // by candidate id
 };
 
 } // namespace kl::gui

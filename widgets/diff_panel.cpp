@@ -1,6 +1,6 @@
 #include "widgets/diff_panel.h"
 
-#include "core/review/same_problem.h"
+#include "core/report/same_problem.h"
 #include "widgets/html_text.h"
 
 #include <QComboBox>
@@ -32,10 +32,10 @@ QString cell(const QString& text, const QString& background, const QString& styl
 
 QString lineNumber(int line) { return line > 0 ? QString::number(line) : QString(); }
 
-QString inlineHtml(const review::SourceDiff& diff)
+QString inlineHtml(const report::SourceDiff& diff)
 {
     QString out = QStringLiteral("<table cellspacing=0 cellpadding=1 width=\"100%\">");
-    for (const review::DiffHunk& hunk : diff.hunks) {
+    for (const report::DiffHunk& hunk : diff.hunks) {
         out += QStringLiteral("<tr>") + cell(QString(), kHunk) + cell(QString(), kHunk)
             + cell(QStringLiteral("@@ -%1,%2 +%3,%4 @@")
                        .arg(hunk.beforeStart)
@@ -44,12 +44,12 @@ QString inlineHtml(const review::SourceDiff& diff)
                        .arg(hunk.afterCount),
                 kHunk, QStringLiteral("color:#335;"))
             + QStringLiteral("</tr>");
-        for (const review::DiffLine& line : hunk.lines) {
-            const QString background = line.kind == review::DiffLine::Kind::Added ? kAdded
-                : line.kind == review::DiffLine::Kind::Removed                    ? kRemoved
+        for (const report::DiffLine& line : hunk.lines) {
+            const QString background = line.kind == report::DiffLine::Kind::Added ? kAdded
+                : line.kind == report::DiffLine::Kind::Removed                    ? kRemoved
                                                                                   : QStringLiteral("white");
-            const QString marker = line.kind == review::DiffLine::Kind::Added ? QStringLiteral("+")
-                : line.kind == review::DiffLine::Kind::Removed                ? QStringLiteral("-")
+            const QString marker = line.kind == report::DiffLine::Kind::Added ? QStringLiteral("+")
+                : line.kind == report::DiffLine::Kind::Removed                ? QStringLiteral("-")
                                                                               : QStringLiteral(" ");
             out += QStringLiteral("<tr>") + cell(lineNumber(line.beforeLine), background, QStringLiteral("color:#888;"))
                 + cell(lineNumber(line.afterLine), background, QStringLiteral("color:#888;"))
@@ -61,11 +61,11 @@ QString inlineHtml(const review::SourceDiff& diff)
 
 // One side of the side-by-side diff: its line numbers and text, a row per aligned row, so that the
 // two panes' rows line up when they scroll together (the same font, one line a row).
-QString sideHtml(const review::SourceDiff& diff, bool before)
+QString sideHtml(const report::SourceDiff& diff, bool before)
 {
-    using Kind = review::SideBySideRow::Kind;
+    using Kind = report::SideBySideRow::Kind;
     QString out = QStringLiteral("<table cellspacing=0 cellpadding=1>");
-    for (const review::SideBySideRow& row : review::sideBySide(diff)) {
+    for (const report::SideBySideRow& row : report::sideBySide(diff)) {
         if (row.kind == Kind::HunkBreak) {
             out += QStringLiteral("<tr>") + cell(QStringLiteral("⋯"), kHunk) + cell(QString(), kHunk)
                 + QStringLiteral("</tr>");
@@ -206,7 +206,7 @@ void DiffPanel::offerSessions()
         for (const store::SessionRow& row : m_session->sameProblem)
             //: session chooser entry; %1 how the session is named, %2 its iteration count
             m_sessionBox->addItem(tr("%1, %2 iterations")
-                                      .arg(QString::fromStdString(review::sessionTitle(row.session)))
+                                      .arg(QString::fromStdString(report::sessionTitle(row.session)))
                                       .arg(row.iterations),
                 QVariant::fromValue<qlonglong>(row.session.id));
     m_sessionBox->setCurrentIndex(
@@ -274,8 +274,8 @@ void DiffPanel::rediff()
         = focus && focus->detail && focus->detail->candidate ? &*focus->detail->candidate : nullptr;
     const store::CandidateRecord* before = compared && compared->candidate ? &*compared->candidate : nullptr;
     if (after && before) {
-        m_diff = review::diffSources(before->source, after->source);
-        m_changes = review::candidateChanges(before->source, before->tunables, after->source, after->tunables);
+        m_diff = report::diffSources(before->source, after->source);
+        m_changes = report::candidateChanges(before->source, before->tunables, after->source, after->tunables);
     }
     render();
 }
@@ -296,8 +296,8 @@ void DiffPanel::render()
         for (const store::SessionRow& r : m_session->sameProblem)
             if (r.session.id == m_otherSessionId)
                 row = &r;
-        const QString mine = html(review::sessionTitle(m_session->session));
-        const QString theirs = row ? html(review::sessionTitle(row->session)) : QString::number(m_otherSessionId);
+        const QString mine = html(report::sessionTitle(m_session->session));
+        const QString theirs = row ? html(report::sessionTitle(row->session)) : QString::number(m_otherSessionId);
         if (!m_other || !m_other->candidate) {
             m_header->setText(
                 tr("<i>Iteration %1 of %2 has no candidate to compare with.</i>").arg(m_compare->value()).arg(theirs));
@@ -313,7 +313,7 @@ void DiffPanel::render()
                              .arg(theirs)
                              .arg(m_diff.added)
                              .arg(m_diff.removed);
-        const std::string changes = review::changesHeaderText(m_changes);
+        const std::string changes = report::changesHeaderText(m_changes);
         if (!changes.empty())
             header += QStringLiteral("<br><tt>") + html(changes).replace(QLatin1Char('\n'), QStringLiteral("<br>"))
                 + QStringLiteral("</tt>");
@@ -337,7 +337,7 @@ void DiffPanel::render()
         ? tr("<b>Iteration %1</b> against its parent, iteration %2: +%3 −%4 lines")
         : tr("<b>Iteration %1</b> against iteration %2: +%3 −%4 lines");
     header = header.arg(m_focus->index()).arg(other).arg(m_diff.added).arg(m_diff.removed);
-    const std::string changes = review::changesHeaderText(m_changes);
+    const std::string changes = report::changesHeaderText(m_changes);
     if (!changes.empty())
         header += QStringLiteral("<br><tt>") + html(changes).replace(QLatin1Char('\n'), QStringLiteral("<br>"))
             + QStringLiteral("</tt>");

@@ -2,9 +2,9 @@
 // The selected iteration's source against its parent (or any iteration the engineer picks, also
 // of another session of the same problem, as Nsight Compute compares against a baseline report),
 // inline or side by side, with the tunable and launch-rule changes as a header. The diff itself
-// is core's (review::diffSources); this only draws it.
-#include "core/review/candidate_changes.h"
-#include "core/review/source_diff.h"
+// is core's (report::diffSources); this only draws it.
+#include "core/report/candidate_changes.h"
+#include "core/report/source_diff.h"
 #include "widgets/iteration_selection.h"
 
 #include <QWidget>
@@ -40,8 +40,8 @@ public:
     void showIteration(const std::shared_ptr<const IterationFocus>& focus) override;
 
     void setLayout(Layout layout);
-    const review::SourceDiff& shownDiff() const { return m_diff; }
-    const review::CandidateChanges& shownChanges() const { return m_changes; }
+    const report::SourceDiff& shownDiff() const { return m_diff; }
+    const report::CandidateChanges& shownChanges() const { return m_changes; }
     QString headerText() const;
     QTextBrowser* body() const; // with the shown diff's text (laid out when the panel is hidden)
     // Side by side: the old and the new side, each its own pane with a title; rows scroll together.
@@ -92,8 +92,8 @@ private:
     IterationLoader m_loader;
     std::int64_t m_otherSessionId = 0; // 0: compare within the shown session
     std::shared_ptr<const store::IterationDetail> m_other; // the other session's chosen iteration
-    review::SourceDiff m_diff;
-    review::CandidateChanges m_changes;
+    report::SourceDiff m_diff;
+    report::CandidateChanges m_changes;
 };
 
 } // namespace kl::gui

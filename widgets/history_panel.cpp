@@ -165,13 +165,13 @@ void HistoryPanel::showNotes(const SessionView& session)
 {
     QStringList lines;
     if (session.summary)
-        lines << toQString(review::stopLine(*session.summary));
-    if (const auto warning = review::mixedModelsWarning(review::gpuModelsOf(session.figures)); !warning.empty())
+        lines << toQString(report::stopLine(*session.summary));
+    if (const auto warning = report::mixedModelsWarning(report::gpuModelsOf(session.figures)); !warning.empty())
         lines << toQString(warning);
     m_note->setText(lines.join(QLatin1Char('\n')));
     m_note->setVisible(!lines.isEmpty());
     const bool fresh = m_hypothesisModel->rowCount() == 0;
-    m_hypothesisModel->setEntries(review::hypothesisLog(session.rows, session.decisionReasons));
+    m_hypothesisModel->setEntries(report::hypothesisLog(session.rows, session.decisionReasons));
     if (fresh && m_hypothesisModel->rowCount() > 0) {
         // The short columns as wide as they read, the decision held to ~30 characters and the hypothesis
         // filling the rest (both whole in their tooltips), so that a 1366-px window shows every column.

@@ -7,7 +7,7 @@ namespace kl::gui {
 
 namespace {
 
-bool sameEntry(const review::HypothesisEntry& a, const review::HypothesisEntry& b)
+bool sameEntry(const report::HypothesisEntry& a, const report::HypothesisEntry& b)
 {
     return a.index == b.index && a.proposer == b.proposer && a.verdict == b.verdict
         && a.predictedSpeedup == b.predictedSpeedup && a.speedup == b.speedup && a.measured == b.measured
@@ -21,7 +21,7 @@ HypothesisLogModel::HypothesisLogModel(QObject* parent)
 {
 }
 
-void HypothesisLogModel::setEntries(std::vector<review::HypothesisEntry> entries)
+void HypothesisLogModel::setEntries(std::vector<report::HypothesisEntry> entries)
 {
     if (std::equal(entries.begin(), entries.end(), m_entries.begin(), m_entries.end(), sameEntry))
         return;
@@ -49,7 +49,7 @@ QVariant HypothesisLogModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const review::HypothesisEntry& e = m_entries[static_cast<std::size_t>(index.row())];
+    const report::HypothesisEntry& e = m_entries[static_cast<std::size_t>(index.row())];
     if (role == IterationRole)
         return e.index;
     if (role == Qt::TextAlignmentRole)

@@ -1,8 +1,8 @@
 #pragma once
 // The hypothesis log of one session, one row per iteration whose proposer said what it expected: its
 // prediction over the best of its time against the decision that measured it, as `kernelloop-cli
-// history --hypotheses` prints it (core/review/session_notes.h makes the entries for both).
-#include "core/review/session_notes.h"
+// history --hypotheses` prints it (core/report/session_notes.h makes the entries for both).
+#include "core/report/session_notes.h"
 
 #include <QAbstractTableModel>
 
@@ -28,7 +28,7 @@ public:
     explicit HypothesisLogModel(QObject* parent = nullptr);
 
     // Replaces the rows; unchanged entries (a live refresh that adds none) leave the model as it is.
-    void setEntries(std::vector<review::HypothesisEntry> entries);
+    void setEntries(std::vector<report::HypothesisEntry> entries);
     int rowOf(int iteration) const; // -1 when absent
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -37,7 +37,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    std::vector<review::HypothesisEntry> m_entries;
+    std::vector<report::HypothesisEntry> m_entries;
 };
 
 } // namespace kl::gui

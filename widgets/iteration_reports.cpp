@@ -1,8 +1,8 @@
 // The rich-text pages of the selected iteration: its verification report, its findings and the
 // evidence behind its numbers. Values are read from the stored result as `show` prints them.
-#include "core/review/evidence.h"
-#include "core/review/tensor_ceiling.h"
-#include "core/review/verification_report.h"
+#include "core/report/evidence.h"
+#include "core/report/tensor_ceiling.h"
+#include "core/report/verification_report.h"
 #include "widgets/html_text.h"
 #include "widgets/number_text.h"
 #include "widgets/report_view.h"
@@ -37,7 +37,7 @@ QString verificationPage(const IterationFocus& focus)
 {
     const store::IterationDetail& detail = *focus.detail;
     QString page = verdictLine(detail);
-    const auto report = detail.result ? review::verificationReport(*detail.result) : std::nullopt;
+    const auto report = detail.result ? report::verificationReport(*detail.result) : std::nullopt;
     if (!report) {
         return page + QStringLiteral("<p><i>") + tr("Not verified: the candidate stopped before verification.")
             + QStringLiteral("</i></p>");
@@ -48,7 +48,7 @@ QString verificationPage(const IterationFocus& focus)
         page += QStringLiteral("<th>") + tr(head) + QStringLiteral("</th>");
     page += QStringLiteral("</tr>");
     QString windows;
-    for (const review::VerifiedCase& c : *report) {
+    for (const report::VerifiedCase& c : *report) {
         page += QStringLiteral("<tr>");
         page += QStringLiteral("<td>") + html(c.size) + QStringLiteral("</td>");
         page += QStringLiteral("<td>") + html(c.kind) + QStringLiteral("</td>");
@@ -65,9 +65,9 @@ QString verificationPage(const IterationFocus& focus)
             + QStringLiteral("</td></tr>");
         if (!c.passed && !c.windowStart.empty()) {
             windows += QStringLiteral("<p><b>") + html(c.worstOutput) + QStringLiteral("</b> at ") + html(c.size)
-                + QStringLiteral(", from ") + html(review::listText(c.windowStart)) + QStringLiteral(":<br><tt>")
-                + tr("expected") + QStringLiteral(" ") + html(review::listText(c.expected)) + QStringLiteral("<br>")
-                + tr("got") + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ") + html(review::listText(c.actual))
+                + QStringLiteral(", from ") + html(report::listText(c.windowStart)) + QStringLiteral(":<br><tt>")
+                + tr("expected") + QStringLiteral(" ") + html(report::listText(c.expected)) + QStringLiteral("<br>")
+                + tr("got") + QStringLiteral("&nbsp;&nbsp;&nbsp;&nbsp; ") + html(report::listText(c.actual))
                 + QStringLiteral("</tt></p>");
         }
     }
@@ -128,10 +128,10 @@ QString evidencePage(const IterationFocus& focus)
             tr("Decision"), html(std::string(store::decisionName(d.kind))) + QStringLiteral(": ") + html(d.reason));
     if (detail.result) {
         const store::ResultRecord& r = *detail.result;
-        if (const auto report = review::verificationReport(r); report && !report->empty()) {
+        if (const auto report = report::verificationReport(r); report && !report->empty()) {
             std::set<std::string> sizes;
             int trials = 0;
-            for (const review::VerifiedCase& c : *report) {
+            for (const report::VerifiedCase& c : *report) {
                 sizes.insert(c.size);
                 trials = std::max(trials, c.trial + 1);
             }
@@ -146,8 +146,8 @@ QString evidencePage(const IterationFocus& focus)
                     .arg(trials));
         }
         if (focus.session)
-            for (const review::OutputTolerance& t : review::outputTolerances(focus.session->problemJson))
-                page += htmlRow(tr("Tolerance"), html(review::toleranceText(t)));
+            for (const report::OutputTolerance& t : report::outputTolerances(focus.session->problemJson))
+                page += htmlRow(tr("Tolerance"), html(report::toleranceText(t)));
         if (r.medianUs)
             page += htmlRow(tr("Median (p20–p80)"),
                 fixedText(r.medianUs, 2) + QStringLiteral(" µs (") + fixedText(r.p20Us, 2) + QStringLiteral("–")
@@ -169,10 +169,10 @@ QString evidencePage(const IterationFocus& focus)
                         + fixedText(c.copy ? std::optional<double>(c.copy->medianUs) : std::nullopt, 2)
                         + QStringLiteral(" µs)"));
             }
-            for (const review::SizeFloor& floor : review::floorChecks(r)) {
-                const QString text = html(review::floorText(floor));
+            for (const report::SizeFloor& floor : report::floorChecks(r)) {
+                const QString text = html(report::floorText(floor));
                 page += htmlRow(tr("Floor check at ") + html(floor.size),
-                    floor.verdict == review::SizeFloor::Verdict::Below ? htmlColored(text, QStringLiteral("#b01c1c"))
+                    floor.verdict == report::SizeFloor::Verdict::Below ? htmlColored(text, QStringLiteral("#b01c1c"))
                                                                        : text);
             }
         }
@@ -181,8 +181,8 @@ QString evidencePage(const IterationFocus& focus)
         const bool computeBound = std::any_of(r.sizes.begin(), r.sizes.end(),
             [](const store::SizeResult& size) { return size.solBound == Bound::Compute; });
         if (const auto& device = r.device; computeBound && device)
-            if (const auto ceiling = review::tensorCeilingOf(*device))
-                page += htmlRow(tr("Tensor ceiling"), html(review::tensorCeilingText(*ceiling)));
+            if (const auto ceiling = report::tensorCeilingOf(*device))
+                page += htmlRow(tr("Tensor ceiling"), html(report::tensorCeilingText(*ceiling)));
         if (!r.toolkit.empty())
             page += htmlRow(tr("Toolkit"), QStringLiteral("NVRTC ") + html(r.toolkit));
         if (r.fromCache)

@@ -4,7 +4,7 @@
 #include "widgets/string_conversion.h"
 #include "widgets/verdict_style.h"
 
-#include "core/review/size_figures.h"
+#include "core/report/size_figures.h"
 
 #include <QCoreApplication>
 #include <QStringList>
@@ -19,7 +19,7 @@ QString contendersTip(const figures::IterationFigures& f)
     QStringList lines;
     for (const figures::SizeFigures& size : f.sizes) {
         // An empty text means the size has no PyTorch reference: nothing to show.
-        if (const std::string text = review::contendersText(size); !text.empty())
+        if (const std::string text = report::contendersText(size); !text.empty())
             lines << toQString(size.size + ": " + text);
     }
     if (f.sizes.size() > 1 && !lines.isEmpty())
@@ -39,7 +39,7 @@ QString solTip(const figures::IterationFigures& f)
 {
     QStringList lines;
     for (const figures::SizeFigures& size : f.sizes)
-        if (const std::string text = review::solText(size.pctOfSol, size.solBound); !text.empty())
+        if (const std::string text = report::solText(size.pctOfSol, size.solBound); !text.empty())
             lines << toQString(size.size + ": " + text);
     if (!lines.isEmpty())
         //: tooltip of the history's SOL cell: what speed of light is

@@ -321,7 +321,7 @@ void LineProfilePanel::listingCompiled()
     const auto detail = std::exchange(m_compiling, nullptr);
     if (!detail || !m_focus || m_focus->detail != detail || m_compiled.future().resultCount() == 0)
         return;
-    const review::ListingsCompiledHere compiled = m_compiled.result();
+    const report::ListingsCompiledHere compiled = m_compiled.result();
     if (!compiled.listings.sass.empty())
         m_sass = lines::parseSass(compiled.listings.sass);
     if (!compiled.listings.ptx.empty())

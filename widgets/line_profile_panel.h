@@ -8,7 +8,7 @@
 #include "core/lines/line_heat.h"
 #include "core/lines/ptx_listing.h"
 #include "core/lines/sass_listing.h"
-#include "core/review/listings_compiled_here.h"
+#include "core/report/listings_compiled_here.h"
 #include "widgets/code_listing_view.h"
 #include "widgets/iteration_selection.h"
 
@@ -31,10 +31,10 @@ class LineProfilePanel : public QWidget, public IterationViewer {
 public:
     explicit LineProfilePanel(IterationSelection* selection, QWidget* parent = nullptr);
 
-    // Compiles an iteration's stored source when its session kept no listing (review::compileListingsHere);
+    // Compiles an iteration's stored source when its session kept no listing (report::compileListingsHere);
     // run off the GUI thread. Without one the pane says why it is empty.
     using ListingCompiler
-        = std::function<review::ListingsCompiledHere(const store::CandidateRecord& candidate, const std::string& arch)>;
+        = std::function<report::ListingsCompiledHere(const store::CandidateRecord& candidate, const std::string& arch)>;
     void setListingCompiler(ListingCompiler compiler) { m_compiler = std::move(compiler); }
     bool isCompilingListing() const { return m_compiling != nullptr; }
 
@@ -81,7 +81,7 @@ private:
     bool m_listingCompiledHere = false; // the listing came from compileListingsHere, not the store
     std::shared_ptr<const SessionView> m_session;
     ListingCompiler m_compiler;
-    QFutureWatcher<review::ListingsCompiledHere> m_compiled;
+    QFutureWatcher<report::ListingsCompiledHere> m_compiled;
     std::shared_ptr<const store::IterationDetail> m_compiling; // whose listing m_compiled brings
     int m_heatMargin = 3;
 };

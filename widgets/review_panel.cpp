@@ -1,8 +1,8 @@
 #include "widgets/review_panel.h"
 
-#include "core/review/candidate_changes.h"
-#include "core/review/source_diff.h"
-#include "core/review/static_severity.h"
+#include "core/report/candidate_changes.h"
+#include "core/report/source_diff.h"
+#include "core/report/static_severity.h"
 #include "widgets/static_report_model.h"
 #include "widgets/static_report_view.h"
 #include "widgets/string_conversion.h"
@@ -189,13 +189,13 @@ void ReviewPanel::showRequest(const ReviewRequested& request)
         plan += QLatin1Char('\n') + tr("Predicted effect: not stated");
     m_plan->setPlainText(plan);
     const auto changes
-        = review::candidateChanges(request.best.source, request.bestTunables, p.candidate.source, p.tunables);
+        = report::candidateChanges(request.best.source, request.bestTunables, p.candidate.source, p.tunables);
     // Named by file, not by where the baseline was read from ("incumbent//tmp/.../baseline.cu").
-    const auto unified = review::unifiedDiff(request.best.source, p.candidate.source,
+    const auto unified = report::unifiedDiff(request.best.source, p.candidate.source,
         "incumbent/" + std::filesystem::path(request.best.fileName).filename().string(),
         "proposal/" + std::filesystem::path(p.candidate.fileName).filename().string());
     m_diff->setHtml(
-        diffHtml(review::changesHeaderText(changes), unified.empty() ? "(the source is unchanged)\n" : unified));
+        diffHtml(report::changesHeaderText(changes), unified.empty() ? "(the source is unchanged)\n" : unified));
     m_reportModel->clear();
     m_compileError->hide();
     //: review: while the proposal compiles offline for its static report
@@ -213,7 +213,7 @@ void ReviewPanel::setStaticReport(std::shared_ptr<const StaticReport> report)
     QStringList lines;
     if (report)
         for (const auto& launch : report->launches)
-            for (const auto& line : review::staticSeverityLines(launch))
+            for (const auto& line : report::staticSeverityLines(launch))
                 lines << toQString(line);
     m_severity->setText(lines.isEmpty() ? tr("Static report: nothing to flag.") : lines.join(QLatin1Char('\n')));
     m_reportModel->setReport(std::move(report));

@@ -1,6 +1,6 @@
 #include "widgets/static_report_model.h"
 
-#include "core/review/static_severity.h"
+#include "core/report/static_severity.h"
 
 #include "widgets/string_conversion.h"
 
@@ -278,40 +278,40 @@ QVariant StaticReportModel::toolTip(const StaticReport::PerLaunch& launch, int c
 int StaticReportModel::severity(const StaticReport::PerLaunch& launch, int column) const
 {
     // core's classification (what `check` prints), with the findings' thresholds.
-    std::optional<review::StaticFigure> figure;
+    std::optional<report::StaticFigure> figure;
     switch (column) {
     case SpillStoresColumn:
-        figure = review::StaticFigure::SpillStores;
+        figure = report::StaticFigure::SpillStores;
         break;
     case SpillLoadsColumn:
-        figure = review::StaticFigure::SpillLoads;
+        figure = report::StaticFigure::SpillLoads;
         break;
     case StackFrameColumn:
-        figure = review::StaticFigure::StackFrame;
+        figure = report::StaticFigure::StackFrame;
         break;
     case OccupancyColumn:
     case BlocksPerSmColumn:
-        figure = review::StaticFigure::Occupancy;
+        figure = report::StaticFigure::Occupancy;
         break;
     case LimiterColumn:
-        figure = review::StaticFigure::Limiter;
+        figure = report::StaticFigure::Limiter;
         break;
     case StaticSharedColumn:
     case DynamicSharedColumn:
-        figure = review::StaticFigure::Shared;
+        figure = report::StaticFigure::Shared;
         break;
     case WavesColumn:
-        figure = review::StaticFigure::Waves;
+        figure = report::StaticFigure::Waves;
         break;
     default:
         return 0;
     }
-    switch (review::staticSeverity(launch, *figure)) {
-    case review::Severity::Critical:
+    switch (report::staticSeverity(launch, *figure)) {
+    case report::Severity::Critical:
         return 2;
-    case review::Severity::Warning:
+    case report::Severity::Warning:
         return 1;
-    case review::Severity::None:
+    case report::Severity::None:
         break;
     }
     return 0;

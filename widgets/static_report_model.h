@@ -59,7 +59,7 @@ private:
     QVariant display(const StaticReport::PerLaunch& launch, int column) const;
     QVariant raw(const StaticReport::PerLaunch& launch, int column) const;
     QVariant toolTip(const StaticReport::PerLaunch& launch, int column) const;
-    // 0: fine, 1: worth a look (warning), 2: bad (critical), as core/review/static_severity.h says.
+    // 0: fine, 1: worth a look (warning), 2: bad (critical), as core/report/static_severity.h says.
     int severity(const StaticReport::PerLaunch& launch, int column) const;
 
     std::shared_ptr<const StaticReport> m_report;

@@ -61,7 +61,7 @@ ResultRecord result(int i)
     device.sharedPerSm = 233472;
     device.copyBandwidthGbps = 4250.0;
     r.device = device;
-    r.compile = { { "registers", 32 + i % 8 * 8 }, { "stack_frame_bytes", 0 }, { "spill_store_bytes", 0 },
+    r.compile.report = { { "registers", 32 + i % 8 * 8 }, { "stack_frame_bytes", 0 }, { "spill_store_bytes", 0 },
         { "occupancy", 0.5 + (i % 4) * 0.125 }, { "limiter", "registers" } };
     kl::protocol::Verification verification;
     verification.passed = passed;

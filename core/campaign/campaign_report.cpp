@@ -3,7 +3,7 @@
 #include "core/figures/iteration_figures.h"
 #include "core/model/error.h"
 #include "core/model/geometric_mean.h"
-#include "core/review/kernel_export.h"
+#include "core/report/kernel_export.h"
 #include "core/store/store.h"
 
 #include <algorithm>
@@ -47,7 +47,7 @@ void readBest(const store::Store& store, ProblemRow& row)
         row.seconds = *summary->wallSeconds;
     else if (session->endedMs)
         row.seconds = double(*session->endedMs - session->startedMs) / 1000.0;
-    const auto best = review::bestIteration(store, row.sessionId);
+    const auto best = report::bestIteration(store, row.sessionId);
     if (!best)
         return;
     row.bestIteration = *best;

@@ -1,6 +1,6 @@
 #include "core/campaign/report_export.h"
 
-#include "core/review/size_figures.h"
+#include "core/report/size_figures.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@ namespace kl::campaign {
 
 namespace {
 
-using review::figureText;
+using report::figureText;
 
 std::string times(const std::optional<double>& v) { return v ? figureText(v, 2) + "x" : std::string("-"); }
 

@@ -13,8 +13,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace kl {
 
 struct Telemetry {
@@ -105,11 +103,5 @@ double peakFp32Tflops(int smCount, double smClockMhz, const std::string& compute
 // same-size copy's median (else the device's copy bandwidth), and gbps, tflops and % of copy from
 // bytes, flops and the median where they are absent.
 void deriveRates(Telemetry& t, std::optional<double> copyMedianUs, double deviceCopyGbps);
-
-// The static facts alone from their stored object (the "static" of a dump, the "telemetry" of a
-// stored compile report; keys as below), and that object from them. Throws "findings.bad-telemetry"
-// for a value that is not an object.
-Telemetry staticTelemetryFromJson(const nlohmann::json& statics);
-nlohmann::json staticTelemetryJson(const Telemetry& t);
 
 } // namespace kl

@@ -8,7 +8,7 @@
 #include "core/loop/look_ahead.h"
 #include "core/loop/measuring_setup.h"
 #include "core/loop/pending_candidate.h"
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/model/error.h"
 #include "core/model/hash.h"
 #include "core/pool/pool_trace.h"
@@ -134,14 +134,8 @@ std::unique_ptr<PendingCandidate> CandidatePipeline::begin(
         o.status = cached->status;
         o.category = cached->category;
         o.detail = cached->detail;
-        a.staticJson = cached->compile;
-        if (a.staticJson.is_object() && a.staticJson.contains("telemetry")) {
-            try {
-                a.statics = staticTelemetryFromJson(a.staticJson["telemetry"]);
-            } catch (const Error&) {
-                // A stored row this version cannot read gives no findings; the result itself stands.
-            }
-        }
+        a.compile = cached->compile; // statics a row this version cannot read are none: no findings
+        a.statics = a.compile.statics;
     } else if (queueNow) {
         compileAndQueue(*pending, cancel);
     } else {
@@ -194,11 +188,11 @@ void CandidatePipeline::compileAndQueue(PendingCandidate& queued, const std::ato
     o.phasesMs["compile"] = msSince(start); // on the round's path: for one compiled ahead, the wait
     pool::trace(pending->tag + (ahead ? " compiled ahead" : " compiled"));
     if (a.report) {
-        a.staticJson = staticReportJson(*a.report);
+        a.compile.report = staticReportJson(*a.report);
         a.statics = staticTelemetry(*a.report);
-        a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
+        a.compile.statics = a.statics;
         if (ahead)
-            a.staticJson["compiled_ahead_ms"] = ahead->millis;
+            a.compile.compiledAheadMs = ahead->millis;
         if (!a.report->compile.ok) {
             o.status = "failed";
             o.category = std::string("compile.") + compileErrorKindName(a.report->compile.kind);
@@ -253,10 +247,9 @@ void CandidatePipeline::compileAndQueue(PendingCandidate& queued, const std::ato
         pending->listings
             = std::async(std::launch::async, [ptx = a.report->compile.ptx, cubin = a.report->compile.cubin] {
                   const auto listed = Clock::now();
-                  auto fields = nlohmann::json::object();
-                  store::addCodeListings(fields, ptx, cubin);
-                  fields["listings_ms"] = msSince(listed);
-                  return fields;
+                  auto listings = store::listingsOf(ptx, cubin);
+                  listings.listingsMs = msSince(listed);
+                  return listings;
               });
     }
 }
@@ -287,7 +280,7 @@ EvaluatedCandidate CandidatePipeline::complete(
         for (const auto& [k, v] : a.result->phasesMs)
             o.phasesMs[k] = v;
         a.statics = staticTelemetry(*a.report, dominantKernel(*a.result));
-        a.staticJson["telemetry"] = staticTelemetryJson(*a.statics);
+        a.compile.statics = a.statics;
     }
 
     // A cached result was decoded like a fresh one: the figures read the same typed value.
@@ -305,7 +298,7 @@ EvaluatedCandidate CandidatePipeline::complete(
                     t.peakTflops = peakFp32Tflops(device.smCount, device.smClockMhz, device.computeCapability);
                 // The statics counted the PTX; a cached row's stored listings say it from the SASS where
                 // nvdisasm ran (there is no compile report on that path: never the executed counter alone).
-                if (auto listed = storedTensorInstructions(a.staticJson))
+                if (auto listed = storedTensorInstructions(a.compile))
                     t.tensorInstructions = std::move(listed);
                 o.findings = synthesise(t);
             } catch (const Error&) {
@@ -318,13 +311,13 @@ EvaluatedCandidate CandidatePipeline::complete(
         return e;
     const auto recording = Clock::now();
     m_recorder.record(o, proposal, parentId, a);
-    // As recorded, for those who follow the loop without reading the store (core/review/live_iteration.h).
+    // As recorded, for those who follow the loop without reading the store (core/report/live_iteration.h).
     o.state = "done";
     o.proposerDetail = proposerDetailFor(proposal.proposer, m_config.proposerDetail);
     o.parentCandidateId = parentId;
     if (a.result)
         o.reply = std::make_shared<const protocol::EvaluateResult>(*a.result);
-    o.statics = store::storedStatics(a.staticJson);
+    o.statics = store::storedStatics(a.compile);
     if (m_config.useCache && !o.fromCache && a.result && cacheable(o.category) && o.candidateId)
         m_recorder.cacheResult(a.cacheKey, o.index);
     if (pending.listings.valid() && o.index > 0)

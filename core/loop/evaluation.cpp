@@ -4,6 +4,7 @@
 #include "core/protocol/finite.h"
 #include "core/protocol/profile_policy.h"
 #include "core/store/code_listings.h"
+#include "core/store/compile_columns.h"
 
 #include <cmath>
 #include <cstdio>
@@ -47,7 +48,7 @@ Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel)
     return t;
 }
 
-std::optional<lines::TensorInstructions> storedTensorInstructions(const nlohmann::json& compile)
+std::optional<lines::TensorInstructions> storedTensorInstructions(const store::CompileRecord& compile)
 {
     const auto listings = store::codeListingsOf(compile);
     return lines::countTensorInstructions(listings.sass, listings.ptx);
@@ -180,7 +181,7 @@ Telemetry telemetryFromRecordedReply(
         }
     }
     return telemetryFromResult(
-        result, hasStatics ? staticTelemetryFromJson(*statics) : Telemetry {}, kernel, sizeLabel);
+        result, hasStatics ? store::staticTelemetryFromJson(*statics) : Telemetry {}, kernel, sizeLabel);
 }
 
 Telemetry loadTelemetry(const std::filesystem::path& path, const std::string& kernel, const std::string& sizeLabel)

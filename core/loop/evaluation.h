@@ -19,19 +19,19 @@ namespace kl {
 struct EvaluationArtifacts {
     std::optional<StaticReport> report;
     std::optional<protocol::EvaluateResult> result;
-    nlohmann::json staticJson; // the compile report as stored (with "telemetry" for findings)
-    std::optional<Telemetry> statics; // that "telemetry" as the findings read it
+    store::CompileRecord compile; // the compile report as stored
+    std::optional<Telemetry> statics; // the static facts findings read (stored as compile.statics)
     std::vector<SizeTiming> timings; // per main size, for the noise-aware comparison
     std::string cacheKey;
 };
 
 // The flat static facts findings read, for the main kernel at the first main size. `kernel` picks
-// a launch by name (source or lowered); empty picks the first. Stored as staticTelemetryJson(...).
+// a launch by name (source or lowered); empty picks the first. Stored as CompileRecord::statics.
 Telemetry staticTelemetry(const StaticReport& report, const std::string& kernel = {});
 
-// The tensor-core instructions in the code listings a stored compile JSON holds (store/code_listings.h):
+// The tensor-core instructions in the code listings a stored compile record holds (store/code_listings.h):
 // the SASS where nvdisasm ran, else the PTX; nothing when the row keeps no listing.
-std::optional<lines::TensorInstructions> storedTensorInstructions(const nlohmann::json& compile);
+std::optional<lines::TensorInstructions> storedTensorInstructions(const store::CompileRecord& compile);
 
 // What the findings read of a runner's typed reply on top of the static facts: the device, one timed
 // case and one profiled kernel. An empty `kernel` / `sizeLabel` takes the static facts' kernel (else

@@ -2,11 +2,22 @@
 #include "core/loop/iteration_recorder.h"
 
 #include "core/loop/pending_candidate.h"
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 
 namespace kl {
+
+namespace {
+
+// The row's times, for those who follow the loop without reading the store.
+void stamp(IterationOutcome& o, const store::CommittedIteration& committed)
+{
+    o.startedMs = committed.startedMs;
+    o.endedMs = committed.endedMs;
+}
+
+} // namespace
 
 IterationRecorder::IterationRecorder(store::Store& store, std::string proposerDetail)
     : m_store(store)
@@ -51,7 +62,7 @@ void IterationRecorder::record(
         r.pctOfCopy = o.pctOfCopy;
         r.speedup = o.speedup;
         r.fromCache = o.fromCache;
-        r.compile = a.staticJson;
+        r.compile = a.compile;
         r.endpoint = o.endpoint;
         m_store.recordResult(ref, r);
         if (!o.findings.empty())
@@ -59,7 +70,7 @@ void IterationRecorder::record(
     }
     for (const auto& x : proposal.exchanges)
         m_store.recordExchange(ref, exchangeRecord(x));
-    m_store.finishIteration(ref, "done");
+    stamp(o, m_store.finishIteration(ref, "done"));
 }
 
 void IterationRecorder::recordRefusal(
@@ -79,7 +90,7 @@ void IterationRecorder::recordRefusal(
         m_store.recordExchange(ref, exchangeRecord(x));
     if (decision)
         m_store.recordDecision(ref, *decision);
-    m_store.finishIteration(ref, proposal.failure.empty() ? "refused" : "proposer-error");
+    stamp(o, m_store.finishIteration(ref, proposal.failure.empty() ? "refused" : "proposer-error"));
 }
 
 void IterationRecorder::recordDecision(int index, const store::DecisionRecord& decision)
@@ -93,7 +104,7 @@ void IterationRecorder::cacheResult(const std::string& cacheKey, int index)
         m_store.cacheStore(cacheKey, detail->result->id);
 }
 
-void IterationRecorder::addListings(int index, std::future<nlohmann::json> listings)
+void IterationRecorder::addListings(int index, std::future<store::StoredListings> listings)
 {
     m_listings.emplace_back(index, std::move(listings));
 }
@@ -106,7 +117,7 @@ void IterationRecorder::storeListings(bool all)
             continue;
         }
         try {
-            m_store.addToResultCompile({ m_sessionId, it->first }, it->second.get());
+            m_store.addListings({ m_sessionId, it->first }, it->second.get());
         } catch (const std::bad_alloc&) {
             // Listings past memory: the iteration keeps its result without them.
         }

@@ -8,8 +8,6 @@
 #include "core/loop/loop_values.h"
 #include "core/propose/proposer.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <future>
 #include <map>
@@ -46,8 +44,8 @@ public:
     // The result of iteration `index` answers `cacheKey` from now on.
     void cacheResult(const std::string& cacheKey, int index);
 
-    // Iteration `index`'s listings, once made, into its stored compile JSON.
-    void addListings(int index, std::future<nlohmann::json> listings);
+    // Iteration `index`'s listings, once made, into its stored compile record.
+    void addListings(int index, std::future<store::StoredListings> listings);
     // Those made by now; `all`: waits for every one.
     void storeListings(bool all);
 
@@ -57,7 +55,7 @@ private:
     std::int64_t m_sessionId = 0;
     std::string m_toolkit;
     std::map<std::string, std::int64_t> m_candidateIds; // source hash + tunables → candidate row
-    std::vector<std::pair<int, std::future<nlohmann::json>>> m_listings; // by iteration index
+    std::vector<std::pair<int, std::future<store::StoredListings>>> m_listings; // by iteration index
 };
 
 } // namespace kl

@@ -72,13 +72,15 @@ struct IterationOutcome {
     std::string endpoint; // the runner endpoint that measured it ("local:0", "ssh:host:1"); empty: none did
     std::string device; // its GPU, "NVIDIA H200 #0"
     // What a window following the loop shows of it without reading the store (its history row and chart
-    // figures: core/review/live_iteration.h), each as the store records it.
+    // figures: core/report/live_iteration.h), each as the store records it.
     std::string state; // the stored iteration's: "done", "refused" (by the engineer), "proposer-error"
     std::string proposerDetail; // its candidate's ("tuner:auto", "baseline")
     std::optional<std::int64_t> parentCandidateId; // the candidate it was built on
     std::optional<store::DecisionRecord::Kind> decision; // the last decision on it, once its round is decided
     std::shared_ptr<const protocol::EvaluateResult> reply; // the runner's (or the cache's) typed reply
     store::KernelStatics statics; // its compile's static facts
+    std::int64_t startedMs = 0; // its row's begin and end, as stored
+    std::int64_t endedMs = 0;
 };
 
 struct LoopSummary {
@@ -100,6 +102,6 @@ struct LoopSummary {
     int compiledAhead = 0; // candidates compiled while the round before ran (core/loop/compile_ahead.h)
     int usedAhead = 0; // of those, proposed (the rest were wrong guesses: CPU time only)
 };
-// Stored as store::SessionSummary, field by field (core/loop/stored_forms.h).
+// Stored as store::SessionSummary, field by field (core/loop/store_records.h).
 
 } // namespace kl

@@ -18,10 +18,10 @@ struct PendingCandidate {
     EvaluatedCandidate e;
     EvaluationArtifacts a;
     std::optional<std::future<pool::PooledResult>> job;
-    // The code listings' fields of the compile JSON, made beside the job (nvdisasm can take longer than
+    // The code listings of the compile record, made beside the job (nvdisasm can take longer than
     // the job: docs/measurements.md, 2026-12-03 08:57Z); written to the store once made, never waited for
     // by the round.
-    std::future<nlohmann::json> listings;
+    std::future<store::StoredListings> listings;
     Clock::time_point start;
     int round = 0;
     bool awaitingCompile = false; // not cached: compileAndQueue comes next

@@ -6,7 +6,7 @@
 #include "core/loop/look_ahead.h"
 #include "core/loop/pending_candidate.h"
 #include "core/loop/round_decision.h"
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/model/hash.h"
 #include "core/pool/compile_stage.h"
 #include "core/pool/pool_trace.h"

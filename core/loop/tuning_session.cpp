@@ -7,7 +7,7 @@
 #include "core/loop/pending_candidate.h"
 #include "core/loop/round_runner.h"
 #include "core/loop/session_append.h"
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 #include "core/model/error.h"
 #include "core/pool/runner_pool.h"
 #include "core/store/store.h"

@@ -1,7 +1,7 @@
 // The recipe's proposer behind the engineer's controls: pause, and the engineer's candidates first.
 #include "core/session/engineer_proposer.h"
 
-#include "core/loop/stored_forms.h"
+#include "core/loop/store_records.h"
 
 #include <algorithm>
 

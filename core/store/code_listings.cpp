@@ -18,84 +18,82 @@ std::string kilobytes(std::size_t bytes)
     return text;
 }
 
-std::size_t storedSize(const nlohmann::json& value)
+std::size_t storedSize(const PackedText& packed)
 {
-    if (value.is_string())
-        return value.get_ref<const std::string&>().size();
-    if (value.is_object() && value.contains("deflate_base64") && value["deflate_base64"].is_string())
-        return value["deflate_base64"].get_ref<const std::string&>().size();
-    return 0;
+    return packed.plain ? packed.plain->size() : packed.deflateBase64.size();
 }
 
 } // namespace
 
-nlohmann::json packedText(std::string_view text)
+PackedText packedText(std::string_view text)
 {
     std::string kept(text.substr(0, std::min(text.size(), kListingLimitBytes)));
     if (text.size() > kListingLimitBytes)
         kept += "\n// (listing cut at " + kilobytes(kListingLimitBytes) + " of " + kilobytes(text.size()) + ")\n";
+    PackedText packed;
     uLongf size = compressBound(kept.size());
     std::string deflated(size, '\0');
     if (compress2(reinterpret_cast<Bytef*>(deflated.data()), &size, reinterpret_cast<const Bytef*>(kept.data()),
             kept.size(), Z_BEST_COMPRESSION)
-        != Z_OK)
-        return kept; // zlib only fails without memory: keep the text as it is
+        != Z_OK) {
+        packed.plain = std::move(kept); // zlib only fails without memory: keep the text as it is
+        return packed;
+    }
     deflated.resize(size);
-    return { { "deflate_base64", protocol::base64Encode(deflated) }, { "bytes", kept.size() } };
+    packed.deflateBase64 = protocol::base64Encode(deflated);
+    packed.bytes = kept.size();
+    return packed;
 }
 
-std::optional<std::string> unpackedText(const nlohmann::json& value)
+std::optional<std::string> unpackedText(const PackedText& packed)
 {
-    if (value.is_string())
-        return value.get<std::string>();
-    if (!value.is_object() || !value.contains("deflate_base64") || !value["deflate_base64"].is_string()
-        || !value.contains("bytes") || !value["bytes"].is_number_unsigned())
+    if (packed.plain)
+        return packed.plain;
+    if (packed.damaged || packed.bytes > kListingLimitBytes + 4096)
         return std::nullopt;
-    const auto bytes = value["bytes"].get<std::size_t>();
-    const auto deflated = protocol::base64Decode(value["deflate_base64"].get_ref<const std::string&>());
-    if (!deflated || bytes > kListingLimitBytes + 4096)
+    const auto deflated = protocol::base64Decode(packed.deflateBase64);
+    if (!deflated)
         return std::nullopt;
-    std::string text(bytes, '\0');
-    uLongf size = bytes;
+    std::string text(packed.bytes, '\0');
+    uLongf size = packed.bytes;
     if (uncompress(reinterpret_cast<Bytef*>(text.data()), &size, reinterpret_cast<const Bytef*>(deflated->data()),
             deflated->size())
             != Z_OK
-        || size != bytes)
+        || size != packed.bytes)
         return std::nullopt;
     return text;
 }
 
-void addCodeListings(nlohmann::json& compile, const std::string& ptx, const std::string& cubin)
+StoredListings listingsOf(const std::string& ptx, const std::string& cubin)
 {
-    if (!compile.is_object())
-        compile = nlohmann::json::object();
+    StoredListings listings;
     if (!ptx.empty())
-        compile["ptx"] = packedText(ptx);
+        listings.ptx = packedText(ptx);
     if (cubin.empty())
-        return;
+        return listings;
     const auto sass = lines::disassembleCubin(cubin);
     if (sass.text.empty())
-        compile["sass_note"] = sass.problem;
+        listings.sassNote = sass.problem;
     else
-        compile["sass"] = packedText(sass.text);
+        listings.sass = packedText(sass.text);
+    return listings;
 }
 
-CodeListings codeListingsOf(const nlohmann::json& compile)
+CodeListings codeListingsOf(const CompileRecord& compile)
 {
     CodeListings listings;
-    if (!compile.is_object())
-        return listings;
-    for (const auto& [key, text] : { std::pair { "ptx", &listings.ptx }, std::pair { "sass", &listings.sass } }) {
-        if (!compile.contains(key))
+    const StoredListings& stored = compile.listings;
+    for (const auto& [packed, text] :
+        { std::pair { &stored.ptx, &listings.ptx }, std::pair { &stored.sass, &listings.sass } }) {
+        if (!*packed)
             continue;
-        listings.storedBytes += storedSize(compile[key]);
-        if (auto unpacked = unpackedText(compile[key]))
+        listings.storedBytes += storedSize(**packed);
+        if (auto unpacked = unpackedText(**packed))
             *text = std::move(*unpacked);
         else
             listings.damaged = true;
     }
-    if (compile.contains("sass_note") && compile["sass_note"].is_string())
-        listings.sassNote = compile["sass_note"].get<std::string>();
+    listings.sassNote = stored.sassNote;
     return listings;
 }
 

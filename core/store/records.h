@@ -3,6 +3,7 @@
 // and never see SQL. Fields marked "out" are filled by the store and ignored when writing.
 // Timestamps are milliseconds since the Unix epoch (UTC); 0 on input means "now".
 #include "core/exchange/exchange.h"
+#include "core/findings/telemetry.h"
 #include "core/lines/pc_sampling.h"
 #include "core/model/candidate.h"
 #include "core/model/error.h"
@@ -157,6 +158,34 @@ using MetricValues = std::map<MetricKey, double>;
 // "KERNEL/CASE/METRIC" (the bare metric without kernel and size): the stored name, as `show` prints it.
 std::string metricName(const MetricKey& key);
 
+// A code listing as the store keeps it: deflated and base64'd with its unpacked length, or plain text
+// (rows written before listings were packed); unpacked only when shown (codeListingsOf, code_listings.h).
+struct PackedText {
+    std::string deflateBase64;
+    std::size_t bytes = 0; // unpacked
+    std::optional<std::string> plain;
+    bool damaged = false; // stored, but in neither form
+};
+
+// A candidate's PTX and SASS (or why there is no SASS), made after its compile.
+struct StoredListings {
+    std::optional<PackedText> ptx;
+    std::optional<PackedText> sass; // `nvdisasm -g` code sections
+    std::string sassNote; // why no SASS was stored
+    std::optional<double> listingsMs; // what making them took
+};
+
+// A candidate's compile as the store keeps it (results.compile_json), typed where it is read: the
+// main kernel's static facts (what findings and the charts read), the compile-ahead wait and the
+// listings. The static report (staticReportJson: launches, occupancy, diagnostics) is kept as the
+// compiler wrote it, for `show --json` and exports; nothing reads it by key.
+struct CompileRecord {
+    nlohmann::json report = nlohmann::json::object();
+    std::optional<Telemetry> statics;
+    std::optional<double> compiledAheadMs; // compiled while the round before ran: how long that took
+    StoredListings listings;
+};
+
 // One evaluation of a candidate: the runner's reply (docs/runner-protocol.md) or a failure before
 // it (compile error, proposer error), as the protocol's typed values. The summary fields are what
 // listings show; the parts hold everything else, timing samples included.
@@ -173,7 +202,7 @@ struct ResultRecord : TimingFigures {
     std::optional<protocol::Verification> verification; // none when not verified
     std::optional<protocol::Timing> timing; // with samples; none when not timed
     std::optional<protocol::DeviceDescription> device;
-    nlohmann::json compile; // the static report (registers, shared memory, spills, occupancy) and listings
+    CompileRecord compile; // the static report (registers, shared memory, spills, occupancy) and listings
     std::optional<protocol::Profile> profile;
     MetricValues metrics; // from the profile's kernels
     // One per timed main size, in the problem's order. Written empty, the store derives them from
@@ -188,8 +217,7 @@ struct ResultRecord : TimingFigures {
     std::vector<Error> unreadable;
 };
 
-// The static facts the charts draw of an iteration's main kernel: its compile record's "telemetry"
-// (core/findings' static telemetry), decoded by the store.
+// The static facts the charts draw of an iteration's main kernel: its compile record's statics.
 struct KernelStatics {
     std::optional<int> registers; // per thread
     std::optional<double> theoreticalOccupancy; // 0..1
@@ -296,6 +324,8 @@ struct CommittedIteration {
     int index = 0;
     std::optional<std::int64_t> candidateId;
     std::optional<std::int64_t> resultId;
+    std::int64_t startedMs = 0; // as written: begun, finished
+    std::int64_t endedMs = 0;
 };
 
 // A verified candidate of an earlier session, shown to a proposer as an example of what worked.

@@ -1,8 +1,8 @@
 #include "core/store/runner_result.h"
 
-#include "core/findings/telemetry.h"
 #include "core/model/geometric_mean.h"
 #include "core/protocol/finite.h"
+#include "core/store/compile_columns.h"
 #include "core/store/result_columns.h"
 
 #include <cmath>
@@ -32,8 +32,8 @@ nlohmann::json storedColumns(const ResultRecord& r)
 {
     return { { "status", r.status }, { "category", r.category }, { "detail", r.detail },
         { "verification", columnJson(r.verification) }, { "timing", columnJson(r.timing) },
-        { "profile", columnJson(r.profile) }, { "compile", r.compile }, { "device", columnJson(r.device) },
-        { "pc_sampling", columnJson(r.pcSampling) } };
+        { "profile", columnJson(r.profile) }, { "compile", compileColumn(r.compile) },
+        { "device", columnJson(r.device) }, { "pc_sampling", columnJson(r.pcSampling) } };
 }
 
 std::vector<SizeResult> sizeResultsOf(const protocol::Timing& timing)
@@ -102,13 +102,12 @@ std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& r)
     return reply;
 }
 
-KernelStatics storedStatics(const nlohmann::json& compile)
+KernelStatics storedStatics(const CompileRecord& compile)
 {
-    // The static telemetry has one reader, core/findings' (the loop reads it back from a cached row too).
     KernelStatics k;
-    if (!compile.is_object() || !compile.contains("telemetry") || !compile["telemetry"].is_object())
+    if (!compile.statics)
         return k;
-    const Telemetry telemetry = staticTelemetryFromJson(compile["telemetry"]);
+    const Telemetry& telemetry = *compile.statics;
     if (telemetry.registers > 0)
         k.registers = telemetry.registers;
     if (telemetry.theoreticalOccupancy > 0)

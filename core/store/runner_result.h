@@ -28,7 +28,7 @@ nlohmann::json storedColumns(const ResultRecord& result);
 // Each timed case's own figures, in order; figures that are not finite numbers are left out.
 std::vector<SizeResult> sizeResultsOf(const protocol::Timing& timing);
 
-// A stored compile record's static facts (its "telemetry"); empty where it has none.
-KernelStatics storedStatics(const nlohmann::json& compile);
+// A compile record's static facts as the charts draw them; empty where it has none.
+KernelStatics storedStatics(const CompileRecord& compile);
 
 } // namespace kl::store

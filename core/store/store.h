@@ -95,10 +95,10 @@ public:
     CommittedIteration finishIteration(const IterationRef& iteration, const std::string& state = "done");
     // Forgets an unfinished iteration (nothing of it was written).
     void abandonIteration(const IterationRef& iteration);
-    // Adds `fields` to the compile JSON of an iteration's result, finished or not (the loop's code
-    // listings, made by nvdisasm after the iteration was recorded). "store.no-such-iteration" when
-    // neither exists; an iteration without a result is left as it is.
-    void addToResultCompile(const IterationRef& iteration, const nlohmann::json& fields);
+    // Sets the code listings of an iteration's result, finished or not (made by nvdisasm after the
+    // iteration was recorded). "store.no-such-iteration" when neither exists; an iteration without a
+    // result is left as it is.
+    void addListings(const IterationRef& iteration, const StoredListings& listings);
 
     // Reading history: committed iterations only.
     std::vector<IterationRow> listIterations(std::int64_t sessionId) const;

@@ -1,6 +1,7 @@
 // Batched reads for charts over a whole session: one query per kind of figure instead of one
 // Store::iteration() per iteration (10,000 iterations: one query, not 10,000 result rows and JSON
 // documents parsed in full).
+#include "core/store/compile_columns.h"
 #include "core/store/result_columns.h"
 #include "core/store/runner_result.h"
 #include "core/store/store_impl.h"
@@ -36,9 +37,15 @@ std::map<int, KernelStatics> Store::sessionStatics(std::int64_t sessionId) const
         "AND json_type(r.compile_json, '$.telemetry') = 'object'");
     select.bind(1, sessionId);
     std::map<int, KernelStatics> byIteration;
-    while (select.step())
-        byIteration[static_cast<int>(select.integer(0))]
-            = storedStatics({ { "telemetry", readJson(select, 1, m_impl->path.string()) } });
+    while (select.step()) {
+        CompileRecord compile;
+        try {
+            compile.statics = staticTelemetryFromJson(readJson(select, 1, m_impl->path.string()));
+        } catch (const Error&) {
+            continue; // a row this version cannot read draws no static facts
+        }
+        byIteration[static_cast<int>(select.integer(0))] = storedStatics(compile);
+    }
     return byIteration;
 }
 

@@ -1,4 +1,5 @@
 // Recording iterations: collected in memory, written in one transaction by finishIteration.
+#include "core/store/compile_columns.h"
 #include "core/store/exchange_columns.h"
 #include "core/store/result_columns.h"
 #include "core/store/runner_result.h"
@@ -72,14 +73,11 @@ void Store::recordResult(const IterationRef& iteration, const ResultRecord& resu
     m_impl->pendingOf(iteration).result = result;
 }
 
-void Store::addToResultCompile(const IterationRef& iteration, const nlohmann::json& fields)
+void Store::addListings(const IterationRef& iteration, const StoredListings& listings)
 {
     if (auto it = m_impl->pending.find({ iteration.sessionId, iteration.index }); it != m_impl->pending.end()) {
-        if (auto& result = it->second.result) {
-            if (!result->compile.is_object())
-                result->compile = nlohmann::json::object();
-            result->compile.update(fields);
-        }
+        if (auto& result = it->second.result)
+            result->compile.listings = listings;
         return;
     }
     const auto iterationId = m_impl->committedIterationId(iteration);
@@ -90,12 +88,11 @@ void Store::addToResultCompile(const IterationRef& iteration, const nlohmann::js
     select.bind(1, *iterationId);
     if (!select.step())
         return;
-    nlohmann::json compile = nlohmann::json::parse(select.text(0), nullptr, false);
-    if (!compile.is_object())
-        compile = nlohmann::json::object(); // none stored (or unreadable): the fields alone
-    compile.update(fields);
+    // None stored (or unreadable): the listings alone; the report's own keys are kept as they are.
+    CompileRecord compile = compileRecordOf(nlohmann::json::parse(select.text(0), nullptr, false));
+    compile.listings = listings;
     auto update = m_impl->db.cached("UPDATE results SET compile_json = ?2 WHERE iteration_id = ?1");
-    update.bind(1, *iterationId).bind(2, compile.dump());
+    update.bind(1, *iterationId).bind(2, compileColumn(compile).dump());
     update.step();
     transaction.commit();
 }
@@ -174,7 +171,7 @@ std::int64_t insertResult(Database& db, std::int64_t iterationId, const ResultRe
     bindJson(insert, 16, columnJson(result.verification));
     bindJson(insert, 17, columnJson(result.timing));
     bindJson(insert, 18, columnJson(result.device));
-    bindJson(insert, 19, result.compile);
+    bindJson(insert, 19, compileColumn(result.compile));
     bindJson(insert, 20, columnJson(result.profile));
     if (result.endpoint.empty())
         insert.bindNull(21);
@@ -229,13 +226,17 @@ CommittedIteration Store::finishIteration(const IterationRef& iteration, const s
     CommittedIteration committed;
     committed.index = iteration.index;
     committed.candidateId = pending.candidateId;
+    committed.startedMs = pending.startedMs;
+    committed.endedMs = nowMs();
 
     Transaction transaction(db);
     {
         auto insert = db.cached("INSERT INTO iterations (session_id, idx, candidate_id, state, started_ms, ended_ms, "
                                 "round) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
         insert.bind(1, iteration.sessionId).bind(2, iteration.index).bind(3, pending.candidateId);
-        insert.bind(4, state.empty() ? std::string("done") : state).bind(5, pending.startedMs).bind(6, nowMs());
+        insert.bind(4, state.empty() ? std::string("done") : state)
+            .bind(5, committed.startedMs)
+            .bind(6, committed.endedMs);
         if (pending.round)
             insert.bind(7, *pending.round);
         else

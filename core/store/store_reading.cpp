@@ -1,4 +1,5 @@
 // Reading history: listing rows for tables and charts, and one iteration in full.
+#include "core/store/compile_columns.h"
 #include "core/store/exchange_columns.h"
 #include "core/store/result_columns.h"
 #include "core/store/size_results.h"
@@ -146,7 +147,7 @@ std::optional<ResultRecord> Store::Impl::readResult(const std::string& keyColumn
     result.verification = verificationColumn(readJson(select, 13, file), &result.unreadable);
     result.timing = timingColumn(readJson(select, 14, file), &result.unreadable);
     result.device = deviceColumn(readJson(select, 15, file), &result.unreadable);
-    result.compile = readJson(select, 16, file);
+    result.compile = compileRecordOf(readJson(select, 16, file), &result.unreadable);
     result.profile = profileColumn(readJson(select, 17, file), &result.unreadable);
     result.fromCache = select.integer(18) != 0;
     result.recordedMs = select.integer(19);

@@ -76,9 +76,11 @@ SyntheticSession writeSyntheticStore(const std::filesystem::path& file, int iter
         result.status = compileError ? "error" : wrong ? "failed" : "ok";
         result.category = compileError ? "compile.syntax" : wrong ? "wrong-result" : "passed";
         result.toolkit = "13.0";
-        result.compile = { { "telemetry",
-            { { "registers", 32 + (i % 5) * 8 }, { "theoretical_occupancy", 1.0 - (i % 5) * 0.125 },
-                { "occupancy_limiter", "registers" } } } };
+        Telemetry statics;
+        statics.registers = 32 + (i % 5) * 8;
+        statics.theoreticalOccupancy = 1.0 - (i % 5) * 0.125;
+        statics.occupancyLimiter = "registers";
+        result.compile.statics = statics;
         if (!compileError && !wrong) {
             const double us = 40.0 + 30.0 * std::fabs(std::sin(i * 0.7)) + 20.0 / i;
             result.medianUs = us;

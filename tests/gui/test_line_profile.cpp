@@ -121,14 +121,15 @@ private slots:
                     { "copy", { { "median_us", 20.0 } } }, { "gbps", 136.3 }, { "pct_of_copy", 4.0 } } } } };
         // Iteration 1: its SASS stored (nvdisasm -g layout); iteration 2: only PTX (NVRTC -lineinfo).
         auto withSass = store::resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
-        withSass.compile = { { "sass", kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt") } };
+        withSass.compile.listings.sass
+            = store::packedText(kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt"));
         CompileOptions options;
         options.lineInfo = true;
         const auto compiled = compileCandidate(
             loadCandidate(std::string(KL_SOURCE_DIR) + "/tests/gpu/lines/pointer_chase/baseline.cu"), options);
         QVERIFY2(compiled.ok, compiled.log.c_str());
         auto withPtx = store::resultFromEvaluateResult(reply.get<kl::protocol::EvaluateResult>());
-        withPtx.compile = { { "ptx", compiled.ptx } };
+        withPtx.compile.listings.ptx = store::packedText(compiled.ptx);
         // Iteration 3: timed, not sampled.
         auto unsampled = fx::passedResult(3);
         for (const auto& result : { withSass, withPtx, unsampled }) {

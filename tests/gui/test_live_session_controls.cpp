@@ -190,6 +190,8 @@ void TestLiveSessionControls::historyRowsComeFromTheAnnouncedOutcomes()
         else if (shown->row(outcome.index)->category != outcome.category
             || shown->figuresOf(outcome.index)->sizes.empty() != !outcome.medianUs)
             missing << QStringLiteral("%1 (other values)").arg(outcome.index);
+        else if (const auto* row = shown->row(outcome.index); row->startedMs <= 0 || row->endedMs < row->startedMs)
+            missing << QStringLiteral("%1 (no start and end times)").arg(outcome.index);
     });
     QCOMPARE(bench.controller->startSession(tunerRecipe(db, 8)), QString());
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 60000);

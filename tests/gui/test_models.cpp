@@ -2,7 +2,7 @@
 // case) and over a real report from NVRTC.
 #include "core/compile/static_report.h"
 #include "core/model/problem.h"
-#include "core/review/static_severity.h"
+#include "core/report/static_severity.h"
 #include "widgets/diagnostics_model.h"
 #include "widgets/static_report_model.h"
 
@@ -132,18 +132,18 @@ private slots:
         report->launches.push_back(cannot);
         StaticReportModel model;
         model.setReport(report);
-        const std::pair<int, review::StaticFigure> columns[] = {
-            { StaticReportModel::SpillStoresColumn, review::StaticFigure::SpillStores },
-            { StaticReportModel::StackFrameColumn, review::StaticFigure::StackFrame },
-            { StaticReportModel::OccupancyColumn, review::StaticFigure::Occupancy },
-            { StaticReportModel::LimiterColumn, review::StaticFigure::Limiter },
-            { StaticReportModel::WavesColumn, review::StaticFigure::Waves },
+        const std::pair<int, report::StaticFigure> columns[] = {
+            { StaticReportModel::SpillStoresColumn, report::StaticFigure::SpillStores },
+            { StaticReportModel::StackFrameColumn, report::StaticFigure::StackFrame },
+            { StaticReportModel::OccupancyColumn, report::StaticFigure::Occupancy },
+            { StaticReportModel::LimiterColumn, report::StaticFigure::Limiter },
+            { StaticReportModel::WavesColumn, report::StaticFigure::Waves },
         };
         for (int row = 0; row < model.rowCount(); ++row)
             for (const auto& [column, figure] : columns)
                 QCOMPARE(cell(model, row, column).data(StaticReportModel::WarningRole).toBool(),
-                    review::staticSeverity(report->launches[static_cast<std::size_t>(row)], figure)
-                        != review::Severity::None);
+                    report::staticSeverity(report->launches[static_cast<std::size_t>(row)], figure)
+                        != report::Severity::None);
         QVERIFY(cell(model, 3, StaticReportModel::OccupancyColumn).data(StaticReportModel::WarningRole).toBool());
         QVERIFY(!cell(model, 3, StaticReportModel::LimiterColumn).data(StaticReportModel::WarningRole).toBool());
     }

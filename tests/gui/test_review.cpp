@@ -238,7 +238,7 @@ private slots:
         QVERIFY2(diff->headerText().contains(QStringLiteral("against its parent, iteration 2")),
             qPrintable(diff->headerText()));
         QVERIFY(!diff->shownDiff().same());
-        const review::DiffHunk& first = diff->shownDiff().hunks.front();
+        const report::DiffHunk& first = diff->shownDiff().hunks.front();
         QCOMPARE(first.beforeStart, 1);
         QCOMPARE(first.afterStart, 1);
         QCOMPARE(diff->shownDiff().added, 10);

@@ -9,6 +9,7 @@
 #include "core/lines/sass_listing.h"
 #include "core/model/candidate.h"
 #include "core/store/code_listings.h"
+#include "core/store/compile_columns.h"
 #include "tests/test_files.h"
 
 #include <QFile>
@@ -83,21 +84,26 @@ private slots:
     void packedTextRoundTripsAndIsSmall()
     {
         const auto code = lines::codeSections(test::sourceText(kNvdisasmFixture));
-        const auto packed = store::packedText(code);
-        QVERIFY(packed.is_object());
-        QCOMPARE(packed["bytes"].get<std::size_t>(), code.size());
-        const auto stored = packed["deflate_base64"].get<std::string>().size();
+        store::CompileRecord record;
+        record.listings.sass = store::packedText(code);
+        // As the column holds it, and read back from there.
+        const auto column = store::compileColumn(record);
+        QVERIFY(column["sass"].is_object());
+        QCOMPARE(column["sass"]["bytes"].get<std::size_t>(), code.size());
+        const auto stored = column["sass"]["deflate_base64"].get<std::string>().size();
         QVERIFY2(stored < code.size() / 5, std::to_string(stored).c_str()); // 2056 bytes for 13788
+        const auto packed = *store::compileRecordOf(column).listings.sass;
         QCOMPARE(*store::unpackedText(packed), code);
-        QCOMPARE(*store::unpackedText(nlohmann::json("plain text")), std::string("plain text"));
+        const auto plain = store::compileRecordOf(nlohmann::json { { "ptx", "plain text" } }).listings.ptx;
+        QCOMPARE(*store::unpackedText(*plain), std::string("plain text"));
         // Damaged values are refused, never shown in part.
-        auto wrongSize = packed;
-        wrongSize["bytes"] = code.size() + 1;
-        QVERIFY(!store::unpackedText(wrongSize));
-        auto badBase64 = packed;
-        badBase64["deflate_base64"] = "%%%";
-        QVERIFY(!store::unpackedText(badBase64));
-        QVERIFY(!store::unpackedText(nlohmann::json(42)));
+        auto wrongSize = column;
+        wrongSize["sass"]["bytes"] = code.size() + 1;
+        QVERIFY(!store::unpackedText(*store::compileRecordOf(wrongSize).listings.sass));
+        auto badBase64 = column;
+        badBase64["sass"]["deflate_base64"] = "%%%";
+        QVERIFY(!store::unpackedText(*store::compileRecordOf(badBase64).listings.sass));
+        QVERIFY(!store::unpackedText(*store::compileRecordOf(nlohmann::json { { "sass", 42 } }).listings.sass));
         // A listing past the limit is cut, and says so.
         const std::string huge(store::kListingLimitBytes + 10, 'x');
         const auto cut = *store::unpackedText(store::packedText(huge));
@@ -113,11 +119,13 @@ private slots:
         QVERIFY(!lines::nvdisasmPath());
         const auto compiled = pointerChase();
         QVERIFY2(compiled.ok, compiled.log.c_str());
-        nlohmann::json compile = { { "cubin_bytes", compiled.cubin.size() } };
-        store::addCodeListings(compile, compiled.ptx, compiled.cubin);
-        QVERIFY(!compile.contains("sass"));
-        QVERIFY2(compile.value("sass_note", "").rfind("nvdisasm not found", 0) == 0, compile.dump().c_str());
-        const auto listings = store::codeListingsOf(compile);
+        store::CompileRecord compile;
+        compile.report = { { "cubin_bytes", compiled.cubin.size() } };
+        compile.listings = store::listingsOf(compiled.ptx, compiled.cubin);
+        const auto column = store::compileColumn(compile);
+        QVERIFY(!column.contains("sass"));
+        QVERIFY2(column.value("sass_note", "").rfind("nvdisasm not found", 0) == 0, column.dump().c_str());
+        const auto listings = store::codeListingsOf(store::compileRecordOf(column));
         QCOMPARE(listings.ptx, compiled.ptx);
         QVERIFY(!listings.damaged);
         // The PTX links line 11 (the planted loads) to its instructions.
@@ -140,10 +148,11 @@ private slots:
         QCOMPARE(QString::fromStdString(lines::nvdisasmPath()->string()), fake);
         const auto compiled = pointerChase();
         QVERIFY2(compiled.ok, compiled.log.c_str());
-        nlohmann::json compile = nlohmann::json::object();
-        store::addCodeListings(compile, compiled.ptx, compiled.cubin);
-        QVERIFY2(!compile.contains("sass_note"), compile.dump().c_str());
-        const auto listings = store::codeListingsOf(compile);
+        store::CompileRecord compile;
+        compile.listings = store::listingsOf(compiled.ptx, compiled.cubin);
+        const auto column = store::compileColumn(compile);
+        QVERIFY2(!column.contains("sass_note"), column.dump().c_str());
+        const auto listings = store::codeListingsOf(store::compileRecordOf(column));
         QCOMPARE(listings.sass, lines::codeSections(test::sourceText(kNvdisasmFixture)));
         QVERIFY(listings.storedBytes < (listings.sass.size() + listings.ptx.size()) / 4);
         QCOMPARE(QString::fromStdString(store::codeListingsText(listings)).left(32),
@@ -176,14 +185,15 @@ private slots:
     // Rows written before the loop kept listings (or by hand, as plain strings) read as they are.
     void olderRowsSayWhatIsMissing()
     {
-        const auto none = store::codeListingsOf(nlohmann::json { { "telemetry", nlohmann::json::object() } });
+        const auto stored
+            = [](const nlohmann::json& column) { return store::codeListingsOf(store::compileRecordOf(column)); };
+        const auto none = stored(nlohmann::json { { "telemetry", nlohmann::json::object() } });
         QCOMPARE(QString::fromStdString(store::codeListingsText(none)),
             QStringLiteral("no PTX or SASS stored for this iteration (measured before KernelLoop kept them, or it did "
                            "not compile)"));
-        const auto plain = store::codeListingsOf(nlohmann::json { { "ptx", "// ptx\n" } });
+        const auto plain = stored(nlohmann::json { { "ptx", "// ptx\n" } });
         QCOMPARE(plain.ptx, std::string("// ptx\n"));
-        const auto damaged
-            = store::codeListingsOf(nlohmann::json { { "sass", { { "deflate_base64", "AAAA" }, { "bytes", 10 } } } });
+        const auto damaged = stored(nlohmann::json { { "sass", { { "deflate_base64", "AAAA" }, { "bytes", 10 } } } });
         QVERIFY(damaged.damaged);
         QVERIFY(QString::fromStdString(store::codeListingsText(damaged)).endsWith(QStringLiteral("cannot be read")));
     }

@@ -6,7 +6,7 @@
 #include "core/lines/sass_disassembly.h"
 #include "core/lines/sass_listing.h"
 #include "core/model/candidate.h"
-#include "core/review/code_comparison.h"
+#include "core/report/code_comparison.h"
 #include "core/store/code_listings.h"
 #include "tests/test_files.h"
 
@@ -178,7 +178,7 @@ private slots:
         after.sass = lines::codeSections(test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt"));
         before.ptx = test::sourceText("tests/fixtures/lines/bank_conflict.ptx");
         after.ptx = test::sourceText("tests/fixtures/lines/pointer_chase.ptx");
-        const auto c = review::compareCode(before, after, "iteration 1", "iteration 2");
+        const auto c = report::compareCode(before, after, "iteration 1", "iteration 2");
         QCOMPARE(c.kind, std::string("SASS"));
         QVERIFY(c.note.empty());
         QVERIFY(!c.diff.same());
@@ -205,7 +205,7 @@ private slots:
         before.ptx = ptxOf(kStaged);
         after.ptx = ptxOf(kWmma);
         after.sassNote = "nvdisasm not found";
-        const auto c = review::compareCode(before, after, "iteration 1", "iteration 2");
+        const auto c = report::compareCode(before, after, "iteration 1", "iteration 2");
         QCOMPARE(c.kind, std::string("PTX"));
         QCOMPARE(c.note, std::string("PTX compared: iteration 2 has no SASS (nvdisasm not found)"));
         QVERIFY(c.beforeText.find(".loc") == std::string::npos);
@@ -214,10 +214,10 @@ private slots:
         // The same reason on both sides is said once.
         store::CodeListings ptxOnly = after;
         ptxOnly.ptx = before.ptx;
-        const auto both = review::compareCode(ptxOnly, after, "iteration 1", "iteration 2");
+        const auto both = report::compareCode(ptxOnly, after, "iteration 1", "iteration 2");
         QCOMPARE(
             both.note, std::string("PTX compared: neither iteration 1 nor iteration 2 has SASS (nvdisasm not found)"));
-        const auto none = review::compareCode(before, {}, "iteration 1", "iteration 3");
+        const auto none = report::compareCode(before, {}, "iteration 1", "iteration 3");
         QVERIFY(!none.comparable());
         QVERIFY2(none.note.starts_with("nothing to compare: iteration 3: no PTX or SASS stored"), none.note.c_str());
     }

@@ -3,7 +3,7 @@
 // that cannot be done (a Triton candidate, a source that does not compile).
 #include "core/lines/ptx_listing.h"
 #include "core/model/problem.h"
-#include "core/review/listings_compiled_here.h"
+#include "core/report/listings_compiled_here.h"
 #include "tests/scoped_env.h"
 
 #include <QtTest/QTest>
@@ -46,7 +46,7 @@ private slots:
     void cudaSourceCompiledWithLineInfo()
     {
         test::ScopedEnv noTool { { "KL_NVDISASM", "off" } };
-        const auto here = review::compileListingsHere(record(kKernel), "sm_90");
+        const auto here = report::compileListingsHere(record(kKernel), "sm_90");
         QVERIFY2(!here.listings.ptx.empty(), here.note.c_str());
         QVERIFY2(here.note.starts_with("compiled here from the stored source (NVRTC "), here.note.c_str());
         QVERIFY2(here.note.ends_with(", sm_90): the session stored no listing"), here.note.c_str());
@@ -61,11 +61,11 @@ private slots:
     void reasonsWhenItCannot()
     {
         const auto triton
-            = review::compileListingsHere(record("# @kl launch k grid=(1) num_warps=(4) args=()\n", "k.py"), "sm_90");
+            = report::compileListingsHere(record("# @kl launch k grid=(1) num_warps=(4) args=()\n", "k.py"), "sm_90");
         QVERIFY(triton.listings.ptx.empty());
         QCOMPARE(triton.note,
             std::string("the session stored no listing, and a Triton candidate is not compiled again here"));
-        const auto broken = review::compileListingsHere(
+        const auto broken = report::compileListingsHere(
             record("// @kl tunable SCALE = 2 in 2, 3\n// @kl launch k grid=(1) block=(1) args=()\n"
                    "extern \"C\" __global__ void k() { int x = ; }\n"),
             "sm_90");

@@ -5,6 +5,7 @@
 #include "core/loop/compile_ahead.h"
 #include "core/model/hash.h"
 #include "core/propose/hybrid_proposer.h"
+#include "core/store/compile_columns.h"
 #include "core/store/store.h"
 #include "core/tuner/search_space.h"
 #include "core/tuner/tuner.h"
@@ -74,7 +75,7 @@ struct Session {
     std::vector<IterationOutcome> outcomes;
     LoopSummary summary;
     std::vector<std::string> runnerLog; // cubin hashes the runner received, in order
-    std::vector<nlohmann::json> compiles; // each iteration's stored compile JSON
+    std::vector<nlohmann::json> compiles; // each iteration's compile as stored (its column)
 };
 
 Session runTuner(const QString& folder, int compileAhead)
@@ -104,7 +105,8 @@ Session runTuner(const QString& folder, int compileAhead)
         s.runnerLog.push_back(line.substr(line.find("candidate=")));
     for (const auto& o : s.outcomes) {
         const auto detail = store.iteration(s.summary.sessionId, o.index);
-        s.compiles.push_back(detail && detail->result ? detail->result->compile : nlohmann::json());
+        s.compiles.push_back(
+            detail && detail->result ? store::compileColumn(detail->result->compile) : nlohmann::json());
     }
     return s;
 }

@@ -1,10 +1,10 @@
 // What a window following the loop shows of each iteration, built from the outcome the loop announced
-// (core/review/live_iteration.h), against what the store gives for it once the session is over: the
+// (core/report/live_iteration.h), against what the store gives for it once the session is over: the
 // same history row (its times aside) and the same chart figures, for measured candidates, a proposer's
 // failure, a rejected proposal and the baseline, on the runner double and a real SQLite store.
 #include "core/figures/iteration_figures.h"
 #include "core/loop/tuning_session.h"
-#include "core/review/live_iteration.h"
+#include "core/report/live_iteration.h"
 #include "core/runnerclient/runner_client.h"
 #include "core/store/store.h"
 #include "core/tuner/tuner.h"
@@ -101,7 +101,7 @@ private:
         std::set<std::string> states;
         for (const IterationOutcome& outcome : announced) {
             const int index = outcome.index;
-            const auto live = review::liveIteration(outcome);
+            const auto live = report::liveIteration(outcome);
             const auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.index == index; });
             QVERIFY(row != rows.end());
             states.insert(row->state + "/" + row->category);

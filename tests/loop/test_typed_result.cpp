@@ -10,6 +10,7 @@
 #include "core/model/error.h"
 #include "core/protocol/messages.h"
 #include "core/store/code_listings.h"
+#include "core/store/compile_columns.h"
 #include "core/store/runner_result.h"
 
 #include "tests/findings/findings_fixtures.h"
@@ -34,7 +35,7 @@ json optionalJson(const std::optional<double>& value) { return value ? json(*val
 // Every field of a Telemetry, so that a difference shows which one.
 json telemetryJson(const kl::Telemetry& t)
 {
-    json j = kl::staticTelemetryJson(t);
+    json j = kl::store::staticTelemetryJson(t);
     j["sm_count"] = t.smCount;
     j["size_label"] = t.sizeLabel;
     for (const auto& [key, value] : { std::pair<const char*, const std::optional<double>*> { "median_us", &t.medianUs },
@@ -123,23 +124,24 @@ private Q_SLOTS:
     // PTX; a row without listings leaves the count to the stored static telemetry.
     void storedListingsGiveTheTensorInstructions()
     {
-        nlohmann::json compile = nlohmann::json::object();
+        kl::store::CompileRecord compile;
         QVERIFY(!kl::storedTensorInstructions(compile));
-        compile["ptx"] = kl::store::packedText("\tcvt.f32.f16 %f1, %h1;\n\tfma.rn.f32 %f2, %f1, %f1, %f2;\n");
+        compile.listings.ptx = kl::store::packedText("\tcvt.f32.f16 %f1, %h1;\n\tfma.rn.f32 %f2, %f1, %f1, %f2;\n");
         const auto fromPtx = kl::storedTensorInstructions(compile);
         QVERIFY(fromPtx);
         QCOMPARE(fromPtx->count, std::int64_t(0));
         QCOMPARE(fromPtx->text(), std::string("no mma.sync/wgmma.mma_async/wmma.mma in the PTX"));
-        compile["sass"] = kl::store::packedText(".text.gemm:\n"
-                                                "        /*0000*/                   HMMA.16816.F32 R4, R8, R12, R4 ;\n"
-                                                "        /*0010*/                   EXIT ;\n");
+        compile.listings.sass
+            = kl::store::packedText(".text.gemm:\n"
+                                    "        /*0000*/                   HMMA.16816.F32 R4, R8, R12, R4 ;\n"
+                                    "        /*0010*/                   EXIT ;\n");
         const auto fromSass = kl::storedTensorInstructions(compile);
         QVERIFY(fromSass);
         QCOMPARE(fromSass->text(), std::string("1 HMMA in the SASS"));
         // And the static telemetry carries the PTX count through the stored row's JSON.
         kl::Telemetry t;
         t.tensorInstructions = kl::lines::TensorInstructions { 2, "PTX", { { "mma.sync", 2 } } };
-        const auto back = kl::staticTelemetryFromJson(kl::staticTelemetryJson(t));
+        const auto back = kl::store::staticTelemetryFromJson(kl::store::staticTelemetryJson(t));
         QVERIFY(back.tensorInstructions);
         QCOMPARE(back.tensorInstructions->text(), std::string("2 mma.sync in the PTX"));
     }
@@ -176,7 +178,7 @@ private Q_SLOTS:
         QCOMPARE(kl::store::resultFromEvaluateResult(typed).toolkit, std::string("13.0")); // the device's
 
         // The telemetry, with the dump's static facts, and the findings the golden file holds.
-        const auto statics = kl::staticTelemetryFromJson(raw["static"]);
+        const auto statics = kl::store::staticTelemetryFromJson(raw["static"]);
         const auto telemetry = kl::telemetryFromResult(typed, statics);
         compareJson(telemetryJson(telemetry), telemetryJson(kl::telemetryFromRecordedReply(raw)));
         QVERIFY(telemetry.peakTflops > 0);
@@ -210,7 +212,7 @@ private Q_SLOTS:
         QVERIFY(qFuzzyCompare(*record.speedup, std::sqrt(*record.sizes[0].speedup * 2.0)));
         QVERIFY(record.metrics.count({ "layernorm_gelu", "4096x4096", "gpu__time_duration.sum" }));
 
-        const auto statics = kl::staticTelemetryFromJson(raw["static"]);
+        const auto statics = kl::store::staticTelemetryFromJson(raw["static"]);
         const auto second = kl::telemetryFromResult(typed, statics, {}, "4096x4096");
         compareJson(telemetryJson(second), telemetryJson(kl::telemetryFromRecordedReply(raw, {}, "4096x4096")));
         QCOMPARE(second.sizeLabel, std::string("4096x4096"));
@@ -221,10 +223,10 @@ private Q_SLOTS:
     void staticFactsRoundTrip()
     {
         const auto raw = readJsonFile(findingsFixtures() / "layernorm-naive-default-h200.json");
-        const auto statics = kl::staticTelemetryFromJson(raw["static"]);
-        compareJson(kl::staticTelemetryJson(statics), raw["static"]);
+        const auto statics = kl::store::staticTelemetryFromJson(raw["static"]);
+        compareJson(kl::store::staticTelemetryJson(statics), raw["static"]);
         try {
-            kl::staticTelemetryFromJson(json::array());
+            kl::store::staticTelemetryFromJson(json::array());
             QFAIL("an array was read as static facts");
         } catch (const kl::Error& e) {
             QCOMPARE(QString::fromStdString(e.category()), QStringLiteral("findings.bad-telemetry"));

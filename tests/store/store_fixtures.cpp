@@ -70,7 +70,7 @@ ResultRecord passedResult(int seed)
     device.smCount = 132;
     device.l2Bytes = 62914560;
     result.device = device;
-    result.compile = { { "registers", 32 + seed % 4 * 8 }, { "spill_store_bytes", 0 } };
+    result.compile.report = { { "registers", 32 + seed % 4 * 8 }, { "spill_store_bytes", 0 } };
     result.profile = protocol::Profile { protocol::ProfileStatus::Ok, {}, protocol::MetricSet::Default, 0, {} };
     for (int i = 0; i < 20; ++i)
         result.metrics[{ "ln_gelu", "8192x4096", "metric_" + std::to_string(i) }] = seed * 0.5 + i;

@@ -3,6 +3,8 @@
 // an older file migrated forward with its results left unsampled.
 #include "core/lines/pc_sampling.h"
 #include "core/protocol/messages.h"
+#include "core/store/code_listings.h"
+#include "core/store/compile_columns.h"
 #include "core/store/runner_result.h"
 #include "core/store/schema.h"
 #include "core/store/store.h"
@@ -18,6 +20,7 @@
 #include <sstream>
 
 using namespace kl::store;
+using kl::Telemetry;
 using kl::store::testing::RawDb;
 namespace fx = kl::store::fixtures;
 
@@ -185,24 +188,34 @@ private slots:
     }
 
     // The loop's code listings arrive after their iteration was recorded: added to the stored compile
-    // JSON of a finished iteration, or to a pending one's before it is written; the rest kept.
-    void listingsJoinTheCompileJsonOfARecordedIteration()
+    // record of a finished iteration, or to a pending one's before it is written; the rest kept.
+    void listingsJoinTheCompileRecordOfARecordedIteration()
     {
         QTemporaryDir dir;
         auto store = Store::open(dir.filePath(QStringLiteral("l.db")).toStdString());
         auto withCompile = fx::passedResult(0);
-        withCompile.compile = { { "telemetry", { { "registers", 32 } } } };
+        Telemetry statics;
+        statics.registers = 32;
+        withCompile.compile.statics = statics;
+        withCompile.compile.report = { { "arch", "sm_90" } };
         const auto recorded = recordSession(store, withCompile);
-        store.addToResultCompile({ recorded.session, 1 }, { { "ptx", "// ptx" }, { "listings_ms", 12.5 } });
+        StoredListings ptx;
+        ptx.ptx = packedText("// ptx");
+        ptx.listingsMs = 12.5;
+        store.addListings({ recorded.session, 1 }, ptx);
         const auto first = store.iteration(recorded.session, 1);
         QVERIFY(first && first->result);
-        QCOMPARE(first->result->compile.value("ptx", ""), std::string("// ptx"));
-        QCOMPARE(first->result->compile["telemetry"]["registers"].get<int>(), 32); // kept
-        store.addToResultCompile({ recorded.session, 2 }, { { "sass_note", "nvdisasm not found" } });
+        QCOMPARE(codeListingsOf(first->result->compile).ptx, std::string("// ptx"));
+        QCOMPARE(*first->result->compile.listings.listingsMs, 12.5);
+        QCOMPARE(first->result->compile.statics->registers, 32); // kept
+        QCOMPARE(first->result->compile.report.value("arch", ""), std::string("sm_90")); // kept
+        StoredListings note;
+        note.sassNote = "nvdisasm not found";
+        store.addListings({ recorded.session, 2 }, note);
         const auto second = store.iteration(recorded.session, 2)->result->compile;
-        QCOMPARE(second.value("sass_note", ""), std::string("nvdisasm not found"));
-        QVERIFY(!second.contains("ptx")); // each iteration its own fields
-        QVERIFY(!store.iteration(recorded.session, 1)->result->compile.contains("sass_note"));
+        QCOMPARE(second.listings.sassNote, std::string("nvdisasm not found"));
+        QVERIFY(!second.listings.ptx); // each iteration its own fields
+        QVERIFY(store.iteration(recorded.session, 1)->result->compile.listings.sassNote.empty());
 
         SessionRecord more;
         more.problemHash = store.addProblem(fx::problem());
@@ -211,10 +224,12 @@ private slots:
         const auto session = store.createSession(more);
         const auto ref = store.beginIteration(session, store.addCandidate(session, fx::candidate(0)));
         store.recordResult(ref, withCompile);
-        store.addToResultCompile(ref, { { "ptx", "// pending" } }); // not written yet: joins the row to be
+        StoredListings pending;
+        pending.ptx = packedText("// pending");
+        store.addListings(ref, pending); // not written yet: joins the row to be
         store.finishIteration(ref);
-        QCOMPARE(store.iteration(session, 1)->result->compile.value("ptx", ""), std::string("// pending"));
-        QVERIFY_THROWS_EXCEPTION(kl::Error, store.addToResultCompile({ session, 9 }, { { "ptx", "" } }));
+        QCOMPARE(codeListingsOf(store.iteration(session, 1)->result->compile).ptx, std::string("// pending"));
+        QVERIFY_THROWS_EXCEPTION(kl::Error, store.addListings({ session, 9 }, pending));
     }
 
     void version5FileMigratesWithItsResultsUnsampled()
