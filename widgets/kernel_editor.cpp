@@ -5,6 +5,7 @@
 
 #include <QFontDatabase>
 #include <QRegularExpression>
+#include <algorithm>
 #include <map>
 
 namespace kl::gui {
@@ -144,6 +145,12 @@ void KernelEditor::goToLine(int line)
 {
     if (line <= 0)
         return;
+    // In the middle of the pane, with what comes before and after it: at the bottom edge (where
+    // ensureLineVisible leaves a line below the view) it reads as the end of the kernel. Scrolled
+    // first, the cursor last: scrolling must not leave the cursor (and what follows it) elsewhere.
+    const int onScreen = static_cast<int>(SendScintilla(SCI_LINESONSCREEN));
+    const int visible = static_cast<int>(SendScintilla(SCI_VISIBLEFROMDOCLINE, line - 1));
+    setFirstVisibleLine(std::max(0, visible - onScreen / 2));
     setCursorPosition(line - 1, 0);
     ensureLineVisible(line - 1);
     setFocus();
