@@ -80,7 +80,7 @@ RunDialog::RunDialog(QWidget* parent)
     , m_endpoints(new QPlainTextEdit(this))
     , m_runnersFile(new QLineEdit(this))
     , m_remoteRunner(new QLineEdit(this))
-    , m_llm(new QGroupBox(tr("LLM proposer"), this))
+    , m_llm(new QGroupBox(tr("LLM"), this))
     , m_provider(combo(this, { QStringLiteral("openai"), QStringLiteral("anthropic") }))
     , m_baseUrl(new QLineEdit(this))
     , m_model(new QLineEdit(this))
@@ -177,45 +177,64 @@ RunDialog::RunDialog(QWidget* parent)
     problemRow->addWidget(m_problem, 1);
     problemRow->addWidget(browse);
 
-    auto* form = new QFormLayout;
-    form->addRow(tr("Problem"), problemRow);
-    form->addRow(tr("Proposer"), m_proposer);
-    form->addRow(tr("Strategy"), m_strategy);
+    // Grouped as the engineer decides: what to make faster, who proposes, how long, where it runs, and
+    // the model (the LLM group, enabled only for an LLM proposer).
+    //: run dialog: group of the problem, its starting kernel and where the session is stored
+    auto* problemGroup = new QGroupBox(tr("Problem"), this);
+    problemGroup->setObjectName(QStringLiteral("problemGroup"));
+    auto* problem = new QFormLayout(problemGroup);
+    problem->addRow(tr("Problem"), problemRow);
     //: run dialog: where a problem with no kernel yet starts
-    form->addRow(tr("Start"), m_start);
+    problem->addRow(tr("Start"), m_start);
     //: run dialog: the language of the first kernel
-    form->addRow(tr("Language"), m_language);
-    //: run dialog: rounds after the baseline
-    form->addRow(tr("Budget (rounds)"), m_budget);
-    form->addRow(tr("Wall time (s)"), m_wallSeconds);
-    form->addRow(tr("Target speedup"), m_target);
-    form->addRow(tr("Patience (rounds)"), m_patience);
-    //: run dialog: k candidates evaluated per round
-    form->addRow(tr("Candidates per round"), m_candidates);
-    //: run dialog: CUPTI metric set; lines = PC sampling per source line, deep = stall counters and lines
-    form->addRow(tr("Metric set"), m_metrics);
-    form->addRow(tr("Mode"), m_mode);
-    form->addRow(tr("Label"), m_label);
+    problem->addRow(tr("Language"), m_language);
+    problem->addRow(tr("Label"), m_label);
     //: run dialog: under the Store field, where an empty field leads
+    // Two lines of its own, not wrapped: a wrapping label's height-for-width does not reach the dialog's
+    // first size through the group box, and its last line was cut.
     auto* storeHint
-        = new QLabel(tr("Empty: $KERNELLOOP_DB when set, else ~/.local/share/kernelloop/kernelloop.db"), this);
+        = new QLabel(tr("Empty: $KERNELLOOP_DB when set,\nelse ~/.local/share/kernelloop/kernelloop.db"), this);
     storeHint->setObjectName(QStringLiteral("storeHint"));
-    storeHint->setWordWrap(true);
     storeHint->setForegroundRole(QPalette::PlaceholderText);
-    // Wrapping labels report a narrow size hint; Preferred lets the form give it the field's width.
-    storeHint->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     auto* storeColumn = new QVBoxLayout;
     storeColumn->setSpacing(2);
     storeColumn->addWidget(m_db);
     storeColumn->addWidget(storeHint);
-    form->addRow(tr("Store"), storeColumn);
-    form->addRow(tr("Runner"), m_runner);
-    form->addRow(tr("GPU index"), m_device);
+    problem->addRow(tr("Store"), storeColumn);
+
+    //: run dialog: group of who proposes candidates and how they are measured
+    auto* proposerGroup = new QGroupBox(tr("Proposer"), this);
+    proposerGroup->setObjectName(QStringLiteral("proposerGroup"));
+    auto* proposer = new QFormLayout(proposerGroup);
+    proposer->addRow(tr("Proposer"), m_proposer);
+    proposer->addRow(tr("Strategy"), m_strategy);
+    proposer->addRow(tr("Mode"), m_mode);
+    //: run dialog: k candidates evaluated per round
+    proposer->addRow(tr("Candidates per round"), m_candidates);
+    //: run dialog: CUPTI metric set; lines = PC sampling per source line, deep = stall counters and lines
+    proposer->addRow(tr("Metric set"), m_metrics);
+
+    //: run dialog: group of when the session stops
+    auto* budgetGroup = new QGroupBox(tr("Budget"), this);
+    budgetGroup->setObjectName(QStringLiteral("budgetGroup"));
+    auto* budget = new QFormLayout(budgetGroup);
+    //: run dialog: rounds after the baseline
+    budget->addRow(tr("Rounds"), m_budget);
+    budget->addRow(tr("Wall time (s)"), m_wallSeconds);
+    budget->addRow(tr("Target speedup"), m_target);
+    budget->addRow(tr("Patience (rounds)"), m_patience);
+
+    //: run dialog: group of where candidates run (a GPU here, over ssh, Slurm jobs)
+    auto* runnerGroup = new QGroupBox(tr("Runner"), this);
+    runnerGroup->setObjectName(QStringLiteral("runnerGroup"));
+    auto* runner = new QFormLayout(runnerGroup);
+    runner->addRow(tr("Runner"), m_runner);
+    runner->addRow(tr("GPU index"), m_device);
     //: run dialog: the runner pool's endpoints (GPUs here, over ssh, or Slurm jobs)
-    form->addRow(tr("Runner endpoints"), m_endpoints);
-    form->addRow(tr("Runners file"), m_runnersFile);
+    runner->addRow(tr("Runner endpoints"), m_endpoints);
+    runner->addRow(tr("Runners file"), m_runnersFile);
     //: run dialog: kernelloop-runner's path on ssh hosts and Slurm nodes
-    form->addRow(tr("Remote runner"), m_remoteRunner);
+    runner->addRow(tr("Remote runner"), m_remoteRunner);
 
     auto* llm = new QFormLayout(m_llm);
     llm->addRow(tr("Provider"), m_provider);
@@ -254,9 +273,18 @@ RunDialog::RunDialog(QWidget* parent)
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
+    auto* left = new QVBoxLayout;
+    left->addWidget(problemGroup);
+    left->addWidget(proposerGroup);
+    left->addWidget(budgetGroup);
+    left->addStretch(1);
+    auto* right = new QVBoxLayout;
+    right->addWidget(runnerGroup);
+    right->addWidget(m_llm);
+    right->addStretch(1);
     auto* columns = new QHBoxLayout;
-    columns->addLayout(form, 1);
-    columns->addWidget(m_llm, 1);
+    columns->addLayout(left, 1);
+    columns->addLayout(right, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(columns);
     layout->addLayout(lines);

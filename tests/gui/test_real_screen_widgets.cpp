@@ -9,6 +9,7 @@
 #include "widgets/session_view.h"
 
 #include <QComboBox>
+#include <QGroupBox>
 #include <QLabel>
 #include <QTabBar>
 #include <QTest>
@@ -83,6 +84,32 @@ private slots:
             QVERIFY(dialog.commandLine().contains(QStringLiteral("--metrics %1").arg(QLatin1String(set)))
                 || std::string(set) == "default");
         }
+    }
+
+    // The dialog in groups as the engineer decides (problem, proposer, budget, runner, LLM), each field
+    // in its group, the whole dialog within a 1366x768 laptop's screen under a title bar.
+    void runDialogIsGroupedAndFitsALaptop()
+    {
+        RunDialog dialog;
+        auto groupOf = [](QWidget* field) {
+            for (QWidget* w = field ? field->parentWidget() : nullptr; w; w = w->parentWidget())
+                if (auto* group = qobject_cast<QGroupBox*>(w))
+                    return group->title();
+            return QString();
+        };
+        const std::pair<const char*, const char*> fields[]
+            = { { "start", "Problem" }, { "language", "Problem" }, { "metrics", "Proposer" }, { "runner", "Runner" },
+                  { "runnerEndpoints", "Runner" }, { "runnersFile", "Runner" }, { "remoteRunner", "Runner" } };
+        for (const auto& [name, group] : fields)
+            QCOMPARE(groupOf(dialog.findChild<QWidget*>(QLatin1String(name))), QLatin1String(group));
+        QStringList titles;
+        for (auto* group : dialog.findChildren<QGroupBox*>())
+            titles << group->title();
+        for (const char* title : { "Problem", "Proposer", "Budget", "Runner", "LLM" })
+            QVERIFY2(titles.contains(QLatin1String(title)), qPrintable(titles.join(QLatin1Char(','))));
+        const QSize hint = dialog.sizeHint();
+        QVERIFY2(hint.width() <= 1366 && hint.height() <= 768 - 40,
+            qPrintable(QStringLiteral("%1x%2").arg(hint.width()).arg(hint.height())));
     }
 
     // The tab widget alone: room for every tab keeps the style's padding; less room takes padding
