@@ -3,12 +3,11 @@
 // writes a buffer of twice the L2 (cuMemsetD32Async) and reads it back, then the start event, the
 // work, the end event: the events enclose the launches only. The read matters: after a memset
 // alone L2 is full of dirty lines and the timed kernel pays for writing them back, which Nsight
-// Compute's flushed-and-invalidated caches do not charge. On an H200, layernorm_gelu's baseline
-// (71.1 us in ncu) read 76.9 us with a memset-only flush (as triton's do_bench: 77-78 us) and
-// 72.6 us with the read-back. Warm-up first, then at
-// least min_reps runs or as many as the time budget allows (the fixed protocol), or, adaptive, until
-// the 95% interval of the median is within +-halfWidth of it (core/verify/median_interval.h), summarised by
-// median and spread. Short kernels also get a CUDA-graph replay figure, where launch overhead no longer dominates.
+// Compute's flushed-and-invalidated caches do not charge (the H200 figures: docs/measurements.md,
+// "Cold L2: the flush's read-back"). Warm-up first, then at least min_reps runs or as many as the time budget allows
+// (the fixed protocol), or, adaptive, until the 95% interval of the median is within +-halfWidth of it
+// (core/verify/median_interval.h), summarised by median and spread. Short kernels also get a CUDA-graph replay figure,
+// where launch overhead no longer dominates.
 //
 // Flush size: twice the L2 (the default, flushBytes 0), not a fixed 256 MiB. What must leave L2 is
 // the previous run's lines; a buffer as large as the L2 is not enough because the replacement is not
