@@ -406,7 +406,7 @@ Evaluator::Outcome Evaluator::evaluate(const protocol::EvaluateRequest& request,
             const lines::PcSampling sampled = sampleLines(request);
             if (sampled.status != lines::SamplingStatus::Ok || !sampled.reason.empty())
                 result.header.detail += "; pc sampling: " + (sampled.reason.empty() ? sampled.detail : sampled.reason);
-            result.pcSampling = lines::toJson(sampled);
+            result.pcSampling = sampled;
         } catch (const JobFailure& failure) {
             result.phasesMs["pc_sampling"] = millisSince(started);
             fail(failure);

@@ -1,15 +1,13 @@
 #pragma once
 // The runner's PC-sampling phase as a value: per-PC warp-state samples of one main size, each PC
-// mapped to its source file and line (docs/runner-protocol.md, "pc_sampling"). Decoded once from
-// the result's JSON; the store keeps the JSON, everything else reads this.
+// mapped to its source file and line (docs/runner-protocol.md, "pc_sampling"). The runner's reply
+// decodes into it (core/protocol/pc_sampling_json.h); everything else reads this.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace kl::lines {
 
@@ -53,10 +51,5 @@ struct PcSampling {
 // "smsp__pcsamp_warps_issue_stalled_long_scoreboard" → "long_scoreboard"; short names unchanged.
 std::string stallName(std::string_view cuptiName);
 bool isNotIssuedSubset(std::string_view stall); // "..._not_issued"
-
-// null / absent → nullopt. Throws kl::Error "lines.bad-value" (where = the field path) for
-// anything that is not the documented shape.
-std::optional<PcSampling> pcSamplingFromJson(const nlohmann::json& value);
-nlohmann::json toJson(const PcSampling& sampling);
 
 } // namespace kl::lines

@@ -340,14 +340,8 @@ EvaluatedCandidate CandidatePipeline::complete(
             e.statics.primaryStall = f.id.substr(6);
             break;
         }
-    if (a.result) {
-        try {
-            if (const auto sampling = lines::pcSamplingFromJson(a.result->pcSampling))
-                e.statics.hotLines = lines::hotLineTexts(*sampling, proposal.candidate.source, 3);
-        } catch (const Error&) {
-            // Malformed samples give no hot lines (the findings say why); the result itself stands.
-        }
-    }
+    if (a.result && a.result->pcSampling)
+        e.statics.hotLines = lines::hotLineTexts(*a.result->pcSampling, proposal.candidate.source, 3);
     return e;
 }
 

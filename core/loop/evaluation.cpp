@@ -148,11 +148,7 @@ Telemetry telemetryFromResult(
     if (result.profile)
         readProfile(t, *result.profile, kernel.empty() ? t.kernel : kernel, sizeLabel.empty() ? t.sizeLabel : sizeLabel,
             !kernel.empty());
-    // Samples that do not decode give no line findings; the rest of the result stands.
-    try {
-        t.lineSamples = lines::pcSamplingFromJson(result.pcSampling);
-    } catch (const Error&) {
-    }
+    t.lineSamples = result.pcSampling; // samples that did not decode give no line findings
     return t;
 }
 
@@ -173,13 +169,8 @@ Telemetry telemetryFromRecordedReply(
     const bool hasStatics = statics != reply.end() && !statics->is_null();
     if (!result.timing && !result.profile && !hasStatics)
         badTelemetry({}, "neither timing, profile nor static resources");
-    if (!result.pcSampling.is_null()) {
-        try {
-            lines::pcSamplingFromJson(result.pcSampling);
-        } catch (const Error& e) {
-            badTelemetry("pc_sampling", e.where() + ": " + e.message());
-        }
-    }
+    if (!result.pcSamplingUnreadable.empty())
+        badTelemetry("pc_sampling", result.pcSamplingUnreadable);
     return telemetryFromResult(
         result, hasStatics ? store::staticTelemetryFromJson(*statics) : Telemetry {}, kernel, sizeLabel);
 }

@@ -3,6 +3,7 @@
 // Both sides use these: the core builds requests and reads results, the runner reads requests
 // and writes results. Every from_json throws kl::Error("protocol.bad-message") whose `where` is
 // the field path ("cases[2].buffers[0].rows") and whose message says what is wrong.
+#include "core/lines/pc_sampling.h"
 #include "core/model/dtype.h"
 #include "core/model/launch_plan.h"
 #include "core/model/precision.h"
@@ -359,7 +360,9 @@ struct EvaluateResult {
     std::optional<Verification> verification;
     std::optional<Timing> timing; // null unless verified and timed
     std::optional<Profile> profile;
-    nlohmann::json pcSampling; // raw, null when not asked
+    std::optional<lines::PcSampling> pcSampling; // none when not asked
+    // "where: why" when the reply's pc_sampling did not decode: no samples, the rest of the result stands.
+    std::string pcSamplingUnreadable;
     std::map<std::string, double> phasesMs;
 
     Category category() const { return header.category.value_or(Category::Passed); }

@@ -1,6 +1,8 @@
 // JSON of the result lines (describe, shutdown, evaluate).
+#include "core/model/error.h"
 #include "core/protocol/json_reader.h"
 #include "core/protocol/messages.h"
+#include "core/protocol/pc_sampling_json.h"
 #include "core/protocol/wire.h"
 
 namespace kl::protocol {
@@ -363,7 +365,7 @@ void to_json(nlohmann::json& j, const EvaluateResult& m)
     j["verification"] = m.verification ? nlohmann::json(*m.verification) : nlohmann::json(nullptr);
     j["timing"] = m.timing ? nlohmann::json(*m.timing) : nlohmann::json(nullptr);
     j["profile"] = m.profile ? nlohmann::json(*m.profile) : nlohmann::json(nullptr);
-    j["pc_sampling"] = m.pcSampling;
+    j["pc_sampling"] = m.pcSampling ? pcSamplingJson(*m.pcSampling) : nlohmann::json(nullptr);
     j["phases_ms"] = m.phasesMs;
 }
 
@@ -452,7 +454,13 @@ void from_json(const nlohmann::json& j, EvaluateResult& m)
         m.timing = readTiming(*t);
     if (auto p = r.optionalObject("profile"))
         m.profile = readProfile(*p);
-    m.pcSampling = r.value().contains("pc_sampling") ? r.value().at("pc_sampling") : nlohmann::json(nullptr);
+    if (const auto sampling = r.value().find("pc_sampling"); sampling != r.value().end()) {
+        try {
+            m.pcSampling = pcSamplingFromJson(*sampling);
+        } catch (const Error& e) {
+            m.pcSamplingUnreadable = e.where() + ": " + e.message();
+        }
+    }
     if (auto p = r.optionalObject("phases_ms"))
         for (const auto& [name, value] : p->value().items())
             m.phasesMs[name] = JsonReader(value, p->pathOf(name)).asNumber();

@@ -2,6 +2,7 @@
 #include "core/store/result_columns.h"
 
 #include "core/model/error.h"
+#include "core/protocol/pc_sampling_json.h"
 
 namespace kl::store {
 
@@ -38,7 +39,7 @@ std::optional<Part> decodedPart(const nlohmann::json& column, const char* name, 
 
 nlohmann::json columnJson(const std::optional<lines::PcSampling>& sampling)
 {
-    return sampling ? lines::toJson(*sampling) : nlohmann::json(nullptr);
+    return sampling ? protocol::pcSamplingJson(*sampling) : nlohmann::json(nullptr);
 }
 
 std::optional<protocol::Verification> verificationColumn(const nlohmann::json& column, std::vector<Error>* unreadable)
@@ -64,7 +65,7 @@ std::optional<protocol::Profile> profileColumn(const nlohmann::json& column, std
 std::optional<lines::PcSampling> samplingColumn(const nlohmann::json& column, std::vector<Error>* unreadable)
 {
     return decoded<lines::PcSampling>(column, "pc_sampling_json", unreadable,
-        [](const nlohmann::json& c) { return lines::pcSamplingFromJson(c).value(); });
+        [](const nlohmann::json& c) { return protocol::pcSamplingFromJson(c).value(); });
 }
 
 MetricKey metricKey(std::string_view name)

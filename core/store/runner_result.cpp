@@ -66,8 +66,7 @@ ResultRecord resultFromEvaluateResult(const protocol::EvaluateResult& reply, con
     result.timing = reply.timing;
     result.device = reply.device;
     result.profile = reply.profile;
-    if (!reply.pcSampling.is_null())
-        result.pcSampling = samplingColumn(reply.pcSampling);
+    result.pcSampling = reply.pcSampling;
     result.toolkit = !toolkit.empty() ? toolkit : reply.device ? reply.device->runtimeToolkit : std::string();
     if (reply.timing && reply.timing->smClockMhz)
         result.smClockMhz = reply.timing->smClockMhz;
@@ -98,7 +97,7 @@ std::optional<protocol::EvaluateResult> storedReply(const ResultRecord& r)
     reply.timing = r.timing;
     reply.profile = r.profile;
     // a cache hit asked for with ";lines=1" answers with its samples
-    reply.pcSampling = columnJson(r.pcSampling);
+    reply.pcSampling = r.pcSampling;
     return reply;
 }
 

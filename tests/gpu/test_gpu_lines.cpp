@@ -83,7 +83,7 @@ private slots:
             writeFile(dir / (name.toStdString() + ".ptx"), job.candidate.compiled.ptx);
         }
 
-        const auto sampling = lines::pcSamplingFromJson(result.pcSampling);
+        const auto& sampling = result.pcSampling;
         QVERIFY2(sampling, "no pc_sampling value in the reply");
         QVERIFY2(sampling->status == lines::SamplingStatus::Ok, (sampling->reason + ": " + sampling->detail).c_str());
         const std::string& source = problem.baseline.source;
@@ -121,7 +121,7 @@ private slots:
             writeFile(std::filesystem::path(dump.toStdString()) / "layernorm_gelu-deep-h200.json",
                 nlohmann::json(result).dump(1) + "\n");
         QVERIFY(result.profile && result.profile->status == protocol::ProfileStatus::Ok);
-        const auto sampling = lines::pcSamplingFromJson(result.pcSampling);
+        const auto& sampling = result.pcSampling;
         QVERIFY(sampling);
         QVERIFY2(sampling->status == lines::SamplingStatus::Ok, (sampling->reason + ": " + sampling->detail).c_str());
         QString phases;

@@ -9,6 +9,7 @@
 #include "core/lines/ptx_listing.h"
 #include "core/lines/sass_listing.h"
 #include "core/model/candidate.h"
+#include "core/protocol/pc_sampling_json.h"
 #include "core/store/code_listings.h"
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
@@ -241,7 +242,7 @@ private slots:
         const auto sass = lines::parseSass(kl::test::sourceText("tests/fixtures/lines/pointer_chase.nvdisasm.txt"));
         const auto reply
             = nlohmann::json::parse(kl::test::sourceText("tests/fixtures/lines/pointer_chase-lines-h200.json"));
-        const auto sampling = lines::pcSamplingFromJson(reply.at("pc_sampling"));
+        const auto sampling = protocol::pcSamplingFromJson(reply.at("pc_sampling"));
         QVERIFY(sampling);
         const auto sampled = lines::sampledInstructions(sass.functions.front(), *sampling);
         for (int line : { 7, 12, 11 }) {

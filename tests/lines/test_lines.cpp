@@ -9,6 +9,7 @@
 #include "core/lines/sass_listing.h"
 #include "core/model/candidate.h"
 #include "core/model/error.h"
+#include "core/protocol/pc_sampling_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -40,7 +41,7 @@ nlohmann::json fixture(const std::string& problem = "pointer_chase")
 
 lines::PcSampling sampling(const std::string& problem = "pointer_chase")
 {
-    return *lines::pcSamplingFromJson(fixture(problem)["pc_sampling"]);
+    return *protocol::pcSamplingFromJson(fixture(problem)["pc_sampling"]);
 }
 
 } // namespace
@@ -63,8 +64,8 @@ private slots:
         // The not-issued subset (long_scoreboard_not_issued 1356) is not counted again.
         QCOMPARE(s.pcs[23].samples(), std::int64_t(1374));
         QCOMPARE(s.sampledInCandidate(), std::int64_t(18032));
-        QCOMPARE(*lines::pcSamplingFromJson(lines::toJson(s)), s);
-        QVERIFY(!lines::pcSamplingFromJson(nlohmann::json(nullptr)));
+        QCOMPARE(*protocol::pcSamplingFromJson(protocol::pcSamplingJson(s)), s);
+        QVERIFY(!protocol::pcSamplingFromJson(nlohmann::json(nullptr)));
     }
 
     void cuptiNamesAreShortened()
@@ -75,7 +76,7 @@ private slots:
         QCOMPARE(lines::stallName("wait"), std::string("wait"));
         nlohmann::json v = fixture()["pc_sampling"];
         v["pcs"][0]["stalls"] = { { "smsp__pcsamp_warps_issue_stalled_barrier", 5 } };
-        QCOMPARE(lines::pcSamplingFromJson(v)->pcs[0].stalls.at("barrier"), std::int64_t(5));
+        QCOMPARE(protocol::pcSamplingFromJson(v)->pcs[0].stalls.at("barrier"), std::int64_t(5));
     }
 
     void refusesMalformedValues_data()
@@ -104,7 +105,7 @@ private slots:
         const nlohmann::json value
             = fixture()["pc_sampling"].patch(nlohmann::json::array({ nlohmann::json::parse(patch.toStdString()) }));
         try {
-            lines::pcSamplingFromJson(value);
+            protocol::pcSamplingFromJson(value);
             QFAIL("accepted");
         } catch (const Error& error) {
             QCOMPARE(QString::fromStdString(error.category()), QStringLiteral("lines.bad-value"));

@@ -17,6 +17,7 @@
 // The real runner is tested by the GPU suites.
 #include "core/model/hash.h"
 #include "core/protocol/messages.h"
+#include "core/protocol/pc_sampling_json.h"
 #include "core/protocol/profile_policy.h"
 #include "tests/loop/recorded_results.h"
 
@@ -78,14 +79,16 @@ void dieOnceIfAsked(const EvaluateRequest& e)
 
 // With KL_MODEL_RUNNER_PC_SAMPLING=FILE (a recorded reply, tests/fixtures/lines), a job that asks for
 // PC sampling gets that reply's "pc_sampling" value, as the real runner's line phase would answer.
-nlohmann::json recordedSampling()
+std::optional<kl::lines::PcSampling> recordedSampling()
 {
     const char* file = std::getenv("KL_MODEL_RUNNER_PC_SAMPLING");
     if (!file || !*file)
-        return nullptr;
+        return std::nullopt;
     std::ifstream in(file);
     const auto reply = nlohmann::json::parse(in, nullptr, false);
-    return reply.is_object() && reply.contains("pc_sampling") ? reply["pc_sampling"] : nlohmann::json(nullptr);
+    if (!reply.is_object() || !reply.contains("pc_sampling"))
+        return std::nullopt;
+    return kl::protocol::pcSamplingFromJson(reply["pc_sampling"]); // a malformed file fails the test at once
 }
 
 // With KL_MODEL_RUNNER_LOG=FILE, each evaluate request appends one line to FILE, as it arrives:
@@ -244,7 +247,7 @@ bool skipProfileIfSlower(const EvaluateRequest& e, EvaluateResult& r)
     skipped.reason = "slower-than-asked";
     r.profile = skipped;
     r.header.detail += (r.header.detail.empty() ? "" : "; ") + skip;
-    r.pcSampling = nullptr;
+    r.pcSampling.reset();
     return true;
 }
 

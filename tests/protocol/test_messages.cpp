@@ -147,8 +147,12 @@ EvaluateResult fullResult()
     p.kernels.push_back(KernelProfile {
         "layernorm_gelu", "8192x4096", { { "gpu__time_duration.sum", 47900.0 }, { "dram__bytes_read.sum", 6.7e7 } } });
     r.profile = p;
-    r.pcSampling
-        = nlohmann::json { { "samples", 180 }, { "pcs", { { { "offset", 272 }, { "stall", "long_scoreboard" } } } } };
+    lines::PcSampling sampling;
+    sampling.status = lines::SamplingStatus::Ok;
+    sampling.caseLabel = "8192x4096";
+    sampling.totalSamples = 180;
+    sampling.pcs.push_back({ "layernorm_gelu", 272, "layernorm_gelu.cu", 12, { { "long_scoreboard", 180 } } });
+    r.pcSampling = sampling;
     r.phasesMs = { { "load", 3.1 }, { "verify", 41.0 }, { "time", 220.0 }, { "profile", 130.0 } };
     return r;
 }
@@ -346,7 +350,8 @@ private slots:
         QVERIFY(back.profile->status == ProfileStatus::Unavailable);
         QCOMPARE(back.profile->reason, std::string("insufficient-privileges"));
         QCOMPARE(back.profile->kernels[0].metrics.at("gpu__time_duration.sum"), 47900.0);
-        QCOMPARE(back.pcSampling["samples"].get<int>(), 180);
+        QVERIFY(back.pcSampling && back.pcSampling->totalSamples == 180);
+        QCOMPARE(back.pcSampling->pcs.at(0).stalls.at("long_scoreboard"), std::int64_t(180));
         QCOMPARE(back.phasesMs.at("verify"), 41.0);
     }
 
@@ -404,6 +409,22 @@ private slots:
         const auto lost = EvaluateResult::failure("13", Category::RunnerLost, "no hello");
         QVERIFY(lost.header.status == Status::Error);
         QVERIFY(EvaluateResult::failure("", Category::Cancelled, "").header.status == Status::Error);
+    }
+
+    // Samples that do not have the documented shape cost the samples, not the result: its timing and
+    // verdict stand, and what did not decode is said where the loop and the store can tell.
+    void malformedSamplesLeaveTheResult()
+    {
+        auto j = nlohmann::json::parse(toLine(fullResult()));
+        j["pc_sampling"]["pcs"] = "many";
+        const auto back = parseMessage<EvaluateResult>(j.dump() + "\n");
+        QVERIFY(!back.pcSampling);
+        QVERIFY2(back.pcSamplingUnreadable.starts_with("pc_sampling.pcs: "), back.pcSamplingUnreadable.c_str());
+        QVERIFY(back.timing && back.timing->cases.size() == fullResult().timing->cases.size());
+        QVERIFY(back.category() == Category::WrongResult);
+        j["pc_sampling"] = nullptr;
+        const auto none = parseMessage<EvaluateResult>(j.dump() + "\n");
+        QVERIFY(!none.pcSampling && none.pcSamplingUnreadable.empty());
     }
 
     void parseRequestDispatches()

@@ -3,6 +3,7 @@
 // an older file migrated forward with its results left unsampled.
 #include "core/lines/pc_sampling.h"
 #include "core/protocol/messages.h"
+#include "core/protocol/pc_sampling_json.h"
 #include "core/store/code_listings.h"
 #include "core/store/compile_columns.h"
 #include "core/store/runner_result.h"
@@ -66,7 +67,7 @@ ResultRecord typedResult(const nlohmann::json& reply)
 
 kl::lines::PcSampling decoded(const nlohmann::json& value)
 {
-    const auto sampling = kl::lines::pcSamplingFromJson(value);
+    const auto sampling = kl::protocol::pcSamplingFromJson(value);
     if (!sampling)
         throw std::runtime_error("no pc_sampling");
     return *sampling;
@@ -184,7 +185,7 @@ private slots:
         QVERIFY(cached);
         const auto again = storedReply(*cached); // what the loop hands on for a cache hit
         QVERIFY(again);
-        QVERIFY(decoded(again->pcSampling) == decoded(reply["pc_sampling"]));
+        QVERIFY(again->pcSampling == decoded(reply["pc_sampling"]));
     }
 
     // The loop's code listings arrive after their iteration was recorded: added to the stored compile
