@@ -1,6 +1,6 @@
 #include "core/store/compile_columns.h"
 
-#include "core/protocol/json_reader.h"
+#include "core/store/stored_field.h"
 
 #include <cmath>
 #include <cstdint>
@@ -19,22 +19,12 @@ constexpr const char* kSass = "sass";
 constexpr const char* kSassNote = "sass_note";
 constexpr const char* kListingsMs = "listings_ms";
 
-// A finite number at `key` through the protocol's reader; a non-number, NaN or an absent key leaves
-// `target` as it is (rows written by older versions lack fields).
-template <typename T> void readInto(T& target, const protocol::JsonReader& r, const char* key)
+// A finite number at `key`; anything else leaves `target` as it is (rows written by older versions
+// lack fields).
+template <typename T> void readInto(T& target, const json& object, const char* key)
 {
-    if (!r.has(key) || !r.value()[key].is_number())
-        return;
-    const double value = r.number(key);
-    if (std::isfinite(value))
-        target = static_cast<T>(value);
-}
-
-std::optional<double> finiteAt(const json& object, const char* key)
-{
-    double value = NAN;
-    readInto(value, protocol::JsonReader(object, {}), key);
-    return std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+    if (const auto value = finiteField(object, key))
+        target = static_cast<T>(*value);
 }
 
 json packedJson(const PackedText& p)
@@ -65,29 +55,24 @@ Telemetry staticTelemetryFromJson(const json& statics)
 {
     if (!statics.is_object())
         throw Error("findings.bad-telemetry", {}, "static", "expected an object");
-    const protocol::JsonReader s(statics, "static");
     Telemetry t;
-    if (s.has("kernel") && statics["kernel"].is_string())
-        t.kernel = s.string("kernel");
-    readInto(t.registers, s, "registers");
-    readInto(t.threadsPerBlock, s, "threads_per_block");
-    readInto(t.staticShared, s, "static_shared");
-    readInto(t.dynamicShared, s, "dynamic_shared");
-    readInto(t.stackFrame, s, "stack_frame");
-    readInto(t.spillStores, s, "spill_stores");
-    readInto(t.spillLoads, s, "spill_loads");
-    readInto(t.blocksPerSm, s, "blocks_per_sm");
-    readInto(t.theoreticalOccupancy, s, "theoretical_occupancy");
-    readInto(t.gridBlocks, s, "grid_blocks");
-    if (s.has("occupancy_limiter") && statics["occupancy_limiter"].is_string())
-        t.occupancyLimiter = s.string("occupancy_limiter");
+    t.kernel = storedField<std::string>(statics, "kernel").value_or("");
+    readInto(t.registers, statics, "registers");
+    readInto(t.threadsPerBlock, statics, "threads_per_block");
+    readInto(t.staticShared, statics, "static_shared");
+    readInto(t.dynamicShared, statics, "dynamic_shared");
+    readInto(t.stackFrame, statics, "stack_frame");
+    readInto(t.spillStores, statics, "spill_stores");
+    readInto(t.spillLoads, statics, "spill_loads");
+    readInto(t.blocksPerSm, statics, "blocks_per_sm");
+    readInto(t.theoreticalOccupancy, statics, "theoretical_occupancy");
+    readInto(t.gridBlocks, statics, "grid_blocks");
+    t.occupancyLimiter = storedField<std::string>(statics, "occupancy_limiter").value_or("");
     // Counted in the compiled code with the static report; absent from rows stored before it was.
     if (const auto found = statics.find("tensor_instructions"); found != statics.end() && found->is_object()) {
-        const protocol::JsonReader counted(*found, "static.tensor_instructions");
         lines::TensorInstructions tensor;
-        readInto(tensor.count, counted, "count");
-        if (counted.has("source") && (*found)["source"].is_string())
-            tensor.source = counted.string("source");
+        readInto(tensor.count, *found, "count");
+        tensor.source = storedField<std::string>(*found, "source").value_or("");
         if (const auto ops = found->find("by_opcode"); ops != found->end() && ops->is_object())
             for (const auto& [opcode, n] : ops->items())
                 if (n.is_number_integer())
@@ -155,8 +140,8 @@ CompileRecord compileRecordOf(const json& column, std::vector<Error>* unreadable
                 unreadable->push_back(Error(error.category(), {}, "compile_json.telemetry", error.message()));
         }
     }
-    c.compiledAheadMs = finiteAt(column, kCompiledAhead);
-    c.listings.listingsMs = finiteAt(column, kListingsMs);
+    c.compiledAheadMs = finiteField(column, kCompiledAhead);
+    c.listings.listingsMs = finiteField(column, kListingsMs);
     for (const auto& [key, packed] : { std::pair { kPtx, &c.listings.ptx }, std::pair { kSass, &c.listings.sass } })
         if (const auto found = column.find(key); found != column.end() && !found->is_null())
             *packed = packedOf(*found);

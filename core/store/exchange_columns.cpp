@@ -1,31 +1,15 @@
 #include "core/store/exchange_columns.h"
 
 #include "core/store/store_impl.h"
+#include "core/store/stored_field.h"
 
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace kl::store {
 
 namespace {
-
-// A field of a stored object, where it has the expected type; `absent` otherwise.
-template <typename T> T field(const nlohmann::json& object, const char* key, T absent)
-{
-    if (!object.is_object())
-        return absent;
-    const auto it = object.find(key);
-    if (it == object.end())
-        return absent;
-    if constexpr (std::is_same_v<T, std::string>)
-        return it->is_string() ? it->template get<std::string>() : absent;
-    else if constexpr (std::is_same_v<T, bool>)
-        return it->is_boolean() ? it->template get<bool>() : absent;
-    else
-        return it->is_number() ? it->template get<T>() : absent;
-}
 
 // The prompt of a stored request: the system prompt (Anthropic's "system", or OpenAI's first message)
 // and the messages in the order sent.
@@ -39,7 +23,8 @@ std::vector<PromptMessage> promptOf(const nlohmann::json& request)
     if (const auto list = request.find("messages"); list != request.end() && list->is_array())
         for (const nlohmann::json& m : *list)
             if (m.is_object() && m.contains("content") && m["content"].is_string())
-                messages.push_back({ field<std::string>(m, "role", "?"), m["content"].get<std::string>() });
+                messages.push_back(
+                    { storedField<std::string>(m, "role").value_or("?"), m["content"].get<std::string>() });
     return messages;
 }
 
@@ -108,20 +93,20 @@ ExchangeRecord exchangeFromColumns(const ExchangeColumns& c)
         e.prompt = promptOf(nlohmann::json::parse(c.request, nullptr, false));
     }
     const nlohmann::json& u = c.usage;
-    e.usage.promptTokens = field<std::int64_t>(u, "prompt_tokens", 0);
-    e.usage.completionTokens = field<std::int64_t>(u, "completion_tokens", 0);
-    e.usage.reported = field(u, "reported", false);
-    e.servedModel = field<std::string>(u, "served_model", {});
-    e.url = field<std::string>(u, "url", {});
-    e.streamed = field(u, "streamed", false);
-    e.attempts = field(u, "attempts", 0);
-    e.httpStatus = field(u, "http_status", 0);
-    e.firstTokenMs = field(u, "first_token_ms", -1.0);
-    e.retryWaitMs = field(u, "retry_wait_ms", 0.0);
-    e.message = field<std::string>(u, "message", {});
-    e.startedAt = field<std::string>(u, "started_at", {});
+    e.usage.promptTokens = storedField<std::int64_t>(u, "prompt_tokens").value_or(0);
+    e.usage.completionTokens = storedField<std::int64_t>(u, "completion_tokens").value_or(0);
+    e.usage.reported = storedField<bool>(u, "reported").value_or(false);
+    e.servedModel = storedField<std::string>(u, "served_model").value_or("");
+    e.url = storedField<std::string>(u, "url").value_or("");
+    e.streamed = storedField<bool>(u, "streamed").value_or(false);
+    e.attempts = storedField<int>(u, "attempts").value_or(0);
+    e.httpStatus = storedField<int>(u, "http_status").value_or(0);
+    e.firstTokenMs = storedField<double>(u, "first_token_ms").value_or(-1.0);
+    e.retryWaitMs = storedField<double>(u, "retry_wait_ms").value_or(0.0);
+    e.message = storedField<std::string>(u, "message").value_or("");
+    e.startedAt = storedField<std::string>(u, "started_at").value_or("");
     if (u.is_object() && u.contains("finish_reason"))
-        e.choices = choicesOf(c.response, field<std::string>(u, "finish_reason", {}));
+        e.choices = choicesOf(c.response, storedField<std::string>(u, "finish_reason").value_or(""));
     else
         e.response = c.response;
     e.latencyMs = c.latencyMs.value_or(0.0);

@@ -1,7 +1,8 @@
 #include "core/store/summary_columns.h"
 
+#include "core/store/stored_field.h"
+
 #include <string>
-#include <type_traits>
 
 namespace kl::store {
 
@@ -11,19 +12,6 @@ template <typename T> void put(nlohmann::json& j, const char* key, const std::op
 {
     if (value)
         j[key] = *value;
-}
-
-template <typename T> std::optional<T> get(const nlohmann::json& j, const char* key)
-{
-    const auto it = j.find(key);
-    if (it == j.end())
-        return std::nullopt;
-    if constexpr (std::is_same_v<T, std::string>)
-        return it->is_string() ? std::optional<T>(it->template get<T>()) : std::nullopt;
-    else if constexpr (std::is_same_v<T, bool>)
-        return it->is_boolean() ? std::optional<T>(it->template get<T>()) : std::nullopt;
-    else
-        return it->is_number() ? std::optional<T>(it->template get<T>()) : std::nullopt;
 }
 
 } // namespace
@@ -60,25 +48,25 @@ std::optional<SessionSummary> summaryFromColumn(const nlohmann::json& j)
     if (!j.is_object())
         return std::nullopt;
     SessionSummary s;
-    s.stopReason = get<std::string>(j, "stop_reason");
-    s.rounds = get<int>(j, "rounds");
-    s.evaluated = get<int>(j, "evaluated");
-    s.passed = get<int>(j, "passed");
-    s.wallSeconds = get<double>(j, "wall_seconds");
-    s.candidatesPerMinute = get<double>(j, "candidates_per_minute");
-    s.candidatesPerRound = get<int>(j, "candidates_per_round");
-    s.tokens = get<std::int64_t>(j, "tokens");
-    s.cancelled = get<bool>(j, "cancelled");
+    s.stopReason = storedField<std::string>(j, "stop_reason");
+    s.rounds = storedField<int>(j, "rounds");
+    s.evaluated = storedField<int>(j, "evaluated");
+    s.passed = storedField<int>(j, "passed");
+    s.wallSeconds = storedField<double>(j, "wall_seconds");
+    s.candidatesPerMinute = storedField<double>(j, "candidates_per_minute");
+    s.candidatesPerRound = storedField<int>(j, "candidates_per_round");
+    s.tokens = storedField<std::int64_t>(j, "tokens");
+    s.cancelled = storedField<bool>(j, "cancelled");
     if (const auto ahead = j.find("compile_ahead"); ahead != j.end() && ahead->is_object())
-        s.compiledAhead = SessionSummary::CompiledAhead { get<int>(*ahead, "compiled").value_or(0),
-            get<int>(*ahead, "used").value_or(0) };
-    s.passAtK = get<double>(j, "pass_at_k");
-    s.speedupAtK = get<double>(j, "speedup_at_k");
-    s.baselineUs = get<double>(j, "baseline_us");
-    s.bestIteration = get<int>(j, "best_iteration");
-    s.bestUs = get<double>(j, "best_us");
-    s.bestSpeedup = get<double>(j, "best_speedup");
-    s.bestPctOfCopy = get<double>(j, "best_pct_of_copy");
+        s.compiledAhead = SessionSummary::CompiledAhead { storedField<int>(*ahead, "compiled").value_or(0),
+            storedField<int>(*ahead, "used").value_or(0) };
+    s.passAtK = storedField<double>(j, "pass_at_k");
+    s.speedupAtK = storedField<double>(j, "speedup_at_k");
+    s.baselineUs = storedField<double>(j, "baseline_us");
+    s.bestIteration = storedField<int>(j, "best_iteration");
+    s.bestUs = storedField<double>(j, "best_us");
+    s.bestSpeedup = storedField<double>(j, "best_speedup");
+    s.bestPctOfCopy = storedField<double>(j, "best_pct_of_copy");
     return s;
 }
 
