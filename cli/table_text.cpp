@@ -4,13 +4,6 @@
 
 namespace kl::cli {
 
-std::string fixed(double value, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
-
 std::string fixed(const std::optional<double>& value, int decimals, const std::string& absent)
 {
     return value ? fixed(*value, decimals) : absent;

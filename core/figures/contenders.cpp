@@ -1,5 +1,6 @@
 #include "core/figures/contenders.h"
 
+#include "core/model/number_text.h"
 #include "core/store/store.h"
 
 #include <cmath>
@@ -18,13 +19,6 @@ std::optional<double> positive(std::optional<double> value)
 std::optional<double> medianOf(const std::optional<protocol::TimingSummary>& timed)
 {
     return timed ? positive(timed->medianUs) : std::nullopt;
-}
-
-std::string fixed(double v, int decimals)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, v);
-    return text;
 }
 
 } // namespace

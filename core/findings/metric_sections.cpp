@@ -1,5 +1,8 @@
 // Nsight Compute's sections and labels for the metrics our runner collects (runner/metric_sets.cpp).
+
 #include "core/findings/metric_sections.h"
+
+#include "core/model/number_text.h"
 
 #include "core/findings/metric_facts.h"
 #include "core/findings/stall_reasons.h"
@@ -75,9 +78,7 @@ constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
 
 std::string format(double value, int decimals, std::string_view unit)
 {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    std::string out(text);
+    std::string out = fixed(value, decimals);
     if (!unit.empty()) {
         out += ' ';
         out += unit;

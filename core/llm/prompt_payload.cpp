@@ -1,6 +1,7 @@
 #include "core/llm/prompt_payload.h"
 
 #include "core/lines/line_heat.h"
+#include "core/model/number_text.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -10,19 +11,7 @@ namespace kl {
 
 namespace {
 
-std::string number(double value, int decimals = 1)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
-std::string shortNumber(double value)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
+std::string number(double value, int decimals = 1) { return fixed(value, decimals); }
 
 std::string bytesText(std::int64_t bytes)
 {

@@ -1,6 +1,7 @@
 #include "core/report/evidence.h"
 
 #include "core/model/dtype.h"
+#include "core/model/number_text.h"
 #include "core/model/problem.h"
 #include "core/store/problem_outputs.h"
 #include "core/verify/speed_of_light.h"
@@ -12,19 +13,7 @@ namespace kl::report {
 
 namespace {
 
-std::string micros(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f us", value);
-    return text;
-}
-
-std::string shortNumber(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
+std::string micros(double value) { return fixed(value, 2) + " us"; }
 
 } // namespace
 

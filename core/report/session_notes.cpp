@@ -1,18 +1,14 @@
 // How a session stopped, its GPU models and its hypothesis log, in the words both front ends print.
+
 #include "core/report/session_notes.h"
+
+#include "core/model/number_text.h"
 
 #include <cstdio>
 
 namespace kl::report {
 
 namespace {
-
-std::string fixed(double value, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    return buf;
-}
 
 } // namespace
 

@@ -1,6 +1,8 @@
 // A stored result's verification, decoded once by the store, as report rows and their text.
+
 #include "core/report/verification_report.h"
 
+#include "core/model/number_text.h"
 #include "core/protocol/category.h"
 #include "core/store/records.h"
 
@@ -11,13 +13,6 @@
 namespace kl::report {
 
 namespace {
-
-std::string shortNumber(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g", value);
-    return text;
-}
 
 } // namespace
 
@@ -65,14 +60,14 @@ std::string listText(const std::vector<double>& values)
 {
     std::string text;
     for (const double v : values)
-        text += (text.empty() ? "" : ", ") + shortNumber(v);
+        text += (text.empty() ? "" : ", ") + shortNumber(v, 3);
     return "[" + text + "]";
 }
 
 std::string verifiedCaseText(const VerifiedCase& c)
 {
     return c.size + " " + c.kind + " #" + std::to_string(c.trial) + ": " + std::to_string(c.elements)
-        + " elements, max abs " + shortNumber(c.maxAbsError) + ", max rel " + shortNumber(c.maxRelError) + ", "
+        + " elements, max abs " + shortNumber(c.maxAbsError, 3) + ", max rel " + shortNumber(c.maxRelError, 3) + ", "
         + std::to_string(c.mismatches) + " off, " + std::to_string(c.nan) + " NaN, " + std::to_string(c.unwritten)
         + " unwritten: " + c.verdict;
 }

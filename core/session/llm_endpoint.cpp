@@ -1,6 +1,7 @@
 #include "core/session/llm_endpoint.h"
 
 #include "core/model/error.h"
+#include "core/model/number_text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,13 +16,6 @@ namespace {
 constexpr double kMaxTimeoutSeconds = 24 * 3600.0; // one request; a longer one is a typo
 constexpr double kMaxConnectSeconds = 600.0;
 constexpr int kMaxAttempts = 20;
-
-std::string shortNumber(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
 
 // A number in [low, high] (low excluded when `lowExcluded`), or cli.bad-number naming the option.
 double numberIn(const std::string& option, const std::string& text, double low, bool lowExcluded, double high,
