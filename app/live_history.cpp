@@ -168,8 +168,10 @@ void LiveHistory::showRead()
                 return at != details.end() ? at->second : document->iteration(id, index);
             };
             if (done->view) { // the store's rows and figures: the loop's announced ones are in them now
+                // The same session, whole: the selection and its panels stay (setSession redrew them all).
                 m_iterations.clear();
-                selection->setSession(done->view, std::move(loader));
+                selection->updateSession(done->view);
+                selection->setLoader(std::move(loader));
             } else {
                 // The rows and figures are shown already (add()); the followed iteration's detail, read
                 // off the GUI thread, is what the selection below needs.

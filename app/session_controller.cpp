@@ -476,7 +476,11 @@ void SessionController::onEnded(const QString& statusText, const QString& reason
                              : tr("Session %1 %2: %3").arg(id).arg(statusText, why),
             failed);
     }
-    if (!m_history->storePath().isEmpty()) { // the session list too: its status and iteration count are final now
+    // The session list's status and iteration count are final now. Where the review shows this store
+    // already, the whole read below lists them off the GUI thread with the final rows and figures;
+    // reopening the store here redrew every chart twice at the session's end (40-70 ms stalls).
+    const auto document = m_window->review()->document();
+    if (!m_history->storePath().isEmpty() && (!document || document->path() != m_history->storePath())) {
         try {
             m_window->review()->openStore(m_history->storePath());
         } catch (const Error& e) {
