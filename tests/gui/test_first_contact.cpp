@@ -62,6 +62,14 @@ session::SessionRecipe tunerRecipe(const QString& db, int budget)
     return r;
 }
 
+// The recipe's session started in the window and run to its end, which must be "finished".
+void runToItsEnd(SessionController* controller, const session::SessionRecipe& recipe)
+{
+    QCOMPARE(controller->startSession(recipe), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(!controller->live()->running(), 30000);
+    QCOMPARE(controller->live()->finalStatus(), QStringLiteral("finished"));
+}
+
 // The window on the laptop (1366) or on the monitor to its right (1920), under a title bar.
 QSize placeOn(MainWindow& window, int screenWidth)
 {
@@ -220,9 +228,7 @@ private slots:
         QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
         SessionController* controller = window.sessionController();
         LiveSession* live = controller->live();
-        QCOMPARE(controller->startSession(tunerRecipe(dir.filePath(QStringLiteral("e.db")), 1)), QString());
-        QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
-        QCOMPARE(live->finalStatus(), QStringLiteral("finished"));
+        runToItsEnd(controller, tunerRecipe(dir.filePath(QStringLiteral("e.db")), 1));
         QTRY_VERIFY_WITH_TIMEOUT(window.review()->hasSession(), 10000);
         window.showWorkspace(MainWindow::Workspace::Editor);
         QStringList seen;
@@ -255,11 +261,8 @@ private slots:
         SessionController* controller = window.sessionController();
         LiveSession* live = controller->live();
         const QString db = dir.filePath(QStringLiteral("twice.db"));
-        QCOMPARE(controller->startSession(tunerRecipe(db, 2)), QString());
-        QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
-        QCOMPARE(live->finalStatus(), QStringLiteral("finished"));
-        const auto first = live->iterations().size();
-        QVERIFY(first >= 2);
+        runToItsEnd(controller, tunerRecipe(db, 2));
+        QVERIFY(live->iterations().size() >= 2);
         ChartsPanel* charts = window.review()->charts();
         QCOMPARE(controller->startSession(tunerRecipe(db, 2)), QString());
         int drawn = 0;

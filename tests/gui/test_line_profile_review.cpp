@@ -3,18 +3,22 @@
 // with the H200 samples; no nvdisasm here) opens with the PTX of the planted line in the code pane;
 // the bundled H200 tuner session's roofline follows the selection from iteration to iteration. The
 // roofline screenshot goes to $KL_SCREENSHOT_DIR (docs/images with KL_SCREENSHOTS_TO_DOCS).
+#include "app/review_workspace.h"
 #include "core/store/store.h"
 #include "review_fixture.h"
+#include "widgets/charts_panel.h"
 #include "widgets/iteration_selection.h"
 #include "widgets/kernel_editor.h"
 #include "widgets/line_profile_panel.h"
 #include "widgets/roofline_chart.h"
+#include "widgets/stall_chart.h"
 
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeWidget>
 
 using namespace kl;
 using namespace kl::gui;
@@ -79,6 +83,29 @@ private slots:
         panel->editor()->setCursorPosition(11, 0);
         QTRY_VERIFY2(panel->listing()->toPlainText().contains(QStringLiteral("st.global")),
             qPrintable(panel->listing()->toPlainText()));
+    }
+
+    // The bundled session recorded with --metrics deep on the H200: the Lines tab has the best
+    // iteration's samples and hot lines, and the Stall chart a bar for each of its 13 iterations.
+    void theBundledDeepSessionFillsLinesAndStalls()
+    {
+        auto review = testing::shownReviewWorkspace();
+        QVERIFY(QTest::qWaitForWindowExposed(review.get()));
+        testing::openAndWait(
+            *review, QStringLiteral(KL_SOURCE_DIR "/resources/sessions/layernorm_gelu-deep-h200.klsession"));
+        auto* panel = inspectorTab<LineProfilePanel>(*review, QStringLiteral("Lines"));
+        QVERIFY(panel);
+        review->selection()->select(6);
+        QTRY_VERIFY2(
+            panel->summaryText().startsWith(QStringLiteral("21686 samples")), qPrintable(panel->summaryText()));
+        QVERIFY(panel->hotLines()->topLevelItemCount() > 0);
+        QTRY_VERIFY2(
+            panel->listingTitle().startsWith(QStringLiteral("SASS of line")), qPrintable(panel->listingTitle()));
+        StallChart* stalls = review->charts()->stalls();
+        QVERIFY(stalls);
+        review->charts()->tabs()->setCurrentWidget(stalls);
+        QTRY_COMPARE(stalls->shownIterations().size(), std::size_t(13));
+        QVERIFY2(stalls->categories().size() >= 3, qPrintable(stalls->categories().join(QLatin1Char(','))));
     }
 
     void theRooflineFollowsTheSelection()
