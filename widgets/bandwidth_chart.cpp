@@ -16,7 +16,7 @@ BandwidthChart::BandwidthChart(IterationSelection* selection, QWidget* parent)
     //: bandwidth chart's y axis, short as the latency chart's (the legend names the same-size copy)
     m_yAxis->setTitleText(tr("% of copy"));
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
-    chart()->addAxis(m_yAxis, Qt::AlignLeft);
+    addReadableAxis(chart(), m_yAxis, Qt::AlignLeft);
     follow(selection, this, this);
 }
 

@@ -15,6 +15,12 @@
 
 namespace kl::gui {
 
+void addReadableAxis(QChart* chart, QAbstractAxis* axis, Qt::Alignment alignment)
+{
+    axis->setTruncateLabels(false);
+    chart->addAxis(axis, alignment);
+}
+
 IterationChart::IterationChart(IterationSelection* selection, QWidget* parent)
     : QChartView(new QChart, parent)
     , m_selection(selection)
@@ -28,7 +34,7 @@ IterationChart::IterationChart(IterationSelection* selection, QWidget* parent)
     chart()->legend()->setAlignment(Qt::AlignRight);
     m_xAxis->setTitleText(tr("Iteration"));
     m_xAxis->setLabelFormat(QStringLiteral("%d"));
-    chart()->addAxis(m_xAxis, Qt::AlignBottom);
+    addReadableAxis(chart(), m_xAxis, Qt::AlignBottom);
     QPen pen(QColor(0x33, 0x33, 0x33));
     pen.setWidthF(1.0);
     pen.setStyle(Qt::DashLine);
@@ -151,7 +157,7 @@ void IterationChart::replaceIterationAxis(QValueAxis* axis)
     chart()->removeAxis(m_xAxis);
     m_xAxis->deleteLater();
     m_xAxis = axis;
-    chart()->addAxis(m_xAxis, Qt::AlignBottom);
+    addReadableAxis(chart(), m_xAxis, Qt::AlignBottom);
 }
 
 void IterationChart::setRoundTicks(QValueAxis* axis, double low, double high)

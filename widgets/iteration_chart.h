@@ -8,6 +8,8 @@
 #include <QList>
 #include <QPointF>
 #include <QSize>
+#include <QtCharts/QAbstractAxis>
+#include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
 #include <string>
@@ -17,6 +19,11 @@ class QXYSeries;
 class QValueAxis;
 
 namespace kl::gui {
+
+// Adds `axis` to `chart` with labels that are never elided: Qt Charts sizes an axis for its labels
+// when it is laid out, and after the range changed in a live session (77-78.5 us, then 51-77 us) its
+// tick labels read "..." (the GUI on the H100, 2026-12-05).
+void addReadableAxis(QChart* chart, QAbstractAxis* axis, Qt::Alignment alignment);
 
 class IterationChart : public QChartView, public IterationViewer {
     Q_OBJECT

@@ -53,7 +53,7 @@ LatencyChart::LatencyChart(IterationSelection* selection, QWidget* parent)
     // ("Median latency (µs)" read "Median lat..." there).
     m_yAxis->setTitleText(tr("Median µs"));
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
-    chart()->addAxis(m_yAxis, Qt::AlignLeft);
+    addReadableAxis(chart(), m_yAxis, Qt::AlignLeft);
     follow(selection, this, this);
 }
 

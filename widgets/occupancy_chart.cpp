@@ -1,5 +1,7 @@
 #include "widgets/occupancy_chart.h"
 
+#include "widgets/iteration_chart.h"
+
 #include <QChart>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -47,8 +49,8 @@ OccupancyChart::OccupancyChart(QWidget* parent)
     //: axis title of the occupancy chart
     m_axisY->setTitleText(tr("Theoretical<br>occupancy")); // two lines: one was elided in a short chart
     m_axisX->setLabelFormat(QStringLiteral("%d"));
-    chart->addAxis(m_axisX, Qt::AlignBottom);
-    chart->addAxis(m_axisY, Qt::AlignLeft);
+    addReadableAxis(chart, m_axisX, Qt::AlignBottom);
+    addReadableAxis(chart, m_axisY, Qt::AlignLeft);
     for (QAbstractSeries* series :
         { static_cast<QAbstractSeries*>(m_curve), static_cast<QAbstractSeries*>(m_current) }) {
         series->attachAxis(m_axisX);

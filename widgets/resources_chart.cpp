@@ -18,8 +18,8 @@ ResourcesChart::ResourcesChart(IterationSelection* selection, QWidget* parent)
     m_occupancy->setTitleText(tr("Occupancy %"));
     m_occupancy->setLabelFormat(QStringLiteral("%d"));
     setRoundTicks(m_occupancy, 0, 105);
-    chart()->addAxis(m_registers, Qt::AlignLeft);
-    chart()->addAxis(m_occupancy, Qt::AlignRight);
+    addReadableAxis(chart(), m_registers, Qt::AlignLeft);
+    addReadableAxis(chart(), m_occupancy, Qt::AlignRight);
     // One grid: the occupancy ticks need not fall on the registers' lines.
     m_occupancy->setGridLineVisible(false);
     follow(selection, this, this);

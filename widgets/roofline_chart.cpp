@@ -1,5 +1,6 @@
 #include "widgets/roofline_chart.h"
 
+#include "widgets/iteration_chart.h"
 #include "widgets/string_conversion.h"
 
 #include <QtCharts/QLineSeries>
@@ -57,8 +58,8 @@ RooflineChart::RooflineChart(IterationSelection* selection, QWidget* parent)
     m_y->setTitleText(tr("Achieved TFLOP/s"));
     m_y->setLabelFormat(QStringLiteral("%g"));
     m_y->setBase(10.0);
-    chart()->addAxis(m_x, Qt::AlignBottom);
-    chart()->addAxis(m_y, Qt::AlignLeft);
+    addReadableAxis(chart(), m_x, Qt::AlignBottom);
+    addReadableAxis(chart(), m_y, Qt::AlignLeft);
     chart()->legend()->setAlignment(Qt::AlignBottom);
     follow(selection, this, this);
 }

@@ -30,7 +30,7 @@ StallChart::StallChart(IterationSelection* selection, QWidget* parent)
     //: stall chart's y axis: Nsight Compute's unit for warp stall reasons
     m_yAxis->setTitleText(tr("Cycles per instruction"));
     m_yAxis->setLabelFormat(QStringLiteral("%.1f"));
-    chart()->addAxis(m_yAxis, Qt::AlignLeft);
+    addReadableAxis(chart(), m_yAxis, Qt::AlignLeft);
     chart()->legend()->setAlignment(Qt::AlignRight);
     follow(selection, this, this);
 }
