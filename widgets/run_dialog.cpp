@@ -47,7 +47,12 @@ QSpinBox* spin(QWidget* parent, int low, int high, int value, const QString& zer
 void fitPlaceholder(QLineEdit* edit)
 {
     const int frame = edit->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, nullptr, edit);
-    edit->setMinimumWidth(edit->fontMetrics().horizontalAdvance(edit->placeholderText()) + 2 * frame + 12);
+    const int width = edit->fontMetrics().horizontalAdvance(edit->placeholderText()) + 2 * frame + 12;
+    edit->setMinimumWidth(width);
+    // An editable combo box sizes itself, not by its line edit's minimum: its arrow comes on top.
+    if (auto* box = qobject_cast<QComboBox*>(edit->parentWidget()))
+        box->setMinimumWidth(
+            width + box->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, box) + 2 * frame + 8);
 }
 
 } // namespace
@@ -407,8 +412,11 @@ void RunDialog::setKeychainAvailable(bool available, const QString& why)
     m_saveKey->setEnabled(available);
     m_saveKey->setChecked(available);
     m_apiKey->setEnabled(available);
-    if (!available)
-        m_apiKey->setPlaceholderText(why);
+    if (!available) { // a placeholder cannot wrap: the short form in the field, the reason in its tooltip
+        //: run dialog: placeholder of the disabled API key field where no keychain runs
+        m_apiKey->setPlaceholderText(tr("no keychain here"));
+        m_apiKey->setToolTip(why);
+    }
 }
 
 void RunDialog::refreshCommandLine()
