@@ -3,8 +3,11 @@
 // example open, and the runner probed, as the engineer's first minute in the window does.
 #include "app/live_session.h"
 #include "app/main_window.h"
+#include "app/review_workspace.h"
 #include "app/session_controller.h"
 #include "tests/test_files.h"
+#include "widgets/session_browser.h"
+#include "widgets/session_list_model.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -68,6 +71,17 @@ inline QString stopNow(gui::SessionController* controller)
     if (live->finalStatus() != QStringLiteral("cancelled"))
         return QStringLiteral("the session ended %1, not cancelled: %2").arg(live->finalStatus(), live->lastError());
     return {};
+}
+
+// The Status column of the window's session list, row by row: once a session has ended its row must
+// say how, not "running" (the whole read after the end lists the sessions off the GUI thread).
+inline QStringList listedStatuses(gui::MainWindow& window)
+{
+    QStringList statuses;
+    const auto* model = window.review()->sessionBrowser()->model();
+    for (int row = 0; row < model->rowCount(); ++row)
+        statuses << model->index(row, gui::SessionListModel::StatusColumn).data().toString();
+    return statuses;
 }
 
 } // namespace kl::test

@@ -263,6 +263,7 @@ private slots:
         const QString db = dir.filePath(QStringLiteral("twice.db"));
         runToItsEnd(controller, tunerRecipe(db, 2));
         QVERIFY(live->iterations().size() >= 2);
+        QTRY_COMPARE_WITH_TIMEOUT(test::listedStatuses(window), QStringList { QStringLiteral("finished") }, 10000);
         ChartsPanel* charts = window.review()->charts();
         QCOMPARE(controller->startSession(tunerRecipe(db, 2)), QString());
         int drawn = 0;
@@ -273,6 +274,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
         QCOMPARE(live->finalStatus(), QStringLiteral("finished"));
         QVERIFY(live->iterations().size() >= 2); // the second session's, counted afresh
+        QTRY_COMPARE_WITH_TIMEOUT(test::listedStatuses(window),
+            QStringList({ QStringLiteral("finished"), QStringLiteral("finished") }), 10000);
         for (int tab = 0; tab < charts->tabs()->count(); ++tab) { // the second session's charts draw too
             charts->tabs()->setCurrentIndex(tab);
             QTest::qWait(20);

@@ -240,6 +240,7 @@ void TestGuiH200Session::scriptedReviewSession()
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), kStepMs);
     QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
     QTRY_COMPARE_WITH_TIMEOUT(window.review()->selection()->session()->rows.size(), live->iterations().size(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(test::listedStatuses(window).contains(QStringLiteral("finished")), 10000);
     QVERIFY(controller->transcript()->text().contains(QStringLiteral("(human)")));
     writeSummary(live->iterations(), runnerPath());
     for (const auto& it : live->iterations())
