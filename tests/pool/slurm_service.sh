@@ -3,6 +3,8 @@
 # `start DIR` writes a munge key, slurm.conf and gres.conf (two fake GPUs: character devices like
 # /dev/null, so that --gres=gpu:1 is scheduled for real) into DIR, starts munged, slurmctld and slurmd
 # on free ports and waits until the node is idle; DIR/env holds SLURM_CONF. `stop DIR` ends them by pid.
+# The Unix sockets (munge's, slurmd's spool) live in a short folder under /tmp named in DIR/run: a socket's
+# path may not pass 108 bytes, and DIR sits in the build tree of a checkout whose path may be long.
 set -euo pipefail
 cmd="$1"; dir="$2"
 stop() {
@@ -17,6 +19,7 @@ stop() {
             rm -f "$dir/$d.pid"
         fi
     done
+    if [ -f "$dir/run" ]; then rm -rf "$(cat "$dir/run")"; rm -f "$dir/run"; fi
 }
 free_port() {
     for p in $(seq "$1" "$2"); do
@@ -31,9 +34,11 @@ start)
     done
     export PATH="$PATH:/usr/sbin"
     stop
-    rm -rf "$dir"; mkdir -p "$dir"/{state,spool,log,dev}; chmod 700 "$dir"
+    rm -rf "$dir"; mkdir -p "$dir"/{state,log,dev}; chmod 700 "$dir"
+    run=$(mktemp -d /tmp/kl-slurm.XXXXXX) # /tmp, not $TMPDIR: its path may be long too
+    echo "$run" > "$dir/run"; mkdir -p "$run/spool"
     head -c 1024 /dev/urandom > "$dir/munge.key"; chmod 400 "$dir/munge.key"
-    munged -f --socket="$dir/munge.sock" --key-file="$dir/munge.key" --log-file="$dir/log/munged.log" \
+    munged -f --socket="$run/munge.sock" --key-file="$dir/munge.key" --log-file="$dir/log/munged.log" \
         --pid-file="$dir/munged.pid" --seed-file="$dir/munged.seed"
     mknod "$dir/dev/gpu0" c 1 3; mknod "$dir/dev/gpu1" c 1 3
     host=$(hostname -s)
@@ -46,10 +51,10 @@ SlurmdPort=$node
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$dir/munge.sock
+AuthInfo=socket=$run/munge.sock
 CredType=cred/munge
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$run/spool
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
