@@ -217,11 +217,13 @@ void ReviewPanel::setStaticReport(std::shared_ptr<const StaticReport> report)
                 lines << toQString(line);
     m_severity->setText(lines.isEmpty() ? tr("Static report: nothing to flag.") : lines.join(QLatin1Char('\n')));
     m_reportModel->setReport(std::move(report));
+    m_reportView->show();
 }
 
 void ReviewPanel::setCompileError(const QString& error)
 {
     m_reportModel->clear();
+    m_reportView->hide();
     //: review: the proposal does not compile; the loop would record it as a compile failure
     m_severity->setText(tr("The proposal does not compile:"));
     m_compileError->setPlainText(error);
@@ -238,6 +240,7 @@ void ReviewPanel::clearRequest(const QString& why)
     m_severity->clear();
     m_compileError->hide();
     m_reportModel->clear();
+    m_reportView->hide(); // its row labels alone read as a report of nothing
     m_reason->clear();
     m_hint->clear();
     setEditing(false);

@@ -27,6 +27,7 @@
 #include "widgets/phase_strip.h"
 #include "widgets/review_panel.h"
 #include "widgets/run_dialog.h"
+#include "widgets/static_report_view.h"
 
 #include <QDir>
 #include <QFile>
@@ -240,6 +241,9 @@ void TestLiveSession::reviewModeThroughThePanel()
     QTRY_VERIFY_WITH_TIMEOUT(!live->running(), 30000);
     QVERIFY2(live->finalStatus() == QStringLiteral("finished"), qPrintable(live->lastError()));
     QVERIFY(controller->transcript()->text().contains(QStringLiteral("iteration 5 (human)")));
+    // The ended panel says so and shows no empty static-report table (its row labels with no values).
+    QVERIFY(!panel->hasRequest());
+    QVERIFY(!panel->findChild<StaticReportView*>()->isVisibleTo(panel));
 
     // The store holds what the CLI's review mode stores: refusals with their decisions, the edit as human.
     const auto store = store::Store::open(db.toStdString(), store::Store::Options { .readOnly = true });
