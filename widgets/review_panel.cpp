@@ -216,14 +216,19 @@ void ReviewPanel::setStaticReport(std::shared_ptr<const StaticReport> report)
             for (const auto& line : report::staticSeverityLines(launch))
                 lines << toQString(line);
     m_severity->setText(lines.isEmpty() ? tr("Static report: nothing to flag.") : lines.join(QLatin1Char('\n')));
+    showReportTable(std::move(report));
+}
+
+// The table holds a report or is hidden: its row labels alone read as a report of nothing.
+void ReviewPanel::showReportTable(std::shared_ptr<const StaticReport> report)
+{
+    m_reportView->setVisible(report != nullptr);
     m_reportModel->setReport(std::move(report));
-    m_reportView->show();
 }
 
 void ReviewPanel::setCompileError(const QString& error)
 {
-    m_reportModel->clear();
-    m_reportView->hide();
+    showReportTable(nullptr);
     //: review: the proposal does not compile; the loop would record it as a compile failure
     m_severity->setText(tr("The proposal does not compile:"));
     m_compileError->setPlainText(error);
@@ -239,8 +244,7 @@ void ReviewPanel::clearRequest(const QString& why)
     m_diff->clear();
     m_severity->clear();
     m_compileError->hide();
-    m_reportModel->clear();
-    m_reportView->hide(); // its row labels alone read as a report of nothing
+    showReportTable(nullptr);
     m_reason->clear();
     m_hint->clear();
     setEditing(false);

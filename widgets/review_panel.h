@@ -64,6 +64,7 @@ signals:
 private:
     void answer(int kind);
     void setButtonsEnabled(bool enabled);
+    void showReportTable(std::shared_ptr<const StaticReport> report);
 
     bool m_hasRequest = false;
     std::shared_ptr<const ReviewRequested> m_request;
