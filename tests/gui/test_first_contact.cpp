@@ -62,6 +62,12 @@ session::SessionRecipe tunerRecipe(const QString& db, int budget)
     return r;
 }
 
+// The bundled example open in a 1366x728 window, sessions run by the runner double.
+bool openOnTheLaptop(MainWindow& window)
+{
+    return test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728));
+}
+
 // The recipe's session started in the window and run to its end, which must be "finished".
 void runToItsEnd(SessionController* controller, const session::SessionRecipe& recipe)
 {
@@ -166,7 +172,7 @@ private slots:
         const test::ScopedEnv env { { "KL_MODEL_RUNNER_DELAY_MS", "150" },
             { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
         MainWindow window;
-        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QVERIFY(openOnTheLaptop(window));
         SessionController* controller = window.sessionController();
         LiveSession* live = controller->live();
         PhaseStrip* strip = controller->phaseStrip();
@@ -202,7 +208,7 @@ private slots:
     {
         QTemporaryDir dir;
         MainWindow window;
-        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QVERIFY(openOnTheLaptop(window));
         SessionController* controller = window.sessionController();
         session::SessionRecipe recipe = tunerRecipe(dir.filePath(QStringLiteral("n.db")), 1);
         recipe.runner = dir.filePath(QStringLiteral("no-such-runner")).toStdString();
@@ -225,7 +231,7 @@ private slots:
         QTemporaryDir dir;
         const test::ScopedEnv env { { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
         MainWindow window;
-        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QVERIFY(openOnTheLaptop(window));
         SessionController* controller = window.sessionController();
         LiveSession* live = controller->live();
         runToItsEnd(controller, tunerRecipe(dir.filePath(QStringLiteral("e.db")), 1));
@@ -257,7 +263,7 @@ private slots:
         QTemporaryDir dir;
         const test::ScopedEnv env { { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
         MainWindow window;
-        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QVERIFY(openOnTheLaptop(window));
         SessionController* controller = window.sessionController();
         LiveSession* live = controller->live();
         const QString db = dir.filePath(QStringLiteral("twice.db"));
@@ -369,7 +375,7 @@ private slots:
         const test::ScopedEnv env { { "KL_MODEL_RUNNER_DELAY_MS", "150" },
             { "KL_MODEL_RUNNER_RECORDED", test::recordedSession() } };
         MainWindow window;
-        QVERIFY(test::openWithRunner(window, examplePath, QStringLiteral(KL_MODEL_RUNNER), QSize(1366, 728)));
+        QVERIFY(openOnTheLaptop(window));
         auto* bar = window.findChild<QToolBar*>(QStringLiteral("sessionToolBar"));
         QVERIFY(bar && bar->isVisible());
         QStringList names;
