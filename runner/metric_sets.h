@@ -1,6 +1,6 @@
 #pragma once
-// The metric sets a request may ask for (GPU-NOTES.md, Nsight Compute's names on sm_90): a cheap
-// default (one pass on GH100: tests/runner/test_metric_passes), speed-of-light, and warp stall reasons.
+// The metric sets a request may ask for (Nsight Compute's names on sm_90: docs/gpu-facts.md, "Metric names"): a
+// cheap default (one pass on GH100: tests/runner/test_metric_passes), speed-of-light, and warp stall reasons.
 #include "core/protocol/messages.h"
 
 #include <string>

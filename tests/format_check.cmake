@@ -1,4 +1,4 @@
-# Fails when a tracked C/C++ file drifts from the committed .clang-format (STYLE.md §12): the formatting
+# Fails when a tracked C/C++ file drifts from the committed .clang-format (docs/style.md, Formatting): the formatting
 # is checked by the test command, not only by a hook. Kernels (.cu, .py) are left as written: a problem's
 # baseline is content-hashed, so reformatting it would orphan stored sessions.
 #   cmake -DSOURCE_DIR=<checkout> -DCLANG_FORMAT=<clang-format> -P tests/format_check.cmake

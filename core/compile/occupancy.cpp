@@ -65,7 +65,7 @@ DeviceLimits DeviceLimits::forArch(const std::string& arch)
     case 89:
         return limits("NVIDIA L40S", 8, 9, 142, 1536, 24, 100 * KiB, 99 * KiB, KiB, 96 * MiB);
     case 90:
-        return DeviceLimits {}; // H200, measured (GPU-NOTES.md)
+        return DeviceLimits {}; // H200 (docs/gpu-facts.md, "H200 ceilings")
     case 100:
         return limits("NVIDIA B200", 10, 0, 148, 2048, 32, 228 * KiB, 227 * KiB, KiB, 126 * MiB);
     default:

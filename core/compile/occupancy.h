@@ -5,7 +5,7 @@
 
 namespace kl {
 
-// The few device limits occupancy depends on. Defaults: H200 (sm_90), GPU-NOTES.md.
+// The few device limits occupancy depends on. Defaults: H200 (sm_90), docs/gpu-facts.md.
 struct DeviceLimits {
     std::string name = "NVIDIA H200";
     int computeMajor = 9;

@@ -1,7 +1,7 @@
 #pragma once
 // What can be known about a candidate without a GPU: the compile, and for every launch at every
 // main size its grid, block, shared memory, theoretical occupancy and waves. Telemetry for the
-// proposers (DESIGN.md, step 2) and the "check" command.
+// proposers (the loop's compile step, docs/formats.md "Walk-through") and the "check" command.
 #include "core/compile/compiler.h"
 #include "core/compile/occupancy.h"
 #include "core/model/launch_plan.h"

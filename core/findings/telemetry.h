@@ -61,7 +61,7 @@ struct Telemetry {
     std::optional<double> percent(const std::string& name) const;
 };
 
-// Metric names the rules use (Nsight Compute names, GPU-NOTES.md).
+// Metric names the rules use (Nsight Compute names, docs/gpu-facts.md, "Metric names").
 namespace metric {
 inline constexpr const char* kDuration = "gpu__time_duration.sum";
 inline constexpr const char* kSmThroughput = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
@@ -85,7 +85,7 @@ inline constexpr const char* kSharedLoads = "smsp__inst_executed_op_shared_ld.su
 inline constexpr const char* kSharedStores = "smsp__inst_executed_op_shared_st.sum";
 inline constexpr const char* kWarpLatency = "smsp__average_warp_latency_per_inst_issued.ratio";
 inline constexpr const char* kIssueActive = "smsp__issue_active.avg.per_cycle_elapsed";
-// Tensor pipes (GH100, GPU-NOTES.md): utilisation of all tensor pipes and of the HMMA (fp16/bf16/tf32/fp8
+// Tensor pipes (GH100, docs/gpu-facts.md): utilisation of all tensor pipes and of the HMMA (fp16/bf16/tf32/fp8
 // mma and wgmma) pipe, and tensor instructions executed.
 inline constexpr const char* kTensorPipe = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* kTensorPipeHmma = "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active";

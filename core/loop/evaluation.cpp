@@ -136,7 +136,7 @@ Telemetry telemetryFromResult(
         t.kernel = kernel;
     if (result.device)
         t.smCount = result.device->smCount;
-    // Prefer the clock recorded with the timing: clocks are not locked (GPU-NOTES.md).
+    // Prefer the clock recorded with the timing: clocks are not locked (docs/gpu-facts.md, "Timing").
     const auto clock = result.timing ? finite(result.timing->smClockMhz) : std::nullopt;
     t.peakTflops = peakFp32Tflops(t.smCount,
         clock               ? *clock

@@ -48,7 +48,7 @@ std::optional<double> flopsPerSmPerClock(std::string_view computeCapability, Pre
 std::vector<std::string> knownArchitectures();
 
 // A device of the architecture to reason about before anything is measured (`check`): its SMs, the SM
-// clock under load and a device-to-device copy's bandwidth. The H200's are measured (GPU-NOTES.md); the
+// clock under load and a device-to-device copy's bandwidth. The H200's are measured (docs/gpu-facts.md); the
 // others are the spec sheet's, the copy taken as 85% of the quoted DRAM bandwidth [inferred].
 struct NominalDevice {
     std::string name;

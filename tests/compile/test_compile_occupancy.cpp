@@ -1,6 +1,6 @@
 // Theoretical occupancy through cuda_occupancy.h (no driver): the three H200 cases measured with
-// the driver (GPU-NOTES.md), one case per limiter, launches that cannot run, and a sweep against
-// the closed-form sm_90 formula of GPU-NOTES.md.
+// the driver, one case per limiter, launches that cannot run, and a sweep against the closed-form
+// sm_90 formula (both in docs/gpu-facts.md, "Occupancy").
 #include "core/compile/occupancy.h"
 #include "core/model/error.h"
 
@@ -14,7 +14,7 @@ namespace {
 
 std::int64_t roundUp(std::int64_t x, std::int64_t to) { return (x + to - 1) / to * to; }
 
-// GPU-NOTES.md, "Occupancy without a GPU", for sm_90 with the 228 KiB carveout.
+// docs/gpu-facts.md, "Occupancy", for sm_90 with the 228 KiB carveout.
 int formulaBlocks(int threads, int registers, std::int64_t shared)
 {
     const int warps = (threads + 31) / 32;
@@ -124,7 +124,7 @@ private slots:
         QCOMPARE(kl::theoreticalOccupancy(h200, 128, 32, 48 * 1024).blocksPerSm, 4); // 49 KiB + reserve each
     }
 
-    // The header's arithmetic and the closed form of GPU-NOTES.md agree everywhere on sm_90.
+    // The header's arithmetic and the closed form of docs/gpu-facts.md agree everywhere on sm_90.
     void matchesTheClosedForm()
     {
         const kl::DeviceLimits h200;

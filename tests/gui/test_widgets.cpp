@@ -197,7 +197,7 @@ private slots:
         chart.resize(600, 320);
         QVERIFY(!chart.hasKernel());
         const DeviceLimits h200 = DeviceLimits::forArch("sm_90");
-        // GPU-NOTES.md: 32 regs × 256 threads → 8 blocks (100%); 72 × 128 → 7 blocks (43.75%).
+        // docs/gpu-facts.md, Occupancy: 32 regs × 256 threads → 8 blocks (100%); 72 × 128 → 7 blocks (43.75%).
         chart.setKernel(h200, { QStringLiteral("k"), 256, 32, 0, 1 });
         QVERIFY(chart.hasKernel());
         QCOMPARE(chart.currentPoint(), QPointF(32, 100.0));

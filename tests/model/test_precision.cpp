@@ -76,7 +76,7 @@ private slots:
         QTest::addColumn<QString>("cc");
         QTest::addColumn<int>("precision");
         QTest::addColumn<double>("rate");
-        // sm_90 against GPU-NOTES.md's table (FP64 tensor corrected to 256: 67 TFLOP/s at 1980 MHz).
+        // sm_90 against docs/compute-ceilings.md's table (FP64 tensor 256: 67 TFLOP/s at 1980 MHz).
         QTest::newRow("sm_90 fp16") << "9.0" << int(Precision::Fp16) << 4096.0;
         QTest::newRow("sm_90 bf16") << "9.0" << int(Precision::Bf16) << 4096.0;
         QTest::newRow("sm_90 tf32") << "9.0" << int(Precision::Tf32) << 2048.0;

@@ -31,7 +31,7 @@ private slots:
         QVERIFY2(passes > 0, why.c_str());
         QVERIFY2(passes <= mostPasses, qPrintable(QStringLiteral("%1 passes").arg(passes)));
     }
-    // The compute side's counters (GPU-NOTES.md, "Compute ceilings"): every name is accepted on GH100, but
+    // The compute side's counters (docs/gpu-facts.md, "Tensor-pipe counters"): every name is accepted on GH100, but
     // any one of them takes the default set from 1 pass to 2, so they live in the SOL set, which stays at
     // 9 passes with them (checked with CUDA 13.0's host API, no GPU).
     void tensorCountersAreInTheSolSet()

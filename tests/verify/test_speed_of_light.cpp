@@ -8,7 +8,7 @@
 using namespace kl::verify;
 
 namespace {
-// H200 figures (GPU-NOTES.md): ~4.25 TB/s copy, 132 SMs at 1980 MHz.
+// H200 figures (docs/gpu-facts.md, "H200 ceilings"): ~4.25 TB/s copy, 132 SMs at 1980 MHz.
 constexpr double kCopyGbps = 4250.0;
 const double kFp16 = kl::ceilingTflops(kl::Precision::Fp16, "9.0", 132, 1980); // ~1070
 const double kFp32 = kl::ceilingTflops(kl::Precision::Fp32, "9.0", 132, 1980); // ~66.9
@@ -53,7 +53,8 @@ private slots:
 
     void gemmOnH200()
     {
-        // cuBLAS fp16 4096^3 in 181.3 us (GPU-NOTES.md): 758 TFLOP/s, ~71% of the 1070 TFLOP/s ceiling.
+        // cuBLAS fp16 4096^3 in 181.3 us (docs/gpu-facts.md, "Compute, measured"): 758 TFLOP/s, ~71% of the
+        // 1070 TFLOP/s ceiling.
         const double flops = 2.0 * 4096 * 4096 * 4096;
         const SpeedOfLight sol = speedOfLight(181.3, 3.0 * 4096 * 4096 * 2, 40.0, 0.0, flops, kFp16);
         QCOMPARE(sol.bound, Bound::Compute);

@@ -1,5 +1,5 @@
 // A seed-style naive LayerNorm+GELU: the kernel an engineer typically writes first, kept as a
-// yardstick (GPU-NOTES.md quotes ~135 us for this style on an H200 at 8192x4096). It is NOT the
+// yardstick (116 us in the runner on an H200 at 8192x4096: docs/gpu-facts.md, LayerNorm+GELU). It is NOT the
 // problem's baseline (baseline.cu is; at its defaults it is already faster than this) and it is
 // not slowed down on purpose: it is timed beside the baseline and the tuner's best by
 // scripts/compare_torch.py so the tuner's result can be read against both.
