@@ -88,8 +88,8 @@ void addCommon(CLI::App* cmd, CommonOptions& o)
         ->check(CLI::IsMember({ "all", "promising" }))
         ->capture_default_str();
     cmd->add_option("--compile-ahead", r.compileAhead,
-           "threads compiling the next round's likely candidates while this round's jobs run (0: none; -1: half "
-           "the CPU's threads, at most 8); decisions are the same either way")
+           "threads compiling the next round's likely candidates while this round's jobs run (0: none; -1: a "
+           "quarter of the CPU's threads, 1 to 8, none on a single thread); decisions are the same either way")
         ->check(CLI::Range(-1, 64))
         ->capture_default_str();
     cmd->add_option("--job-timeout", r.jobTimeoutSeconds, "seconds before a hung candidate is killed")

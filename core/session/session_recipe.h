@@ -74,7 +74,8 @@ struct SessionRecipe {
     // incumbent's speedup (LoopConfig::profileWithin); the others are verified and timed alike.
     std::string profileCandidates = "all";
     // Threads compiling the next round's likely candidates while this round's jobs run (LoopConfig::
-    // compileAhead): -1 picks for the host (half its threads, at most 8), 0: none.
+    // compileAhead): -1 picks for the host (CompileAhead::widthFor: a quarter of its threads, 1 to 8; none
+    // on a single thread), 0: none.
     int compileAhead = -1;
     int jobTimeoutSeconds = 120;
     std::uint64_t seed = 1234;
