@@ -2,11 +2,9 @@
 // FILE is a problem, a store or a recorded .klsession; without one the store of --db,
 // $KERNELLOOP_DB or the default store opens for review when it exists.
 #include "app/main_window.h"
+#include "app/review_state.h"
 #include "app/review_workspace.h"
 #include "core/store/store_location.h"
-#include "widgets/charts_panel.h"
-#include "widgets/history_panel.h"
-#include "widgets/iteration_selection.h"
 #include "widgets/string_conversion.h"
 
 #include <QApplication>
@@ -15,12 +13,12 @@
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QPixmap>
-#include <QTabWidget>
 #include <QTimer>
 #include <QTranslator>
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 namespace {
@@ -101,6 +99,25 @@ bool onlyPrints(int argc, char* argv[])
     return false;
 }
 
+// A refused option value, one line each on stderr.
+void refuse(const QStringList& refusals)
+{
+    for (const QString& refusal : refusals)
+        std::fprintf(stderr, "kernelloop: %s\n", qPrintable(refusal));
+}
+
+// What a screenshot shows, on stdout for the screenshot tests to compare with what they asked for
+// (tests/gui/screenshot_option.cmake): "shown workspace: Review", "shown iteration: 6", ...
+void printShown(const kl::gui::MainWindow& window, const QString& screenshot, const QStringList& lines)
+{
+    const bool review = window.currentWorkspace() == kl::gui::MainWindow::Workspace::Review;
+    std::printf("kernelloop: screenshot %s\n", qPrintable(screenshot));
+    std::printf("shown workspace: %s\n", review ? "Review" : "Editor");
+    for (const QString& line : lines)
+        std::printf("shown %s\n", qPrintable(line));
+    std::fflush(stdout);
+}
+
 } // namespace
 
 int main(int argc, char* argv[])
@@ -129,6 +146,45 @@ int main(int argc, char* argv[])
 
     kl::gui::MainWindow window;
     const QString screenshot = parser.value(screenshotOption);
+    const QStringList arguments = parser.positionalArguments();
+    QString file = arguments.isEmpty() ? QString() : arguments.first();
+    if (file.isEmpty()) {
+        // --db, $KERNELLOOP_DB, the default store: opened for review when there is one.
+        const auto store = kl::store::storeLocation(kl::gui::toStdString(parser.value(dbOption)));
+        if (parser.isSet(dbOption) || std::filesystem::exists(store))
+            file = kl::gui::toQString(store.string());
+    }
+    const bool reviewing = !file.isEmpty() && kl::gui::isStoreFile(file);
+
+    // The review state asked for: a name no tab has, or an iteration the session lacks, is refused
+    // (review_state.h) rather than shown as whatever was there.
+    kl::gui::ReviewRequest request;
+    auto asked = [&parser](const QCommandLineOption& option) {
+        return parser.isSet(option) ? std::optional<QString>(parser.value(option)) : std::nullopt;
+    };
+    request.iteration = asked(iterationOption);
+    request.inspector = asked(inspectorOption);
+    request.chart = asked(chartOption);
+    request.history = asked(historyOption);
+    kl::gui::ReviewWorkspace* review = window.review();
+    QStringList refused = kl::gui::refusedTabs(*review, request);
+    if (!request.isEmpty() && !reviewing)
+        refused << QCoreApplication::translate("main",
+            "--iteration, --inspector, --chart and --history choose what a store or a .klsession shows; "
+            "no store or .klsession is opened");
+    if (!refused.isEmpty()) {
+        refuse(refused);
+        return 2;
+    }
+    auto applyReviewState = [review, request] {
+        const QStringList refusedNow = kl::gui::applyReviewRequest(*review, request);
+        if (refusedNow.isEmpty())
+            return true;
+        refuse(refusedNow);
+        QApplication::exit(2);
+        return false;
+    };
+
     if (!screenshot.isEmpty()) {
         // A fixed size, so that screenshots for docs and CI do not depend on the last session.
         window.resize(1600, 1000);
@@ -136,6 +192,10 @@ int main(int argc, char* argv[])
             const bool saved = window.grab().save(screenshot, "PNG");
             if (!saved)
                 std::fprintf(stderr, "kernelloop: cannot write %s\n", qPrintable(screenshot));
+            const auto problem = window.problem();
+            printShown(window, screenshot,
+                { QStringLiteral("problem: %1").arg(problem ? kl::gui::toQString(problem->name) : QString()),
+                    QStringLiteral("status: %1").arg(window.statusText().simplified()) });
             QApplication::exit(saved ? 0 : 1);
         };
         QObject::connect(
@@ -148,41 +208,20 @@ int main(int argc, char* argv[])
     }
     window.show();
 
-    const QStringList arguments = parser.positionalArguments();
-    QString file = arguments.isEmpty() ? QString() : arguments.first();
-    if (file.isEmpty()) {
-        // --db, $KERNELLOOP_DB, the default store: opened for review when there is one.
-        const auto store = kl::store::storeLocation(kl::gui::toStdString(parser.value(dbOption)));
-        if (parser.isSet(dbOption) || std::filesystem::exists(store))
-            file = kl::gui::toQString(store.string());
-    }
-    kl::gui::ReviewWorkspace* review = window.review();
-    auto tabNamed = [](QTabWidget* tabs, const QString& name) {
-        for (int i = 0; i < tabs->count(); ++i)
-            if (tabs->tabText(i).remove(QLatin1Char('&')).startsWith(name, Qt::CaseInsensitive))
-                tabs->setCurrentIndex(i);
-    };
-    auto applyReviewState = [&] {
-        if (parser.isSet(iterationOption))
-            review->selection()->select(parser.value(iterationOption).toInt());
-        if (parser.isSet(inspectorOption))
-            tabNamed(review->inspector(), parser.value(inspectorOption));
-        if (parser.isSet(chartOption))
-            tabNamed(review->charts()->tabs(), parser.value(chartOption));
-        if (parser.isSet(historyOption))
-            tabNamed(review->history()->tabs(),
-                parser.value(historyOption).startsWith(QLatin1Char('t')) ? QStringLiteral("Proposal")
-                                                                         : parser.value(historyOption));
-    };
-    if (!file.isEmpty() && kl::gui::isStoreFile(file)) {
+    if (reviewing) {
         if (!screenshot.isEmpty()) {
             QObject::disconnect(&window, &kl::gui::MainWindow::analysisShown, nullptr, nullptr);
             QObject::connect(
                 review, &kl::gui::ReviewWorkspace::figuresShown, &app,
                 [&, screenshot] {
-                    applyReviewState();
-                    QTimer::singleShot(200, &app,
-                        [&window, screenshot] { QApplication::exit(window.grab().save(screenshot, "PNG") ? 0 : 1); });
+                    if (!applyReviewState())
+                        return;
+                    QTimer::singleShot(200, &app, [&window, review, screenshot] {
+                        const bool saved = window.grab().save(screenshot, "PNG");
+                        // What the picture shows, for the screenshot tests to compare with what they asked.
+                        printShown(window, screenshot, kl::gui::describeReview(*review));
+                        QApplication::exit(saved ? 0 : 1);
+                    });
                 },
                 Qt::SingleShotConnection);
         }
