@@ -4,7 +4,9 @@
 # the seed-style naive kernel, the baseline and the best side by side), real sol/stalls metric
 # dumps for the findings fixtures ($OUT/findings-dumps/) and the LLM loop against the replay server
 # (gpu-llm.sh, $OUT/llm/), writes logs under $OUT (default ./gpu-check-out) and prints a short
-# table LAST.
+# table LAST, then one line of the suites' verdicts: passed, skipped (which) and failed (which). It
+# exits non-zero when a suite failed (a non-zero exit, or no QtTest totals line); a suite that skipped
+# everything is no failure. The other steps' results stay in the table.
 #
 #   scripts/gpu-check.sh             use a carried bundle in .gpu/ if there is one, else configure
 #                                    and build here (needs the Debian packages of install-deps.sh)
@@ -108,14 +110,29 @@ SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hosti
 # disassembled below into the SASS fixtures of tests/fixtures/lines/.
 export KL_LINES_DUMP_DIR=$WORK/lines-dumps
 mkdir -p "$KL_LINES_DUMP_DIR"
+# Each suite's verdict as ctest gives it (tests/CMakeLists.txt): failed on a non-zero exit or without a
+# totals line (it crashed or hung), skipped when it skipped everything, else passed. The check exits
+# non-zero when a suite failed; a skip is no failure, but the last lines say which skipped.
+SUITES_FAILED=()
+SUITES_SKIPPED=()
 for s in "${SUITES[@]}"; do
     say "== $s"
     start=$(date +%s%N)
     timeout 300 "$BIN/$s" >"$WORK/$s.log" 2>&1
     rc=$?
     cat "$WORK/$s.log" >>"$LOG"
-    printf '%s rc=%d %dms %s\n' "$s" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))" \
-        "$(grep -h '^Totals:' "$WORK/$s.log" | tail -1)" >>"$WORK/suites.txt"
+    totals=$(grep -h '^Totals:' "$WORK/$s.log" | tail -1)
+    if [[ $rc -ne 0 || -z $totals ]]; then
+        verdict=FAILED
+        SUITES_FAILED+=("$s")
+    elif [[ $totals =~ ^Totals:\ [02]\ passed,\ 0\ failed,\ [1-9][0-9]*\ skipped ]]; then
+        verdict=skipped
+        SUITES_SKIPPED+=("$s")
+    else
+        verdict=passed
+    fi
+    printf '%s rc=%d %dms %s %s\n' "$s" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))" "$verdict" \
+        "${totals:-(no totals line)}" >>"$WORK/suites.txt"
 done
 
 # 1b. SASS listings of the sampled cubins, for the CPU fixtures (this machine has nvdisasm and cuobjdump).
@@ -308,3 +325,16 @@ python3 bench/gpu/summarize.py "$WORK" "$DATE" "$COMMIT" | tee "$OUT/table.txt"
     echo
     cat "$WORK/multisize-summary.txt" 2>/dev/null
 } | tee -a "$OUT/table.txt"
+
+# The exit status: the GPU suites' verdicts (the table above keeps every step's own).
+{
+    echo
+    echo "suites: $(( ${#SUITES[@]} - ${#SUITES_FAILED[@]} - ${#SUITES_SKIPPED[@]} )) passed," \
+        "${#SUITES_SKIPPED[@]} skipped${SUITES_SKIPPED[*]:+ (${SUITES_SKIPPED[*]})}," \
+        "${#SUITES_FAILED[@]} failed${SUITES_FAILED[*]:+ (${SUITES_FAILED[*]})}"
+} | tee -a "$OUT/table.txt" "$LOG"
+if (( ${#SUITES_FAILED[@]} > 0 )); then
+    echo "gpu-check: FAILED: ${SUITES_FAILED[*]} (logs: $LOG)"
+    exit 1
+fi
+exit 0
