@@ -8,6 +8,7 @@
 #include "app/runner_probe.h"
 #include "app/session_toolbar.h"
 #include "app/store_document.h"
+#include "app/unconfined_python.h"
 #include "core/figures/iteration_figures.h"
 #include "core/model/error.h"
 #include "core/runnerclient/runner_client.h"
@@ -211,6 +212,7 @@ void SessionController::buildMenu()
             status(errorText(e), true);
         }
     });
+    menu->addAction(unconfinedPythonAction(m_window));
     menu->addSeparator();
     //: menu action: the loop stops before its next proposal; the candidate in flight finishes
     m_pause = menu->addAction(tr("&Pause after the Current Candidate"), this, [this] {

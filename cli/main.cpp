@@ -1,7 +1,10 @@
 // kernelloop-cli: the headless face of KernelLoop. Links the core only (no Qt, no libcuda).
 #include "cli/command.h"
 
+#include "core/compile/confinement.h"
 #include "core/model/error.h"
+
+#include <cstdlib>
 
 #include <iostream>
 
@@ -22,6 +25,12 @@ int main(int argc, char** argv)
     CLI::App app { "KernelLoop: closed-loop CUDA kernel optimisation, headless", "kernelloop-cli" };
     app.require_subcommand(1);
     app.set_version_flag("--version", "kernelloop-cli 0.1.0");
+    // Before or after the command's name: an opt-in for the whole process and what it starts.
+    app.fallthrough();
+    bool unconfined = false;
+    app.add_flag("--allow-unconfined-python", unconfined,
+        "where bubblewrap cannot make a sandbox, run a Triton candidate's Python (model-written, untrusted) "
+        "unconfined instead of refusing it (docs/llm.md, \"What runs where\")");
     std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
     for (auto& factory : kl::cli::commandFactories()) {
         const auto before = app.get_subcommands({}).size();
@@ -35,6 +44,10 @@ int main(int argc, char** argv)
     } catch (const CLI::ParseError& e) {
         const int code = app.exit(e);
         return code == 0 ? 0 : kl::cli::BadInput;
+    }
+    if (unconfined) {
+        kl::setUnconfinedPythonAllowed(true);
+        ::setenv("KL_ALLOW_UNCONFINED_PYTHON", "1", 1); // campaigns' and pools' children too
     }
     for (auto& [sub, run] : commands)
         if (sub->parsed()) {

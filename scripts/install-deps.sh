@@ -11,6 +11,8 @@ build_packages=(
     libgl-dev
     nlohmann-json3-dev libcurl4-openssl-dev libsqlite3-dev libmuparser-dev libdtl-dev libcli11-dev
     libcpp-httplib-dev qtkeychain-qt6-dev libkainjow-mustache-dev zlib1g-dev
+    # The sandbox for model-written Python (core/compile/confinement.h): without it Triton candidates are refused.
+    bubblewrap
 )
 test_packages=(
     sqlite3 appstream desktop-file-utils

@@ -26,6 +26,15 @@ enum class CompileErrorKind {
     MissingKernel, // a launch names a kernel the source does not define
     NeedsTriton, // a Triton candidate where Python or Triton is missing
     MissingHelper, // the installation lacks python/kernelloop/triton_aot.py
+    // A Triton candidate's module or compile did what a kernel file has no business doing
+    // (core/compile/confinement.h): refused, and nothing of it is used.
+    SandboxWrite, // wrote outside its private folder
+    SandboxRead, // read under a hidden place (the home directory, /run, another /tmp)
+    SandboxNetwork, // opened a connection
+    SandboxProcess, // started or signalled a process, or left one running after the compile
+    SandboxUnavailable, // no bubblewrap here and no opt-in (--allow-unconfined-python): not run at all
+    TimedOut, // the compile ran past its limit and was killed
+    OutOfMemory, // past its memory bound
     Other,
 };
 const char* compileErrorKindName(CompileErrorKind kind); // "syntax", "undeclared-identifier", ...

@@ -107,6 +107,20 @@ const char* compileErrorKindName(CompileErrorKind kind)
         return "needs-triton";
     case CompileErrorKind::MissingHelper:
         return "missing-helper";
+    case CompileErrorKind::SandboxWrite:
+        return "sandbox-write";
+    case CompileErrorKind::SandboxRead:
+        return "sandbox-read";
+    case CompileErrorKind::SandboxNetwork:
+        return "sandbox-network";
+    case CompileErrorKind::SandboxProcess:
+        return "sandbox-process";
+    case CompileErrorKind::SandboxUnavailable:
+        return "sandbox-unavailable";
+    case CompileErrorKind::TimedOut:
+        return "timeout";
+    case CompileErrorKind::OutOfMemory:
+        return "out-of-memory";
     case CompileErrorKind::Other:
         return "other";
     }

@@ -1,5 +1,7 @@
 #include "core/compile/python_tool.h"
 
+#include "core/compile/confinement.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -7,10 +9,13 @@
 #include <fstream>
 #include <signal.h>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
+
+extern char** environ;
 
 // KL_SOURCE_DIR and KL_BINARY_DIR are defined only where KL_SOURCE_FALLBACK is on (development builds).
 
@@ -27,6 +32,26 @@ std::string readText(const std::filesystem::path& path, std::size_t keepLast = 0
     if (keepLast && s.size() > keepLast)
         s = s.substr(s.size() - keepLast);
     return s;
+}
+
+// The file's bytes, opened without following a link (the last component) and only if it is a regular file.
+bool readRegularFile(const std::filesystem::path& path, std::string& text)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return false;
+    struct stat info { };
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        close(fd);
+        return false;
+    }
+    text.clear();
+    char chunk[65536];
+    ssize_t n = 0;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0)
+        text.append(chunk, std::size_t(n));
+    close(fd);
+    return n == 0;
 }
 
 } // namespace
@@ -71,9 +96,10 @@ std::string missingHelperMessage(const std::filesystem::path& helper, const char
         + " to the helper)";
 }
 
-ToolFolder::ToolFolder(const std::string& request)
+ToolFolder::ToolFolder(const std::string& request, const std::filesystem::path& parent)
 {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kl-tool-XXXXXX").string();
+    std::string pattern
+        = ((parent.empty() ? std::filesystem::temp_directory_path() : parent) / "kl-tool-XXXXXX").string();
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     if (!mkdtemp(buffer.data())) {
@@ -99,17 +125,39 @@ void ToolFolder::collect(PythonToolRun& run) const
     const auto replyFile = outDir() / "reply.json";
     std::error_code listing;
     for (const auto& entry : std::filesystem::directory_iterator(outDir(), listing)) {
-        if (!entry.is_regular_file())
+        std::error_code ignored;
+        if (!entry.is_regular_file(ignored) || entry.is_symlink(ignored))
+            continue;
+        std::string text;
+        if (!readRegularFile(entry.path(), text))
             continue;
         if (entry.path() == replyFile)
-            run.reply = readText(replyFile);
+            run.reply = std::move(text);
         else
-            run.files[entry.path().filename().string()] = readText(entry.path());
+            run.files[entry.path().filename().string()] = std::move(text);
     }
 }
 
+std::vector<std::string> sandboxedPythonCommand(const std::string& python, const std::filesystem::path& script,
+    const std::vector<std::string>& args, const std::filesystem::path& writable, bool dieWithParent, int infoFd)
+{
+    SandboxSpec spec;
+    spec.writable = { writable };
+    spec.readable = pythonPaths(python);
+    spec.readable.push_back(std::filesystem::absolute(script).parent_path());
+    if (const char* warm = std::getenv("KL_WARM_TOOL_DIR"); warm && *warm)
+        spec.readable.emplace_back(warm);
+    spec.dieWithParent = dieWithParent;
+    spec.infoFd = infoFd;
+    if (!dieWithParent)
+        spec.wipe = { "/tmp", "/dev/shm" };
+    std::vector<std::string> command { python, std::filesystem::absolute(script).string() };
+    command.insert(command.end(), args.begin(), args.end());
+    return sandboxedCommand(spec, command);
+}
+
 PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,
-    std::chrono::milliseconds limit)
+    std::chrono::milliseconds limit, ConfinementMode mode)
 {
     PythonToolRun run;
     const auto started = std::chrono::steady_clock::now();
@@ -121,7 +169,24 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
     const auto errFile = folder.stderrFile();
     const std::string scriptText = script.string(), requestText = folder.requestFile().string(),
                       replyText = folder.outDir().string();
-    const std::string cannotRun = "cannot run " + python + ": "; // no allocation after fork
+    std::vector<std::string> command { python, scriptText, requestText, replyText };
+    if (mode == ConfinementMode::Sandboxed) // the whole folder: the request, the reply and stderr.txt
+        command = sandboxedPythonCommand(
+            python, script, { requestText, replyText }, folder.requestFile().parent_path(), true);
+    std::vector<const char*> argv;
+    for (const auto& part : command)
+        argv.push_back(part.c_str());
+    argv.push_back(nullptr);
+    // Model-written code never sees our variables (an API key); bubblewrap sets its own.
+    const std::vector<std::string> envStrings = mode == ConfinementMode::Unconfined
+        ? environmentStrings(sandboxEnvironment(false))
+        : std::vector<std::string> {};
+    std::vector<const char*> envp;
+    for (const auto& entry : envStrings)
+        envp.push_back(entry.c_str());
+    envp.push_back(nullptr);
+    char* const* childEnv = mode == ConfinementMode::Unconfined ? const_cast<char* const*>(envp.data()) : environ;
+    const std::string cannotRun = "cannot run " + command.front() + ": "; // no allocation after fork
     const pid_t pid = fork();
     if (pid == 0) {
         const int err = open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -133,8 +198,7 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
             dup2(err >= 0 ? err : null, 1); // the helper's prints are diagnostics, never the reply
         }
         setpgid(0, 0); // so that a timeout ends the helper's own children too (ptxas)
-        const char* argv[] = { python.c_str(), scriptText.c_str(), requestText.c_str(), replyText.c_str(), nullptr };
-        execvp(argv[0], const_cast<char* const*>(argv));
+        execvpe(argv[0], const_cast<char* const*>(argv.data()), childEnv);
         const char* why = std::strerror(errno);
         if (write(2, cannotRun.data(), cannotRun.size()) < 0 || write(2, why, std::strlen(why)) < 0) { }
         _exit(127);
@@ -159,7 +223,8 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
     }
     run.exitStatus = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     folder.collect(run);
-    run.started = !(run.exitStatus == 127 && run.stderrText.rfind("cannot run ", 0) == 0);
+    run.started = !(run.exitStatus == 127 && run.stderrText.rfind("cannot run ", 0) == 0)
+        && run.stderrText.rfind("bwrap: execvp ", 0) != 0; // the interpreter is missing inside the sandbox
     run.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return run;
 }

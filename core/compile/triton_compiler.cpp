@@ -1,5 +1,6 @@
 #include "core/compile/triton_compiler.h"
 
+#include "core/compile/confinement.h"
 #include "core/compile/launch_args.h"
 #include "core/compile/python_tool.h"
 #include "core/compile/warm_python_tool.h"
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
+#include <tuple>
 
 namespace kl {
 
@@ -252,8 +254,21 @@ std::string reasonInTraceback(const std::string& traceback)
     return reason;
 }
 
+CompileErrorKind sandboxKind(const std::string& refused)
+{
+    if (refused == "write")
+        return CompileErrorKind::SandboxWrite;
+    if (refused == "read")
+        return CompileErrorKind::SandboxRead;
+    if (refused == "network")
+        return CompileErrorKind::SandboxNetwork;
+    return CompileErrorKind::SandboxProcess;
+}
+
 CompileErrorKind classifyTritonError(const std::string& exception, const std::string& message)
 {
+    if (exception == "MemoryError")
+        return CompileErrorKind::OutOfMemory;
     const std::string m = lower(reasonOf(message));
     // Triton's blocks have power-of-two shapes (tl.arange, tl.zeros, ...): a shape is part of a
     // block's type, so a BLOCK_N of 1000 is a type error of the line that builds the block.
@@ -308,7 +323,9 @@ CompileResult readTritonReply(
         } else {
             text += firstLines(message, 6);
         }
-        CompileResult r = failed(classifyTritonError(exception, message), candidate.fileName, line, text);
+        const CompileErrorKind kind = exception == "SandboxViolation" ? sandboxKind(reply.value("sandbox", ""))
+                                                                      : classifyTritonError(exception, message);
+        CompileResult r = failed(kind, candidate.fileName, line, text);
         r.diagnostics.front().column = reply.value("column", 0);
         r.log = reply.value("traceback", message);
         r.nvrtcVersion = version.empty() ? "" : "triton " + version;
@@ -377,24 +394,39 @@ namespace {
 // Compiles go to a warm helper (warm_python_tool.h): one per interpreter and helper, so that a test or
 // a session that points KL_PYTHON or KL_TRITON_HELPER elsewhere gets its own. KL_TRITON_WARM=0: every
 // compile starts its own Python, as before (9-10 s each for a kernel written by torch.compile).
-PythonToolRun tritonHelperRun(
-    const std::filesystem::path& helper, const std::string& request, std::chrono::milliseconds limit)
+PythonToolRun tritonHelperRun(const std::filesystem::path& helper, const std::string& request,
+    std::chrono::milliseconds limit, ConfinementMode mode)
 {
     const std::string python = pythonExecutable();
     if (const char* warm = std::getenv("KL_TRITON_WARM"); warm && std::string_view(warm) == "0")
-        return runPythonTool(python, helper, request, limit);
+        return runPythonTool(python, helper, request, limit, mode);
     static std::mutex mutex;
-    static std::map<std::pair<std::string, std::string>, std::unique_ptr<WarmPythonTool>> tools;
+    static std::map<std::tuple<std::string, std::string, ConfinementMode>, std::unique_ptr<WarmPythonTool>> tools;
     WarmPythonTool* tool = nullptr;
     {
         std::lock_guard lock(mutex);
-        auto& slot = tools[{ python, helper.string() }];
+        auto& slot = tools[{ python, helper.string(), mode }];
         if (!slot) // as many as compile at once: the compile-ahead threads and the session's own
             slot = std::make_unique<WarmPythonTool>(
-                python, helper, int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4u)));
+                python, helper, int(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4u)), mode);
         tool = slot.get();
     }
     return tool->run(request, limit);
+}
+
+// Three minutes: Triton compiles a large kernel in seconds; $KL_TRITON_COMPILE_LIMIT_S changes it.
+std::chrono::milliseconds compileLimit()
+{
+    if (const char* text = std::getenv("KL_TRITON_COMPILE_LIMIT_S"); text && std::atof(text) > 0)
+        return std::chrono::milliseconds(static_cast<long long>(std::atof(text) * 1000));
+    return std::chrono::minutes(3);
+}
+
+std::string limitText(std::chrono::milliseconds limit)
+{
+    const double seconds = double(limit.count()) / 1000.0;
+    return seconds >= 60 && limit.count() % 60000 == 0 ? std::to_string(limit.count() / 60000) + " min"
+                                                       : std::to_string(int(seconds + 0.5)) + " s";
 }
 
 } // namespace
@@ -416,12 +448,27 @@ CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOp
     if (!std::filesystem::is_regular_file(helper))
         return failed(
             CompileErrorKind::MissingHelper, candidate.fileName, 0, missingHelperMessage(helper, "KL_TRITON_HELPER"));
-    const PythonToolRun run = tritonHelperRun(helper, request, std::chrono::minutes(3));
+    // The module is executed to compile it: model-written Python, so it runs in the sandbox, or not at all
+    // unless the engineer opted in (docs/llm.md, "What runs where").
+    const ConfinementPolicy policy = modelCodePolicy();
+    if (policy.mode == ConfinementMode::Refused)
+        return failed(CompileErrorKind::SandboxUnavailable, candidate.fileName, 0,
+            "a Triton candidate's module is Python that runs to compile it, and it runs only in a sandbox: "
+                + policy.detail
+                + ". Install bubblewrap (Debian/Ubuntu: apt install bubblewrap), or accept the risk with "
+                  "--allow-unconfined-python (GUI: Session > Run Model-Written Python Unconfined)");
+    const auto limit = compileLimit();
+    const PythonToolRun run = tritonHelperRun(helper, request, limit, policy.mode);
     if (!run.started)
         return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,
             "needs Triton: " + run.stderrText + " (set KL_PYTHON to a Python with Triton)");
     if (run.timedOut)
-        return failed(CompileErrorKind::Other, candidate.fileName, 0, "the Triton compile took over 3 minutes");
+        return failed(CompileErrorKind::TimedOut, candidate.fileName, 0,
+            "the Triton compile ran past its " + limitText(limit) + " limit and was killed");
+    if (run.strays > 0)
+        return failed(CompileErrorKind::SandboxProcess, candidate.fileName, 0,
+            "the candidate left " + std::to_string(run.strays) + " process" + (run.strays == 1 ? "" : "es")
+                + " running after its compile (killed)");
     if (run.reply.empty())
         return failed(CompileErrorKind::Other, candidate.fileName, 0,
             "the Triton helper ended (status " + std::to_string(run.exitStatus)

@@ -42,6 +42,9 @@ std::string tritonCompileRequest(const Candidate& candidate, const CompileOption
 CompileResult readTritonReply(
     const std::string& replyJson, const std::string& cubin, const Candidate& candidate, const CompileOptions& options);
 
+// The category of what the sandbox refused ("write", "read", "network", "process": python/kernelloop/confine.py).
+CompileErrorKind sandboxKind(const std::string& refused);
+
 // The category of a Triton error from its exception type and message.
 CompileErrorKind classifyTritonError(const std::string& exception, const std::string& message);
 
@@ -49,7 +52,8 @@ CompileErrorKind classifyTritonError(const std::string& exception, const std::st
 std::filesystem::path tritonHelperPath();
 
 // The whole compile: request, helper, reply. Never throws for a bad candidate; a missing Python or
-// Triton is CompileErrorKind::NeedsTriton, a missing helper CompileErrorKind::MissingHelper.
+// Triton is CompileErrorKind::NeedsTriton, a missing helper CompileErrorKind::MissingHelper. The helper
+// runs sandboxed (core/compile/confinement.h); without a sandbox or an opt-in: SandboxUnavailable.
 CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOptions& options);
 
 } // namespace kl

@@ -11,6 +11,8 @@
 #include <thread>
 #include <unistd.h>
 
+extern char** environ;
+
 namespace kl {
 
 namespace {
@@ -54,9 +56,10 @@ class WarmPythonTool::Server {
 public:
     ~Server() { stop(); }
 
-    bool start(const std::string& python, const std::filesystem::path& script)
+    bool start(const std::string& python, const std::filesystem::path& script, ConfinementMode mode)
     {
-        int toServer[2], fromServer[2];
+        const bool sandboxed = mode == ConfinementMode::Sandboxed;
+        int toServer[2], fromServer[2], info[2] = { -1, -1 };
         if (pipe2(toServer, O_CLOEXEC) != 0)
             return false;
         if (pipe2(fromServer, O_CLOEXEC) != 0) {
@@ -64,71 +67,90 @@ public:
             close(toServer[1]);
             return false;
         }
-        const std::string scriptText = script.string();
+        std::vector<std::string> command { python, script.string(), "--serve" };
+        if (sandboxed) {
+            if (!makeSpool() || pipe2(info, O_CLOEXEC) != 0) {
+                for (int fd : { toServer[0], toServer[1], fromServer[0], fromServer[1] })
+                    close(fd);
+                return false;
+            }
+            // No parent-death signal (the starting thread ends): the sandbox is ended through its first
+            // process, whose pid bubblewrap writes on fd 3.
+            command = sandboxedPythonCommand(python, script, { "--serve" }, m_spool, false, 3);
+        }
+        std::vector<const char*> argv;
+        for (const auto& part : command)
+            argv.push_back(part.c_str());
+        argv.push_back(nullptr);
+        const std::vector<std::string> envStrings = mode == ConfinementMode::Unconfined
+            ? environmentStrings(sandboxEnvironment(false))
+            : std::vector<std::string> {};
+        std::vector<const char*> envp;
+        for (const auto& entry : envStrings)
+            envp.push_back(entry.c_str());
+        envp.push_back(nullptr);
+        char* const* childEnv = mode == ConfinementMode::Unconfined ? const_cast<char* const*>(envp.data()) : environ;
         m_pid = fork();
         if (m_pid == 0) {
             // Only async-signal-safe calls until exec: the parent may be multithreaded. No parent-death
             // signal: Linux sends it when the forking *thread* ends (a compile-ahead thread does); the
             // server ends instead at the end of its input, when this program closes the pipe or dies.
+            setpgid(0, 0);
             dup2(toServer[0], 0);
             dup2(fromServer[1], 1);
+            if (info[1] >= 0)
+                dup2(info[1], 3); // dup2 clears close-on-exec on the copy
             const int null = open("/dev/null", O_WRONLY);
             if (null >= 0)
                 dup2(null, 2); // the server's own noise; each request's stderr has its own file
-            const char* argv[] = { python.c_str(), scriptText.c_str(), "--serve", nullptr };
-            execvp(argv[0], const_cast<char* const*>(argv));
+            execvpe(argv[0], const_cast<char* const*>(argv.data()), childEnv);
             _exit(127);
         }
         close(toServer[0]);
         close(fromServer[1]);
+        if (info[1] >= 0)
+            close(info[1]);
         m_in = toServer[1];
         m_out = fromServer[0];
         if (m_pid < 0) {
+            if (info[0] >= 0)
+                close(info[0]);
             stop();
             return false;
+        }
+        if (info[0] >= 0) {
+            m_sandboxPid = readSandboxPid(info[0]);
+            close(info[0]);
         }
         std::string line;
         return readLine(line, Clock::now() + kReadyLimit) && line == "ready";
     }
 
+    const std::filesystem::path& spool() const { return m_spool; }
+
     enum class Outcome { Ended, TimedOut, Died };
     struct Result {
         Outcome outcome = Outcome::Died;
         int status = -1;
-        pid_t child = -1; // the request's process, once the server named it
+        int strays = 0;
     };
 
+    // The server kills a child at `limit` itself and says so; a server that says nothing for longer
+    // than that is wedged (stopped by its child, say) and is ended whole by the caller.
     Result request(const ToolFolder& folder, std::chrono::milliseconds limit)
     {
         Result r;
         const std::string line = folder.requestFile().string() + '\t' + folder.outDir().string() + '\t'
-            + folder.stderrFile().string() + '\n';
+            + folder.stderrFile().string() + '\t' + std::to_string(std::max<long long>(1, limit.count())) + '\n';
         std::string reply;
         if (!writeAll(m_in, line) || !readLine(reply, Clock::now() + kReplyLimit) || reply.rfind("started ", 0) != 0)
             return r;
-        const pid_t child = pid_t(std::atoi(reply.c_str() + 8));
-        r.child = child;
-        const bool ended = readLine(reply, Clock::now() + limit);
-        if (!ended && m_eof)
+        if (!readLine(reply, Clock::now() + limit + kReplyLimit) || reply.rfind("ended ", 0) != 0)
             return r;
-        if (!ended) {
-            r.outcome = Outcome::TimedOut;
-            if (child > 0) {
-                kill(-child, SIGKILL); // the child and what it started (ptxas)
-                kill(child, SIGKILL);
-            }
-            if (!readLine(reply, Clock::now() + kReplyLimit)) {
-                r.outcome = Outcome::Died;
-                return r;
-            }
-        }
-        if (reply.rfind("ended ", 0) != 0) {
-            r.outcome = Outcome::Died;
-            return r;
-        }
-        if (r.outcome != Outcome::TimedOut)
-            r.outcome = Outcome::Ended;
+        r.outcome = reply.find(" timeout") != std::string::npos ? Outcome::TimedOut : Outcome::Ended;
         r.status = std::atoi(reply.c_str() + 6);
+        if (const auto strays = reply.find(" strays="); strays != std::string::npos)
+            r.strays = std::atoi(reply.c_str() + strays + 8);
         return r;
     }
 
@@ -142,7 +164,9 @@ public:
             int status = 0;
             while (waitpid(m_pid, &status, WNOHANG) == 0) {
                 if (Clock::now() > until) {
-                    kill(m_pid, SIGKILL);
+                    if (m_sandboxPid > 0)
+                        kill(m_sandboxPid, SIGKILL); // the sandbox's first process: all of it ends
+                    kill(-m_pid, SIGKILL);
                     waitpid(m_pid, &status, 0);
                     break;
                 }
@@ -150,12 +174,69 @@ public:
             }
         }
         m_pid = -1;
+        m_sandboxPid = -1;
         if (m_out >= 0)
             close(m_out);
         m_out = -1;
+        if (!m_spool.empty()) {
+            std::error_code ignored;
+            std::filesystem::remove_all(m_spool, ignored);
+            m_spool.clear();
+        }
+    }
+
+    // Ends the server now, sandbox and all: a server that stopped answering.
+    void kill9()
+    {
+        if (m_sandboxPid > 0)
+            kill(m_sandboxPid, SIGKILL);
+        if (m_pid > 0)
+            kill(-m_pid, SIGKILL);
+        stop();
+    }
+
+    // What a request left in the spool besides its own folder (removed by the folder itself).
+    void emptySpool() const
+    {
+        std::error_code ignored;
+        if (m_spool.empty())
+            return;
+        for (const auto& entry : std::filesystem::directory_iterator(m_spool, ignored))
+            std::filesystem::remove_all(entry.path(), ignored);
     }
 
 private:
+    bool makeSpool()
+    {
+        std::string pattern = (std::filesystem::temp_directory_path() / "kl-spool-XXXXXX").string();
+        if (!mkdtemp(pattern.data()))
+            return false;
+        m_spool = pattern;
+        return true;
+    }
+
+    // bubblewrap's {"child-pid": N} on its info descriptor; -1 when it wrote none.
+    static pid_t readSandboxPid(int fd)
+    {
+        std::string text;
+        const auto deadline = Clock::now() + kReadyLimit;
+        while (text.find('}') == std::string::npos && Clock::now() < deadline) {
+            pollfd p { fd, POLLIN, 0 };
+            if (poll(&p, 1, 1000) <= 0)
+                continue;
+            char chunk[256];
+            const ssize_t n = read(fd, chunk, sizeof chunk);
+            if (n <= 0)
+                break;
+            text.append(chunk, std::size_t(n));
+        }
+        const auto key = text.find("\"child-pid\"");
+        if (key == std::string::npos)
+            return -1;
+        const auto colon = text.find(':', key);
+        return colon == std::string::npos ? -1 : pid_t(std::atoi(text.c_str() + colon + 1));
+    }
+
     // One protocol line, waiting until `deadline`; false on timeout or end of output (m_eof).
     bool readLine(std::string& line, Clock::time_point deadline)
     {
@@ -186,16 +267,19 @@ private:
     }
 
     pid_t m_pid = -1;
+    pid_t m_sandboxPid = -1; // the sandbox's first process (bubblewrap's pid 1), as this program sees it
+    std::filesystem::path m_spool; // sandboxed: the one folder it may write, where requests' folders go
     int m_in = -1;
     int m_out = -1;
     std::string m_buffer;
     bool m_eof = false;
 };
 
-WarmPythonTool::WarmPythonTool(std::string python, std::filesystem::path script, int maxServers)
+WarmPythonTool::WarmPythonTool(std::string python, std::filesystem::path script, int maxServers, ConfinementMode mode)
     : m_python(std::move(python))
     , m_script(std::move(script))
     , m_maxServers(std::max(1, maxServers))
+    , m_mode(mode)
 {
 }
 
@@ -244,7 +328,7 @@ void WarmPythonTool::grow()
     ++m_starting;
     m_starters.emplace_back([this] {
         auto server = std::make_unique<Server>();
-        const bool ready = server->start(m_python, m_script);
+        const bool ready = server->start(m_python, m_script, m_mode);
         std::lock_guard lock(m_mutex);
         --m_starting;
         if (ready) {
@@ -277,32 +361,35 @@ PythonToolRun WarmPythonTool::run(const std::string& request, std::chrono::milli
             std::lock_guard lock(m_mutex);
             ++m_cold;
         }
-        return runPythonTool(m_python, m_script, request, limit);
+        return runPythonTool(m_python, m_script, request, limit, m_mode);
     };
     if (!server)
         return cold();
     PythonToolRun run;
-    const ToolFolder folder(request);
-    if (!folder.valid()) {
-        release(std::move(server));
-        run.stderrText = folder.error();
-        return run;
-    }
-    const auto result = server->request(folder, limit);
-    if (result.outcome == Server::Outcome::Died) {
-        if (result.child > 0) { // an orphan now, in its own process group: end it and what it started
-            kill(-result.child, SIGKILL);
-            kill(result.child, SIGKILL);
+    Server::Result result;
+    {
+        const ToolFolder folder(request, server->spool());
+        if (!folder.valid()) {
+            release(std::move(server));
+            run.stderrText = folder.error();
+            return run;
         }
+        result = server->request(folder, limit);
+        if (result.outcome != Server::Outcome::Died)
+            folder.collect(run);
+    }
+    if (result.outcome == Server::Outcome::Died) {
+        server->kill9(); // its child and whatever that started end with it (the sandbox, or their death signal)
         server.reset();
         release(nullptr);
         return cold();
     }
+    server->emptySpool();
     release(std::move(server));
     run.started = true;
     run.timedOut = result.outcome == Server::Outcome::TimedOut;
     run.exitStatus = result.status;
-    folder.collect(run);
+    run.strays = result.strays;
     run.millis = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
     return run;
 }

@@ -17,8 +17,12 @@ namespace kl {
 
 class WarmPythonTool {
 public:
-    // At most `maxServers` processes; a request beyond them waits for one to be free.
-    WarmPythonTool(std::string python, std::filesystem::path script, int maxServers);
+    // At most `maxServers` processes; a request beyond them waits for one to be free. `mode` Sandboxed:
+    // each server runs under bubblewrap (core/compile/confinement.h) with its own spool folder, the only
+    // one it may write; Unconfined: with the allow-listed environment only. Either way the server kills a
+    // request's child at its limit, and what it left behind, itself.
+    WarmPythonTool(std::string python, std::filesystem::path script, int maxServers,
+        ConfinementMode mode = ConfinementMode::Trusted);
     ~WarmPythonTool(); // ends every server (closes its input, then kills it if it lingers)
     WarmPythonTool(const WarmPythonTool&) = delete;
     WarmPythonTool& operator=(const WarmPythonTool&) = delete;
@@ -39,6 +43,7 @@ private:
     std::string m_python;
     std::filesystem::path m_script;
     int m_maxServers;
+    ConfinementMode m_mode;
     mutable std::mutex m_mutex;
     std::condition_variable m_freed;
     std::vector<std::unique_ptr<Server>> m_idle;

@@ -36,6 +36,8 @@ import tempfile
 import time
 import traceback
 
+import confine
+
 CANDIDATE_MODULE = "kl_candidate"
 
 
@@ -185,16 +187,47 @@ def load_wrapper(folder, kernel, fn, names, constexpr_names, divisible):
 
 
 def compile_request(request, out_dir):
+    """The compile, confined (confine.py): a refused act or a process left running replaces whatever
+    the compile said, since a candidate may catch the refusal and carry on."""
     started = time.perf_counter()
-    source, kernel = request["source"], request["kernel"]
     try:
-        import triton
-        from triton.backends.compiler import GPUTarget
-        from triton.compiler import ASTSource
+        import triton  # noqa: F401 - trusted imports first: the candidate's module finds them loaded
+        from triton.backends.compiler import GPUTarget  # noqa: F401
+        from triton.compiler import ASTSource  # noqa: F401
     except Exception as error:  # noqa: BLE001
         return plain_failure("NeedsTriton", "needs Triton: %s cannot import it (%s)" % (sys.executable, error))
+    private = tempfile.mkdtemp(prefix="kl-private-")
+    confine.confine(private, out_dir, readable=[os.path.dirname(os.path.abspath(__file__))],
+                    cpu_seconds=request.get("cpu_seconds"))
+    try:
+        reply = compile_confined(request, out_dir, private, started)
+    except MemoryError:
+        reply = plain_failure("MemoryError", "the candidate ran out of its memory bound (%s MiB above the helper's "
+                              "own)" % os.environ.get("KL_SANDBOX_MEMORY_MB", "8192"))
+        reply["stage"] = "import"
+    finally:
+        confine.enter("trusted")
+    strays = confine.end_strays()
+    refused = confine.violation()
+    if refused or strays:
+        kind, detail = refused or (confine.PROCESS, "the candidate left %d process%s running after its compile "
+                                   "(killed)" % (strays, "" if strays == 1 else "es"))
+        reply = {"ok": False, "stage": "sandbox", "exception": "SandboxViolation", "sandbox": kind,
+                 "message": detail, "line": reply.get("line", 0) if not reply.get("ok") else 0, "column": 0,
+                 "compile_ms": (time.perf_counter() - started) * 1e3}
+        for name in os.listdir(out_dir):  # nothing of a refused candidate is used
+            if name != "reply.json":
+                os.remove(os.path.join(out_dir, name))
+    shutil.rmtree(private, ignore_errors=True)
+    return reply
 
-    folder = tempfile.mkdtemp(prefix="kl-triton-")
+
+def compile_confined(request, out_dir, private, started):
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    source, kernel = request["source"], request["kernel"]
+    folder = tempfile.mkdtemp(prefix="kl-triton-", dir=private)
     path = os.path.join(folder, os.path.basename(request.get("file") or "candidate.py"))
     if not path.endswith(".py"):
         path += ".py"
@@ -205,9 +238,14 @@ def compile_request(request, out_dir):
         spec = importlib.util.spec_from_file_location(CANDIDATE_MODULE, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[CANDIDATE_MODULE] = module
+        confine.enter("module")
         spec.loader.exec_module(module)
+    except MemoryError:
+        raise
     except BaseException as error:  # noqa: BLE001 - the candidate's own code: report, never crash
         return failure("import", error, source, kernel, path, started)
+    finally:
+        confine.enter("compile")
 
     fn = getattr(module, kernel, None)
     while fn is not None and not isinstance(fn, triton.runtime.JITFunction) and hasattr(fn, "fn"):

@@ -10,16 +10,30 @@ a hang end with the child) exactly as a cold `python3 HELPER.py REQUEST OUT_DIR`
 
 Protocol (core/compile/warm_python_tool.cpp), one line each, on the server's stdin and stdout:
     server -> "ready"                              after the preload
-    client -> "REQUEST_PATH<TAB>OUT_DIR<TAB>ERR_PATH"
-    server -> "started PID"                        the child's pid (its own process group: the client
-                                                   kills -PID at its time limit)
-    server -> "ended STATUS"                       the child's exit status, 128 + signal when killed
+    client -> "REQUEST_PATH<TAB>OUT_DIR<TAB>ERR_PATH<TAB>LIMIT_MS"
+    server -> "started PID"                        the child's pid, for the log only (inside a sandbox
+                                                   it is a pid of the sandbox's own namespace)
+    server -> "ended STATUS[ timeout][ strays=N]"  the child's exit status, 128 + signal when killed;
+                                                   "timeout" when the server killed it at LIMIT_MS;
+                                                   N processes it left behind, killed
 The child writes its stdout and stderr to ERR_PATH and its reply into OUT_DIR, as a cold run does.
-End of input ends the server.
+The server enforces the limit itself: the client never signals a process the server names, so a reply
+line forged by a child could not aim a kill anywhere. End of input ends the server, also while a child
+runs (the child is killed first): a client killed with -9 leaves nothing running.
+
+The server is a subreaper and cannot be traced or have its descriptors opened by its children
+(confine.py); after each request it kills whatever the child left and, inside the sandbox, empties the
+folders the child could write (KL_SANDBOX_WIPE), so that no request sees what an earlier one left.
 """
 import importlib
 import os
+import select
+import shutil
+import signal
 import sys
+import time
+
+import confine
 
 
 def preload(modules):
@@ -34,6 +48,7 @@ def preload(modules):
 
 def run_child(main, script, request, out_dir, err_path, channel_fds):
     os.setpgid(0, 0)
+    confine.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a child never outlives its server
     for fd in channel_fds:
         os.close(fd)
     err = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -73,21 +88,96 @@ def serve(main, modules, script=None):
     preload(modules)
     if "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized():
         sys.stderr.write("warm_tool: a preloaded module initialised CUDA; forked children cannot use it\n")
+    confine.make_undumpable()
+    confine.become_subreaper()
+    wipe = [folder for folder in os.environ.get("KL_SANDBOX_WIPE", "").split(os.pathsep) if folder]
+    wipe_folders(wipe)  # what the preload left: the server must not depend on it, as no request may
     replies.write("ready\n")
-    for line in requests:
+    for line in iter(requests.readline, ""):
         parts = line.rstrip("\n").split("\t")
-        if len(parts) != 3:
+        if len(parts) != 4 or not parts[3].isdigit():
             replies.write("error malformed request line\n")
             continue
-        request, out_dir, err_path = parts
+        request, out_dir, err_path, limit_ms = parts
         pid = os.fork()
         if pid == 0:
             run_child(main, script, request, out_dir, err_path, channel_fds)
         replies.write("started %d\n" % pid)
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
-            code = 128 + os.WTERMSIG(status)
-        else:
-            code = os.WEXITSTATUS(status)
-        replies.write("ended %d\n" % code)
+        status, timed_out, closed = wait_child(pid, int(limit_ms) / 1e3, requests)
+        strays = confine.end_strays()
+        wipe_folders(wipe)
+        if closed:
+            return 0
+        code = 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        replies.write("ended %d%s%s\n" % (code, " timeout" if timed_out else "",
+                                          " strays=%d" % strays if strays else ""))
     return 0
+
+
+def wait_child(pid, limit_s, requests):
+    """(status, timed out, input closed): waits for the request's child until its limit, watching the
+    input, whose end means the client is gone. A child past its limit is killed with its group."""
+    deadline = time.monotonic() + limit_s
+    timed_out = closed = False
+    try:
+        watch = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        watch = None
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            break
+        left = deadline - time.monotonic()
+        if left <= 0 or closed:
+            timed_out = not closed
+            for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    target()
+                except OSError:
+                    pass
+            _, status = os.waitpid(pid, 0)
+            break
+        fds = [requests] + ([watch] if watch is not None else [])
+        ready, _, _ = select.select(fds, [], [], min(left, 0.05 if watch is None else left))
+        if requests in ready and not requests.buffer.peek(1):  # the client sends nothing while a child runs
+            closed = True
+    if watch is not None:
+        os.close(watch)
+    return status, timed_out, closed
+
+
+def mount_points():
+    points = []
+    try:
+        with open("/proc/self/mountinfo") as info:
+            for line in info:
+                fields = line.split()
+                if len(fields) > 4:
+                    points.append(fields[4].replace("\\040", " "))
+    except OSError:
+        pass
+    return points
+
+
+def wipe_folders(folders):
+    """Empties `folders`, but never a mount point or a folder holding one: the client's spool is bound
+    inside /tmp, and its files are the client's to read and remove."""
+    if not folders:
+        return
+    mounts = mount_points()
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for name in entries:
+            path = os.path.join(folder, name)
+            if any(point == path or point.startswith(path + "/") for point in mounts):
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass

@@ -3,6 +3,7 @@
 // the time limit), the server is reused across requests and survives a child's crash or timeout, a
 // timeout ends the child's own children too, a server that dies or cannot start costs a cold run and
 // nothing else, and requests at once get at most the servers allowed.
+#include "core/compile/confinement.h"
 #include "core/compile/python_tool.h"
 #include "core/compile/warm_python_tool.h"
 
@@ -43,6 +44,19 @@ bool ended(pid_t pid)
     std::string number, name, state;
     stat >> number >> name >> state;
     return !stat || state == "Z";
+}
+
+// Processes running `sleep SECONDS`.
+int sleepers(const std::string& seconds)
+{
+    int found = 0;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::ifstream in(entry.path() / "cmdline");
+        std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (cmdline == "sleep" + std::string(1, '\0') + seconds + std::string(1, '\0'))
+            ++found;
+    }
+    return found;
 }
 
 } // namespace
@@ -115,6 +129,39 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(ended(grandchild), 5000);
         const auto after = warm.run(request("echo", 2), 30s); // the same server goes on
         QCOMPARE(reply(after)["ppid"].get<int>(), reply(echo)["ppid"].get<int>());
+    }
+
+    // A process the request's child leaves behind, detached in its own session, is the server's (a
+    // subreaper) when the child ends: killed before "ended", and counted.
+    void straysAreKilledAndCounted()
+    {
+        kl::WarmPythonTool warm("python3", kProbe, 1);
+        auto orphan = nlohmann::json::parse(request("orphan", 4));
+        const std::string seconds = std::to_string(6000 + getpid() % 1000) + ".5";
+        orphan["sleep"] = seconds;
+        const auto run = warm.run(orphan.dump(), 30s);
+        QCOMPARE(run.exitStatus, 0);
+        QCOMPARE(run.strays, 1);
+        QCOMPARE(reply(run)["value"].get<int>(), 4);
+        QCOMPARE(sleepers(seconds), 0);
+        QCOMPARE(warm.run(request("echo"), 30s).strays, 0);
+    }
+
+    // In the sandbox a request's child cannot open its server's descriptors (the server is not dumpable
+    // and the sandbox has no capabilities), so it cannot write a protocol line of its own; and the
+    // client never signals a pid a reply names, whatever the line says.
+    void sandboxedChildCannotForgeReplies()
+    {
+        if (kl::modelCodePolicy().mode != kl::ConfinementMode::Sandboxed)
+            QSKIP(("bubblewrap cannot make a sandbox here: " + kl::modelCodePolicy().detail).c_str());
+        kl::WarmPythonTool warm("python3", kProbe, 1, kl::ConfinementMode::Sandboxed);
+        const auto forged = warm.run(request("forge", 1), 30s);
+        QVERIFY2(forged.exitStatus == 0 && !forged.reply.empty(), forged.stderrText.c_str());
+        QCOMPARE(reply(forged)["opened"].get<int>(), 0);
+        QCOMPARE(reply(forged)["serving"].get<bool>(), true);
+        const auto next = warm.run(request("echo", 2), 30s); // the protocol is intact
+        QCOMPARE(reply(next)["value"].get<int>(), 2);
+        QCOMPARE(warm.coldFallbacks(), 0);
     }
 
     void deadServerCostsAColdRun()

@@ -1,0 +1,88 @@
+// What the sandbox for model-written Python costs a Triton compile: the same compile request through
+// the real helper (python/kernelloop/triton_aot.py), warm (one server, N requests) and cold (a Python
+// per request), with the helper as it is (Trusted: no bubblewrap, the in-process half only) and in
+// bubblewrap (Sandboxed, what a session uses). Prints a markdown table of medians.
+// Usage: bench_triton_sandbox PROBLEM.json [N]     (KL_PYTHON picks the interpreter; PYTHONPATH a stand-in)
+#include "core/compile/confinement.h"
+#include "core/compile/python_tool.h"
+#include "core/compile/triton_compiler.h"
+#include "core/compile/warm_python_tool.h"
+#include "core/model/problem.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+using namespace kl;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double since(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    return values.empty() ? 0.0 : values[values.size() / 2];
+}
+
+bool replyOk(const PythonToolRun& run)
+{
+    const auto reply = nlohmann::json::parse(run.reply, nullptr, false);
+    return reply.is_object() && reply.value("ok", false);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s PROBLEM.json [N]\n", argv[0]);
+        return 2;
+    }
+    const Problem problem = loadProblem(argv[1]);
+    const int n = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
+    CompileOptions options;
+    options.tritonSignature = tritonSignature(problem, problem.baseline);
+    const std::string request = tritonCompileRequest(problem.baseline, options);
+    const std::string python = pythonExecutable();
+    const auto helper = tritonHelperPath();
+    std::printf("helper %s, python %s, %d compiles of %s's baseline per row; bubblewrap: %s\n\n", helper.c_str(),
+        python.c_str(), n, problem.name.c_str(),
+        modelCodePolicy().mode == ConfinementMode::Sandboxed ? "works" : modelCodePolicy().detail.c_str());
+    std::printf("| mode | server ready (ms) | warm compile, median (ms) | cold compile, median (ms) | all ok |\n");
+    std::printf("|---|---:|---:|---:|---|\n");
+    for (const auto mode : { ConfinementMode::Trusted, ConfinementMode::Sandboxed }) {
+        bool ok = true;
+        WarmPythonTool warm(python, helper, 1, mode);
+        const auto start = Clock::now();
+        const auto first = warm.run(request, std::chrono::minutes(3)); // includes the server's start
+        const double ready = since(start); // the first request waits for the server to start
+        ok = ok && replyOk(first);
+        std::vector<double> warmMs, coldMs;
+        for (int i = 0; i < n; ++i) {
+            const auto t = Clock::now();
+            const auto run = warm.run(request, std::chrono::minutes(3));
+            warmMs.push_back(since(t));
+            ok = ok && replyOk(run);
+        }
+        for (int i = 0; i < std::max(1, n / 4); ++i) {
+            const auto t = Clock::now();
+            const auto run = runPythonTool(python, helper, request, std::chrono::minutes(3), mode);
+            coldMs.push_back(since(t));
+            ok = ok && replyOk(run);
+        }
+        std::printf("| %s | %.0f (start + first compile) | %.1f | %.1f | %s |\n",
+            mode == ConfinementMode::Trusted ? "no bubblewrap" : "bubblewrap", ready, median(warmMs), median(coldMs),
+            ok ? "yes" : "NO");
+        std::fflush(stdout);
+    }
+    return 0;
+}
