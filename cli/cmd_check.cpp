@@ -6,6 +6,7 @@
 #include "cli/table_text.h"
 
 #include "core/compile/static_report.h"
+#include "core/lines/tensor_instructions.h"
 #include "core/model/error.h"
 #include "core/model/precision.h"
 #include "core/report/static_severity.h"
@@ -152,16 +153,22 @@ void printReport(std::ostream& out, const StaticReport& r)
                 << " of shared memory: above " << bytes(r.device.sharedPerBlock) << " it must opt in\n";
 }
 
-// Per main size: bytes, FLOPs, arithmetic intensity, the precision the FLOPs run in and which floor of
-// speed of light binds on the architecture's nominal device (core/model/precision.h) before anything
-// is measured.
-void printSpeedOfLight(std::ostream& out, const Problem& problem, const std::string& arch)
+// Per main size: bytes, FLOPs, arithmetic intensity, the precision the FLOPs run in and why
+// (Problem::computeCeiling(): the problem's "compute", whether it is a matrix product, the kernel's
+// tensor-core instructions in `tensor`), and which floor of speed of light binds on the architecture's
+// nominal device (core/model/precision.h) before anything is measured.
+void printSpeedOfLight(std::ostream& out, const Problem& problem, const std::string& arch,
+    const std::optional<lines::TensorInstructions>& tensor = std::nullopt)
 {
-    const Precision precision = problem.computePrecision();
+    const ComputeCeiling computeCeiling = problem.computeCeiling(tensor && tensor->count > 0);
+    const Precision precision = computeCeiling.precision;
     const auto rate = flopsPerSmPerClock(arch, precision);
     const auto device = nominalDevice(arch);
-    out << "\nspeed of light: FLOPs in " << precisionLabel(precision)
-        << (problem.compute ? "" : " (from the inputs' dtypes; set \"compute\" to say otherwise)");
+    out << "\nspeed of light: FLOPs in " << ceilingText(precision, computeCeiling.reason);
+    if (computeCeiling.reason == CeilingReason::TensorInstructions)
+        out << " (" << tensor->text() << ")";
+    if (computeCeiling.reason != CeilingReason::Declared)
+        out << " (set \"compute\" to say otherwise)";
     if (rate && device)
         out << ", " << fixed(*rate, 0) << " FLOP/SM/clock on " << arch << "; floors on a nominal " << device->name
             << " (" << device->smCount << " SMs, " << fixed(device->smClockMhz, 0) << " MHz, copy "
@@ -231,7 +238,7 @@ int runCheck(const CheckOptions& o)
         std::cout << staticReportJson(report).dump(2) << "\n";
     if (!report.compile.ok) {
         if (!o.json) // the problem's side stands without a kernel that compiles (a Triton skeleton)
-            printSpeedOfLight(std::cout, problem, options.arch);
+            printSpeedOfLight(std::cout, problem, options.arch, lines::countTensorInstructions({}, report.compile.ptx));
         printDiagnostics(std::cerr, report.compile);
         std::cerr << "error [compile." << compileErrorKindName(report.compile.kind) << "] " << report.compile.summary
                   << "\n";
@@ -239,7 +246,7 @@ int runCheck(const CheckOptions& o)
     }
     if (!o.json) {
         printReport(std::cout, report);
-        printSpeedOfLight(std::cout, problem, options.arch);
+        printSpeedOfLight(std::cout, problem, options.arch, lines::countTensorInstructions({}, report.compile.ptx));
         printDiagnostics(std::cout, report.compile); // warnings
     }
     if (!report.ok()) {

@@ -28,6 +28,7 @@
 #include "core/store/runner_result.h"
 #include "core/store/store.h"
 
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -206,6 +207,17 @@ void printIterations(const store::Store& s, std::int64_t session)
                         std::cout << "       " << contenders << "\n"; // PyTorch, timed in the same job
                 }
     }
+    // Which ceiling %SOL holds the FLOPs to and why, once for the rows that share it.
+    std::vector<std::string> ceilings;
+    for (const auto& f : figures)
+        if (!f.sizes.empty() && f.sizes.front().pctOfSol && f.sizes.front().compute) {
+            const auto& size = f.sizes.front();
+            const std::string ceiling = ceilingText(*size.compute, size.computeReason);
+            if (std::find(ceilings.begin(), ceilings.end(), ceiling) == ceilings.end())
+                ceilings.push_back(ceiling);
+        }
+    for (const auto& ceiling : ceilings)
+        std::cout << "%SOL: the larger of a same-size copy and the FLOPs at the ceiling " << ceiling << "\n";
     if (sizes.size() > 1)
         std::cout << "main sizes: " << sizes.size() << "; each row's figures are its first size's (" << sizes.front()
                   << "), its speedup the geometric mean over the sizes\n";
@@ -434,8 +446,7 @@ const CommandRegistration show([](CLI::App& app) -> std::function<int()> {
                           << " vs baseline, cv " << fixed(r.cv, 3) << " (largest), SM clock " << fixed(r.smClockMhz, 0)
                           << " MHz\n";
             } else if (r.medianUs) {
-                const auto sol
-                    = sizes.empty() ? std::string() : report::solText(sizes.front().pctOfSol, sizes.front().solBound);
+                const auto sol = sizes.empty() ? std::string() : report::solText(sizes.front());
                 std::cout << "timing:     median " << fixed(r.medianUs, 2) << " us [p20 " << fixed(r.p20Us, 2)
                           << ", p80 " << fixed(r.p80Us, 2) << "], cv " << fixed(r.cv, 3) << ", " << fixed(r.gbps, 0)
                           << " GB/s, " << fixed(r.pctOfCopy, 1) << "% of copy, "

@@ -472,6 +472,7 @@ protocol::Timing Evaluator::timeCases(const protocol::EvaluateRequest& request, 
         timed.bytes = testCase.bytes;
         timed.flops = testCase.flops;
         timed.compute = testCase.compute;
+        timed.computeReason = testCase.computeReason;
 
         ProgramRunner candidateRunner(
             m_device, candidate, testCase.programs.candidate, memory.buffersFor(Role::Candidate));

@@ -40,6 +40,12 @@ QVariant CampaignTableModel::data(const QModelIndex& index, int role) const
         return QVariant::fromValue<qlonglong>(r.sessionId);
     if (role == Qt::ToolTipRole && r.status == "failed")
         return toQString(r.category + ": " + r.detail);
+    if (role == Qt::ToolTipRole && (index.column() == PctOfSolColumn || index.column() == BoundColumn) && r.pctOfSol
+        && r.compute)
+        //: tooltip of the campaign's % SOL cell: %1 the compute ceiling and why ("FP32 CUDA cores: not a matrix
+        //: product")
+        return tr("The floor is the larger of a same-size copy and the FLOPs at the ceiling %1")
+            .arg(toQString(ceilingText(*r.compute, r.computeReason)));
     if (role == Qt::TextAlignmentRole && index.column() >= BestUsColumn && index.column() != BoundColumn
         && index.column() != SessionColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

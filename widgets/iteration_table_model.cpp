@@ -34,12 +34,12 @@ const figures::SizeFigures* firstSize(const figures::IterationFigures* f)
     return f && !f->sizes.empty() ? &f->sizes.front() : nullptr;
 }
 
-// Each size's "% of SOL (bound)", one line each, for the SOL cell's tooltip.
+// Each size's "% of SOL (bound; ceiling and why)", one line each, for the SOL cell's tooltip.
 QString solTip(const figures::IterationFigures& f)
 {
     QStringList lines;
     for (const figures::SizeFigures& size : f.sizes)
-        if (const std::string text = report::solText(size.pctOfSol, size.solBound); !text.empty())
+        if (const std::string text = report::solText(size); !text.empty())
             lines << toQString(size.size + ": " + text);
     if (!lines.isEmpty())
         //: tooltip of the history's SOL cell: what speed of light is

@@ -100,7 +100,14 @@ void RooflineChart::rebuild()
     QString figures = tr("%1, %2").arg(flopsText(first.achievedGflops), gbpsText(first.achievedGbps));
     if (first.copyGbps)
         figures += tr(" (%1% of the same-size copy)").arg(100.0 * first.achievedGbps / *first.copyGbps, 0, 'f', 0);
-    if (first.pctOfSol)
+    if (first.pctOfSol && m_roofline.precision)
+        //: roofline title: %1 % of speed of light, %2 which floor binds (memory or compute), %3 the compute
+        //: ceiling and why ("FP32 CUDA cores: not a matrix product")
+        figures += tr(", %1% of SOL (%2; ceiling %3)")
+                       .arg(*first.pctOfSol, 0, 'f', 1)
+                       .arg(first.solBound ? toQString(std::string(boundName(*first.solBound))) : QStringLiteral("?"))
+                       .arg(toQString(ceilingText(*m_roofline.precision, m_roofline.precisionReason)));
+    else if (first.pctOfSol)
         //: roofline title: %1 % of speed of light, %2 which floor binds (memory or compute)
         figures += tr(", %1% of SOL (%2)")
                        .arg(*first.pctOfSol, 0, 'f', 1)

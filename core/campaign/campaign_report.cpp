@@ -64,6 +64,8 @@ void readBest(const store::Store& store, ProblemRow& row)
         if (!f.sizes.empty()) {
             row.pctOfSol = f.sizes.front().pctOfSol;
             row.bound = f.sizes.front().solBound;
+            row.compute = f.sizes.front().compute;
+            row.computeReason = f.sizes.front().computeReason;
             row.torchCompileError = f.sizes.front().torchCompileError;
         }
     }

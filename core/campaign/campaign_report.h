@@ -38,6 +38,8 @@ struct ProblemRow {
     std::string torchCompileError; // why torch.compile was not timed, where it was not
     std::optional<double> pctOfSol; // first main size
     std::optional<Bound> bound;
+    std::optional<Precision> compute; // the ceiling %SOL holds the FLOPs to, and why
+    std::optional<CeilingReason> computeReason;
     int candidates = 0; // evaluated in the session
     double seconds = 0.0; // the session's wall time
     bool baselineIsEager = false; // a problem with no kernel: the speedup is over eager

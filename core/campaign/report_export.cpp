@@ -17,6 +17,12 @@ std::string times(const std::optional<double>& v) { return v ? figureText(v, 2) 
 
 std::string boundText(const ProblemRow& r) { return r.bound ? std::string(boundName(*r.bound)) : std::string("-"); }
 
+// "FP32 CUDA cores: not a matrix product"; empty where the runner named no ceiling.
+std::string ceilingOf(const ProblemRow& r)
+{
+    return r.compute ? ceilingText(*r.compute, r.computeReason) : std::string();
+}
+
 std::string verdict(const ProblemRow& r)
 {
     return r.status == "failed" && !r.category.empty() ? "failed: " + r.category : r.status;
@@ -104,6 +110,8 @@ std::string reportTable(const CampaignReport& report)
         out << line;
         if (r.status == "failed" && !r.detail.empty())
             out << "      " << oneLine(r.detail).substr(0, 160) << "\n";
+        else if (r.pctOfSol && r.compute)
+            out << "      %SOL against the ceiling " << ceilingOf(r) << "\n";
     }
     out << headline(report) << "\n";
     out << "fast_1.0: " << share(c.fastEager1, c.withEager, c.done) << " vs eager, "
@@ -141,8 +149,8 @@ std::string reportMarkdown(const CampaignReport& report)
         out << "| " << r.position + 1 << " | " << oneLine(r.name) << " | " << oneLine(verdict(r)) << " | "
             << figureText(r.medianUs, 2) << " | " << times(r.speedup) << (r.baselineIsEager ? " (eager)" : "") << " | "
             << times(r.vsEager) << " | " << times(r.vsCompile) << " | " << figureText(r.pctOfSol, 1) << " | "
-            << boundText(r) << " | " << r.candidates << " | " << figureText(r.seconds, 1) << " | " << sessionText(r)
-            << " |\n";
+            << boundText(r) << (r.pctOfSol && r.compute ? " (ceiling " + oneLine(ceilingOf(r)) + ")" : std::string())
+            << " | " << r.candidates << " | " << figureText(r.seconds, 1) << " | " << sessionText(r) << " |\n";
     bool failures = false;
     for (const auto& r : report.rows)
         if (r.status == "failed") {
@@ -159,14 +167,14 @@ std::string reportCsv(const CampaignReport& report)
 {
     std::ostringstream out;
     out << "position,problem,name,status,category,session,iteration,endpoint,median_us,speedup,vs_eager,"
-           "vs_torch_compile,pct_of_sol,sol_bound,candidates,seconds,detail\r\n";
+           "vs_torch_compile,pct_of_sol,sol_bound,sol_ceiling,candidates,seconds,detail\r\n";
     for (const auto& r : report.rows)
         out << r.position + 1 << "," << csvField(r.problem) << "," << csvField(r.name) << "," << r.status << ","
             << csvField(r.category) << "," << (r.sessionId ? std::to_string(r.sessionId) : "") << ","
             << (r.bestIteration ? std::to_string(r.bestIteration) : "") << "," << csvField(r.endpoint) << ","
             << number(r.medianUs) << "," << number(r.speedup) << "," << number(r.vsEager) << "," << number(r.vsCompile)
-            << "," << number(r.pctOfSol) << "," << (r.bound ? boundText(r) : "") << "," << r.candidates << ","
-            << figureText(r.seconds, 3) << "," << csvField(r.detail) << "\r\n";
+            << "," << number(r.pctOfSol) << "," << (r.bound ? boundText(r) : "") << "," << csvField(ceilingOf(r)) << ","
+            << r.candidates << "," << figureText(r.seconds, 3) << "," << csvField(r.detail) << "\r\n";
     return out.str();
 }
 
@@ -184,6 +192,7 @@ nlohmann::json reportJson(const CampaignReport& report)
             { "vs_torch_compile", orNull(r.vsCompile) }, { "torch_compile_error", r.torchCompileError },
             { "pct_of_sol", orNull(r.pctOfSol) },
             { "sol_bound", r.bound ? nlohmann::json(std::string(boundName(*r.bound))) : nlohmann::json(nullptr) },
+            { "sol_ceiling", r.compute ? nlohmann::json(ceilingOf(r)) : nlohmann::json(nullptr) },
             { "candidates", r.candidates }, { "seconds", r.seconds } });
     return { { "campaign",
                  { { "id", report.campaign.id }, { "name", report.campaign.name }, { "status", report.campaign.status },

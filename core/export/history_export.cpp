@@ -48,17 +48,25 @@ std::map<int, const IterationFigures*> byIndex(const std::vector<IterationFigure
     return index;
 }
 
+// "FP32 CUDA cores: not a matrix product": the ceiling speed of light holds the size's FLOPs to; empty
+// where the runner named none.
+std::string ceilingOf(const SizeFigures* size)
+{
+    return size && size->compute ? ceilingText(*size->compute, size->computeReason) : std::string();
+}
+
 // The columns after top_finding: who measured the row, PyTorch as a contender, and speed of light
-// (the row's first size, as its other figures).
+// (the row's first size, as its other figures) with the ceiling it holds the FLOPs to.
 std::string figureFields(const IterationFigures* f)
 {
     if (!f)
-        return ",,,,,,,";
+        return ",,,,,,,,";
     const SizeFigures* first = f->sizes.empty() ? nullptr : &f->sizes.front();
     return "," + quoted(f->endpoint) + "," + quoted(f->gpuModel) + "," + (f->gpu >= 0 ? std::to_string(f->gpu) : "")
         + "," + number(speedupVsEager(*f)) + "," + number(speedupVsCompile(*f)) + ","
         + number(first ? first->pctOfSol : std::nullopt) + ","
-        + (first && first->solBound ? std::string(boundName(*first->solBound)) : std::string());
+        + (first && first->solBound ? std::string(boundName(*first->solBound)) : std::string()) + ","
+        + quoted(ceilingOf(first));
 }
 
 nlohmann::json pytorchJson(const IterationFigures& f)
@@ -81,7 +89,7 @@ std::string historyCsv(const std::vector<store::IterationRow>& rows, const std::
     const auto figuresAt = byIndex(figures);
     std::string out = "iteration,round,proposer,proposer_detail,state,status,category,median_us,gbps,pct_of_copy,"
                       "speedup,predicted_speedup,decision,top_finding_rule,top_finding,runner,gpu_model,gpu,vs_eager,"
-                      "vs_torch_compile,pct_of_sol,sol_bound\n";
+                      "vs_torch_compile,pct_of_sol,sol_bound,sol_ceiling\n";
     for (const store::IterationRow& r : rows) {
         const auto f = figuresAt.find(r.index);
         out += std::to_string(r.index) + "," + (r.round ? std::to_string(*r.round) : std::string()) + ","
@@ -120,6 +128,8 @@ std::string historyJson(const store::SessionRecord& session, const std::vector<s
             row["pct_of_sol"] = optional(first ? first->pctOfSol : std::nullopt);
             row["sol_bound"]
                 = first && first->solBound ? nlohmann::json(boundName(*first->solBound)) : nlohmann::json();
+            const std::string ceiling = ceilingOf(first);
+            row["sol_ceiling"] = ceiling.empty() ? nlohmann::json() : nlohmann::json(ceiling);
             if (auto pytorch = pytorchJson(f); !pytorch.empty())
                 row["pytorch"] = std::move(pytorch); // per main size, timed in the same job as the candidate
         }

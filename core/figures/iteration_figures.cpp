@@ -73,6 +73,8 @@ SizeFigures sizeFigures(const store::SizeResult& stored, const MainKernelMetrics
     size.speedup = stored.speedup;
     size.pctOfSol = stored.pctOfSol;
     size.solBound = stored.solBound;
+    size.compute = stored.compute;
+    size.computeReason = stored.computeReason;
     readProfile(profile, size);
     return size;
 }
@@ -93,6 +95,8 @@ SizeFigures sizeFigures(const protocol::CaseTiming& timedCase, const MainKernelM
     size.speedup = finite(timedCase.speedupVsBaseline);
     size.pctOfSol = finite(timedCase.pctOfSol);
     size.solBound = timedCase.solBound;
+    size.compute = timedCase.compute;
+    size.computeReason = timedCase.computeReason;
     readProfile(metrics, size);
     return size;
 }

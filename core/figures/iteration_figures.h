@@ -24,6 +24,10 @@ struct SizeFigures {
     // Speed of light: the floor (copy or FLOPs ÷ the precision's ceiling) over the median, and which binds.
     std::optional<double> pctOfSol;
     std::optional<Bound> solBound;
+    // The ceiling the FLOPs are held to and why ("FP32 CUDA cores: not a matrix product"); absent in
+    // results of older runners.
+    std::optional<Precision> compute;
+    std::optional<CeilingReason> computeReason;
     std::optional<double> achievedOccupancy; // % of peak warps (CUPTI)
     // Cycles per issued instruction in each stall reason, in stallReasons() order, "selected"
     // left out; empty when the iteration was profiled without the stall metric set.

@@ -62,6 +62,7 @@ Roofline rooflineOf(const store::ResultRecord& result)
         point.solBound = timed.solBound;
         if (timed.compute && !roofline.precision) {
             roofline.precision = timed.compute;
+            roofline.precisionReason = timed.computeReason;
             if (const auto ceiling = positive(timed.ceilingTflops); ceiling && *roofline.precision != Precision::Fp32)
                 roofline.precisionPeakGflops = *ceiling * 1e3;
         }

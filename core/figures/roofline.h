@@ -31,6 +31,7 @@ struct Roofline {
     // The ceiling of the precision the problem's FLOPs run in, at the timing's clock (the runner's
     // ceiling_tflops), when it is not FP32's: FP16 tensor for an fp16 GEMM.
     std::optional<Precision> precision;
+    std::optional<CeilingReason> precisionReason; // why that precision (the timing's compute_reason)
     std::optional<double> precisionPeakGflops;
     // The runner's mma.sync microbenchmark (FP16 dense, fp32 accumulate), recorded with the device: the
     // tensor ceiling a kernel meets in practice, beside the theoretical one.

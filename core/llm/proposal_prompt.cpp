@@ -147,8 +147,9 @@ PromptPayload payloadFor(const ProposalContext& c, const PayloadLimits& limits)
     if (c.hardware.smClockMhz > 0)
         h.smClockMhz = c.hardware.smClockMhz;
     if (!c.hardware.precision.empty() && c.hardware.peakTflops > 0) {
-        std::string ceiling = c.hardware.precision + " ceiling (the problem's FLOPs): "
-            + wholeNumber(c.hardware.peakTflops) + " TFLOP/s at the SM clock (theoretical)";
+        std::string ceiling = c.hardware.precision + " ceiling (the problem's FLOPs"
+            + (c.hardware.precisionWhy.empty() ? std::string() : ": " + c.hardware.precisionWhy)
+            + "): " + wholeNumber(c.hardware.peakTflops) + " TFLOP/s at the SM clock (theoretical)";
         if (c.hardware.measuredTensorTflops > 0)
             ceiling += "; an mma.sync fp16 microbenchmark reached " + wholeNumber(c.hardware.measuredTensorTflops)
                 + " TFLOP/s";

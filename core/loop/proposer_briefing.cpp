@@ -88,14 +88,17 @@ ProposalContext ProposerBriefing::context(const Incumbent& best, int round, int 
     ctx.hardware.maxWarpsPerSm = m_limits.maxThreadsPerSm / m_limits.warpSize;
     ctx.hardware.smClockMhz = m_device.smClockMhz;
     ctx.hardware.copyGbps = m_device.copyBandwidthGbps;
-    const Precision precision = m_problem.computePrecision();
+    const ComputeCeiling computeCeiling = m_problem.computeCeiling();
+    const Precision precision = computeCeiling.precision;
     ctx.hardware.fp32Tflops = peakFp32Tflops(m_device.smCount, m_device.smClockMhz, m_device.computeCapability);
     ctx.hardware.peakTflops
         = ceilingTflops(precision, m_device.computeCapability, m_device.smCount, m_device.smClockMhz);
     if (ctx.hardware.peakTflops <= 0)
         ctx.hardware.peakTflops = ctx.hardware.fp32Tflops;
-    else
+    else {
         ctx.hardware.precision = precisionLabel(precision);
+        ctx.hardware.precisionWhy = ceilingReasonText(computeCeiling.reason);
+    }
     ctx.hardware.measuredTensorTflops = m_device.tensorFp16Tflops;
     ctx.steering = m_steering;
     ctx.remainingBudget = remaining;

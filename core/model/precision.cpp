@@ -122,6 +122,81 @@ Precision defaultPrecision(const std::vector<DType>& inputTypes)
     return Precision::Fp32;
 }
 
+Precision cudaCorePrecision(const std::vector<DType>& inputTypes)
+{
+    const auto has
+        = [&](DType type) { return std::find(inputTypes.begin(), inputTypes.end(), type) != inputTypes.end(); };
+    if (has(DType::F16) || has(DType::BF16) || has(DType::F32))
+        return Precision::Fp32;
+    if (has(DType::F64))
+        return Precision::Fp64;
+    return Precision::Fp32;
+}
+
+Precision tensorPrecision(const std::vector<DType>& inputTypes)
+{
+    switch (defaultPrecision(inputTypes)) {
+    case Precision::Fp16:
+        return Precision::Fp16;
+    case Precision::Bf16:
+        return Precision::Bf16;
+    case Precision::Fp64:
+        return Precision::Fp64Tensor;
+    case Precision::Int8:
+        return Precision::Int8;
+    default:
+        return Precision::Tf32;
+    }
+}
+
+namespace {
+
+struct ReasonInfo {
+    CeilingReason reason;
+    std::string_view name;
+    std::string_view text;
+};
+
+constexpr std::array<ReasonInfo, 4> kReasons { {
+    { CeilingReason::Declared, "declared", "the problem's \"compute\"" },
+    { CeilingReason::MatrixProduct, "matrix-product", "a matrix product" },
+    { CeilingReason::NotMatrixProduct, "not-matrix-product", "not a matrix product" },
+    { CeilingReason::TensorInstructions, "tensor-instructions", "the kernel issues tensor-core instructions" },
+} };
+
+const ReasonInfo& reasonInfo(CeilingReason reason)
+{
+    for (const auto& r : kReasons)
+        if (r.reason == reason)
+            return r;
+    return kReasons[0];
+}
+
+} // namespace
+
+std::string_view ceilingReasonName(CeilingReason reason) { return reasonInfo(reason).name; }
+
+std::optional<CeilingReason> parseCeilingReason(std::string_view name)
+{
+    for (const auto& r : kReasons)
+        if (r.name == name)
+            return r.reason;
+    return std::nullopt;
+}
+
+std::string_view ceilingReasonText(CeilingReason reason) { return reasonInfo(reason).text; }
+
+std::string ceilingText(Precision precision, std::optional<CeilingReason> reason)
+{
+    std::string text(precisionLabel(precision));
+    if (!reason)
+        return text;
+    text += ": " + std::string(ceilingReasonText(*reason));
+    if (*reason == CeilingReason::MatrixProduct && !isTensorPrecision(precision))
+        text += " of fp32/fp64 inputs (tensor cores where \"compute\" says tf32 or fp64-tensor)";
+    return text;
+}
+
 std::string_view boundName(Bound bound) { return bound == Bound::Compute ? "compute" : "memory"; }
 
 std::optional<Bound> parseBound(std::string_view name)

@@ -35,6 +35,36 @@ std::vector<Precision> allPrecisions();
 // narrowest has the highest ceiling, so a guess never makes the compute floor stricter than the truth.
 Precision defaultPrecision(const std::vector<DType>& inputTypes);
 
+// What a problem's FLOPs run in when it does not say and is not a matrix product: the CUDA cores.
+// Element-wise, reduction and normalisation FLOPs never reach the tensor cores, which only multiply
+// matrices; fp16/bf16/f32 inputs are computed in fp32 (as PyTorch does), f64 in fp64, integers on the
+// FP32 pipe's ceiling (no narrower integer path is faster there).
+Precision cudaCorePrecision(const std::vector<DType>& inputTypes);
+// The tensor-core precision of the inputs, for a kernel whose code issues tensor-core instructions:
+// f16 → fp16, bf16 → bf16, f32 → tf32, f64 → fp64-tensor, else int8 for i8/u8, else tf32.
+Precision tensorPrecision(const std::vector<DType>& inputTypes);
+
+// Why the FLOPs are held to the ceiling they are (docs/compute-ceilings.md): the problem's "compute",
+// a matrix product (tensor cores where the inputs' dtype has them), not a matrix product (CUDA cores),
+// or the kernel's own code issuing tensor-core instructions.
+enum class CeilingReason { Declared, MatrixProduct, NotMatrixProduct, TensorInstructions };
+// "declared", "matrix-product", "not-matrix-product", "tensor-instructions": on the wire and stored.
+std::string_view ceilingReasonName(CeilingReason reason);
+std::optional<CeilingReason> parseCeilingReason(std::string_view name);
+// Why, in words: the problem's "compute", a matrix product, not a matrix product, the kernel issues
+// tensor-core instructions.
+std::string_view ceilingReasonText(CeilingReason reason);
+
+// The ceiling a problem's FLOPs are held to and why.
+struct ComputeCeiling {
+    Precision precision = Precision::Fp32;
+    CeilingReason reason = CeilingReason::NotMatrixProduct;
+    bool operator==(const ComputeCeiling&) const = default;
+};
+// "FP32 CUDA cores: not a matrix product", "FP16 tensor: a matrix product"; the label alone without a
+// reason (results of older runners).
+std::string ceilingText(Precision precision, std::optional<CeilingReason> reason);
+
 // Which floor of speed of light binds a timed size: moving its bytes or doing its FLOPs.
 enum class Bound { Memory, Compute };
 std::string_view boundName(Bound bound); // "memory" | "compute"

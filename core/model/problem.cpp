@@ -332,14 +332,43 @@ double Problem::bytes(const SizeSet& sizes) const
     return evaluate(bytesExpression, sizes.symbols(), file.string(), "bytes");
 }
 
-Precision Problem::computePrecision() const
+bool Problem::isMatrixProduct() const
+{
+    if (flopsExpression.empty() || mainSizes.empty())
+        return false;
+    // A contraction's FLOPs per byte grow in proportion to the sizes (2MNK ÷ (MK + KN + MN) doubles when
+    // M, N and K do); an element-wise or reduction operator's stay put. Half way between the two.
+    constexpr double kGrowth = 1.5;
+    try {
+        const Symbols at = mainSizes.front().symbols();
+        Symbols doubled = at;
+        for (auto& symbol : doubled)
+            symbol.second *= 2;
+        const double bytesAt = evaluate(bytesExpression, at, file.string(), "bytes");
+        const double bytesDoubled = evaluate(bytesExpression, doubled, file.string(), "bytes");
+        const double flopsAt = evaluate(flopsExpression, at, file.string(), "flops");
+        const double flopsDoubled = evaluate(flopsExpression, doubled, file.string(), "flops");
+        if (!(bytesAt > 0) || !(bytesDoubled > 0) || !(flopsAt > 0) || !(flopsDoubled > 0))
+            return false;
+        return (flopsDoubled / bytesDoubled) >= kGrowth * (flopsAt / bytesAt);
+    } catch (const std::exception&) { // an expression that does not evaluate at twice the sizes
+        return false;
+    }
+}
+
+ComputeCeiling Problem::computeCeiling(bool kernelIssuesTensorInstructions) const
 {
     if (compute)
-        return *compute;
+        return { *compute, CeilingReason::Declared };
     std::vector<DType> types;
     for (const TensorSpec& input : inputs)
         types.push_back(input.dtype);
-    return defaultPrecision(types);
+    ComputeCeiling ceiling = isMatrixProduct()
+        ? ComputeCeiling { defaultPrecision(types), CeilingReason::MatrixProduct }
+        : ComputeCeiling { cudaCorePrecision(types), CeilingReason::NotMatrixProduct };
+    if (kernelIssuesTensorInstructions && !isTensorPrecision(ceiling.precision))
+        ceiling = { tensorPrecision(types), CeilingReason::TensorInstructions };
+    return ceiling;
 }
 
 double Problem::flops(const SizeSet& sizes) const

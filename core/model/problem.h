@@ -93,9 +93,20 @@ struct Problem {
 
     std::string bytesExpression;
     std::string flopsExpression;
-    // What the FLOPs run in ("compute"); absent: derived from the inputs' dtypes (computePrecision()).
+    // What the FLOPs run in ("compute"); absent: derived from what the operator is (computeCeiling()).
     std::optional<Precision> compute;
-    Precision computePrecision() const;
+    // Whether the problem is a matrix product (matmul, bmm, convolution, an einsum contraction,
+    // attention's products): its arithmetic intensity, flops ÷ bytes from its own expressions, grows
+    // with the sizes (each operand element feeds a whole row or column of products), where element-wise,
+    // reduction and normalisation operators do a fixed number of FLOPs per byte at any size. Read at the
+    // first main size against every symbol doubled; false without "flops".
+    bool isMatrixProduct() const;
+    // The ceiling its FLOPs are held to and why: "compute" where given; else a matrix product runs in
+    // the inputs' narrowest precision (defaultPrecision(): tensor cores for f16/bf16/i8), anything else
+    // on the CUDA cores (cudaCorePrecision()). A kernel whose code issues tensor-core instructions is held
+    // to the inputs' tensor precision (tensorPrecision()) where the rule gave the CUDA cores.
+    ComputeCeiling computeCeiling(bool kernelIssuesTensorInstructions = false) const;
+    Precision computePrecision() const { return computeCeiling().precision; }
 
     std::string contentHash; // of the JSON and both sources: same problem, same hash
 

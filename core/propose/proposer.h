@@ -46,6 +46,7 @@ struct MeasuredDevice {
     double copyGbps = 0.0; // measured device-to-device copy
     double peakTflops = 0.0; // lead value for the relevant pipe: the problem's precision's ceiling
     std::string precision; // what the problem's FLOPs run in: "FP16 tensor", "FP32 CUDA cores"
+    std::string precisionWhy; // why: "a matrix product", "not a matrix product", "the problem's \"compute\""
     double fp32Tflops = 0.0; // the CUDA cores' FP32 ceiling, beside a tensor one
     double measuredTensorTflops = 0.0; // the runner's mma.sync fp16 microbenchmark; 0: not measured
 };

@@ -240,6 +240,8 @@ nlohmann::json toJson(const Case& c)
         j["shapes"] = c.shapes;
     if (c.compute)
         j["compute"] = precisionName(*c.compute);
+    if (c.computeReason)
+        j["compute_reason"] = ceilingReasonName(*c.computeReason);
     return j;
 }
 
@@ -257,6 +259,7 @@ Case readCase(const JsonReader& r)
         if (!c.compute)
             r.fail("compute", "unknown precision \"" + compute + "\"");
     }
+    c.computeReason = parseCeilingReason(r.stringOr("compute_reason", "")); // an unknown one: said without why
     if (auto shapes = r.optionalObject("shapes"))
         for (const auto& [name, dims] : shapes->value().items()) {
             if (!dims.is_array())

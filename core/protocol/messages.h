@@ -168,6 +168,8 @@ struct Case {
     double flops = 0.0;
     // What the FLOPs run in (the problem's "compute"), for the compute floor; absent from older clients.
     std::optional<Precision> compute;
+    // Why that precision (Problem::computeCeiling()); the runner only echoes it. Absent from older clients.
+    std::optional<CeilingReason> computeReason;
     std::vector<Buffer> buffers;
     Programs programs;
     // Each tensor's shape at this size (outermost first), for a Python reference; rows * row
@@ -311,6 +313,7 @@ struct CaseTiming {
     // clock, the floor (the larger of the copy and flops ÷ ceiling), % of it and which bound binds.
     // Absent where the request named no precision (older clients) or the architecture is unknown.
     std::optional<Precision> compute;
+    std::optional<CeilingReason> computeReason; // the request's, echoed: why that precision
     std::optional<double> ceilingTflops;
     std::optional<double> solUs;
     std::optional<double> pctOfSol;

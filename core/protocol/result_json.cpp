@@ -187,6 +187,8 @@ nlohmann::json toJson(const CaseTiming& c)
     // Only where the request named a precision: older readers and fixtures see the same keys as before.
     if (c.compute)
         j["compute"] = precisionName(*c.compute);
+    if (c.computeReason)
+        j["compute_reason"] = ceilingReasonName(*c.computeReason);
     if (c.ceilingTflops)
         j["ceiling_tflops"] = *c.ceilingTflops;
     if (c.solUs)
@@ -223,6 +225,7 @@ CaseTiming readCaseTiming(const JsonReader& r)
     c.torchCompileError = r.stringOr("torch_compile_error", "");
     c.copySource = r.stringOr("copy_source", "");
     c.compute = parsePrecision(r.stringOr("compute", ""));
+    c.computeReason = parseCeilingReason(r.stringOr("compute_reason", ""));
     c.ceilingTflops = r.optionalNumber("ceiling_tflops");
     c.solUs = r.optionalNumber("sol_us");
     c.pctOfSol = r.optionalNumber("pct_of_sol");

@@ -51,7 +51,7 @@ std::string exportedKernelText(
                 text << "//   " << sizeFiguresText(f) << "\n";
             text << "// Speedup " << aggregateSpeedupText(r.speedup, sizes.size()) << ";";
         } else {
-            const auto sol = sizes.empty() ? std::string() : solText(sizes.front().pctOfSol, sizes.front().solBound);
+            const auto sol = sizes.empty() ? std::string() : solText(sizes.front());
             text << "// Median " << number(r.medianUs, 2) << " us (p20 " << number(r.p20Us, 2) << ", p80 "
                  << number(r.p80Us, 2) << "), " << number(r.gbps, 0) << " GB/s, " << number(r.pctOfCopy, 1)
                  << "% of a same-size device copy, " << (sol.empty() ? std::string() : sol + ", ")

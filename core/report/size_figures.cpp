@@ -27,17 +27,26 @@ std::string contendersText(const figures::SizeFigures& f)
     return figures::contendersText(c);
 }
 
-std::string solText(const std::optional<double>& pctOfSol, const std::optional<Bound>& bound)
+std::string solText(const std::optional<double>& pctOfSol, const std::optional<Bound>& bound,
+    const std::optional<Precision>& compute, const std::optional<CeilingReason>& reason)
 {
     if (!pctOfSol)
         return {};
-    return figureText(pctOfSol, 1) + "% of SOL" + (bound ? " (" + std::string(boundName(*bound)) + ")" : std::string());
+    std::string why = bound ? std::string(boundName(*bound)) : std::string();
+    if (compute)
+        why += (why.empty() ? "" : "; ") + std::string("ceiling ") + ceilingText(*compute, reason);
+    return figureText(pctOfSol, 1) + "% of SOL" + (why.empty() ? std::string() : " (" + why + ")");
+}
+
+std::string solText(const figures::SizeFigures& f)
+{
+    return solText(f.pctOfSol, f.solBound, f.compute, f.computeReason);
 }
 
 std::string sizeFiguresText(const figures::SizeFigures& f)
 {
     const auto contenders = contendersText(f);
-    const auto sol = solText(f.pctOfSol, f.solBound);
+    const auto sol = solText(f);
     return (f.size.empty() ? std::string("(unnamed size)") : f.size) + ": median " + figureText(f.medianUs, 2)
         + " us (p20 " + figureText(f.p20Us, 2) + ", p80 " + figureText(f.p80Us, 2) + "), " + figureText(f.gbps, 0)
         + " GB/s, " + figureText(f.pctOfCopy, 1) + "% of copy, " + (sol.empty() ? std::string() : sol + ", ")

@@ -1,5 +1,6 @@
 // buildEvaluateRequest: launch plans (core/model/launch_plan.h) for each case and program,
 // written in the protocol's terms with kernels renamed to the symbols in the cubins.
+#include "core/lines/tensor_instructions.h"
 #include "core/model/error.h"
 #include "core/model/expression.h"
 #include "core/model/launch_plan.h"
@@ -149,6 +150,10 @@ protocol::EvaluateRequest buildEvaluateRequest(
         }
     };
 
+    // The ceiling the FLOPs are held to: the problem's, or its inputs' tensor precision where the
+    // candidate's PTX issues tensor-core instructions (a floor it could otherwise beat).
+    const auto tensor = lines::countTensorInstructions({}, job.candidate.compiled.ptx);
+    const ComputeCeiling ceiling = problem.computeCeiling(tensor && tensor->count > 0);
     for (const auto& c : planCases(problem)) {
         protocol::Case out;
         out.label = c.label;
@@ -156,7 +161,8 @@ protocol::EvaluateRequest buildEvaluateRequest(
         out.timed = c.timed;
         out.bytes = problem.bytes(*c.sizes);
         out.flops = problem.flops(*c.sizes);
-        out.compute = problem.computePrecision();
+        out.compute = ceiling.precision;
+        out.computeReason = ceiling.reason;
         const auto candidatePlan = plan(job.candidate, c, "candidate");
         out.buffers = toBuffers(problem, candidatePlan);
         if (problem.pythonReference) { // the worker sees each tensor in its own shape

@@ -142,6 +142,10 @@ struct SizeResult : TimingFigures {
     // the copy and FLOPs ÷ the precision's ceiling it is. Absent in results of older runners.
     std::optional<double> pctOfSol;
     std::optional<Bound> solBound;
+    // The ceiling that floor holds the FLOPs to and why (the timing case's compute and compute_reason,
+    // read from the stored timing): absent in results of older clients and runners.
+    std::optional<Precision> compute;
+    std::optional<CeilingReason> computeReason;
     friend bool operator==(const SizeResult&, const SizeResult&) = default;
 };
 

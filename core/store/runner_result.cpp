@@ -51,6 +51,8 @@ std::vector<SizeResult> sizeResultsOf(const protocol::Timing& timing)
         size.speedup = finite(timed.speedupVsBaseline);
         size.pctOfSol = finite(timed.pctOfSol);
         size.solBound = timed.solBound;
+        size.compute = timed.compute;
+        size.computeReason = timed.computeReason;
         sizes.push_back(std::move(size));
     }
     return sizes;

@@ -124,13 +124,25 @@ SizeResult readSizeRow(const Statement& row, int first, const std::string& file)
     size.pctOfSol = row.optionalReal(first + 9);
     if (!row.isNull(first + 10))
         size.solBound = parseBound(row.text(first + 10));
+    if (!row.isNull(first + 11))
+        size.compute = parsePrecision(row.text(first + 11));
+    if (!row.isNull(first + 12))
+        size.computeReason = parseCeilingReason(row.text(first + 12));
     return size;
 }
 
+// The size's case in the stored timing: size rows are made from its cases in order (sizeResultsOf).
+const char* const kSizeCeilingColumns
+    = "CASE WHEN json_valid(r.timing_json) THEN json_extract(r.timing_json, '$.cases[' || z.position || "
+      "'].compute') END, CASE WHEN json_valid(r.timing_json) THEN json_extract(r.timing_json, '$.cases[' || "
+      "z.position || '].compute_reason') END";
+
 std::vector<SizeResult> readSizeResults(Database& db, std::int64_t resultId)
 {
-    auto select = db.cached("SELECT label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup, "
-                            "pct_of_sol, sol_bound FROM size_results WHERE result_id = ?1 ORDER BY position");
+    auto select = db.cached(std::string("SELECT z.label, z.values_json, z.median_us, z.p20_us, z.p80_us, z.cv, "
+                                        "z.gbps, z.pct_of_copy, z.speedup, z.pct_of_sol, z.sol_bound, ")
+        + kSizeCeilingColumns
+        + " FROM size_results z JOIN results r ON r.id = z.result_id WHERE z.result_id = ?1 ORDER BY z.position");
     select.bind(1, resultId);
     std::vector<SizeResult> sizes;
     while (select.step())

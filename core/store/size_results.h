@@ -22,8 +22,11 @@ void nameSizes(std::vector<SizeResult>& sizes, const nlohmann::json& problem);
 void insertSizeResults(Database& db, std::int64_t resultId, const std::vector<SizeResult>& sizes);
 std::vector<SizeResult> readSizeResults(Database& db, std::int64_t resultId);
 // One row's columns label, values_json, median_us, p20_us, p80_us, cv, gbps, pct_of_copy, speedup,
-// pct_of_sol, sol_bound from `first` on.
+// pct_of_sol, sol_bound, then kSizeCeilingColumns' two (the stored timing's compute and
+// compute_reason of the size's case) from `first` on.
 SizeResult readSizeRow(const Statement& row, int first, const std::string& file);
+// The two columns readSizeRow reads last, for a query that joins size_results z to results r.
+extern const char* const kSizeCeilingColumns;
 
 // Schema v3 → v4: size rows for every stored result with timing cases, and the headline columns
 // of multi-size results made one size's (v3 rows mixed the first size's median with percentiles

@@ -178,10 +178,11 @@ std::map<int, std::vector<SizeResult>> Store::sizeResults(std::int64_t sessionId
 {
     // One query over the primary key of size_results, in (iteration, position) order.
     auto select = m_impl->db.cached(
-        "SELECT i.idx, z.label, z.values_json, z.median_us, z.p20_us, z.p80_us, z.cv, z.gbps, z.pct_of_copy, "
-        "z.speedup, z.pct_of_sol, z.sol_bound "
-        "FROM iterations i JOIN results r ON r.iteration_id = i.id JOIN size_results z ON z.result_id = r.id "
-        "WHERE i.session_id = ?1 ORDER BY i.idx, z.position");
+        std::string("SELECT i.idx, z.label, z.values_json, z.median_us, z.p20_us, z.p80_us, z.cv, z.gbps, "
+                    "z.pct_of_copy, z.speedup, z.pct_of_sol, z.sol_bound, ")
+        + kSizeCeilingColumns
+        + " FROM iterations i JOIN results r ON r.iteration_id = i.id JOIN size_results z ON z.result_id = r.id "
+          "WHERE i.session_id = ?1 ORDER BY i.idx, z.position");
     select.bind(1, sessionId);
     std::map<int, std::vector<SizeResult>> byIteration;
     while (select.step())

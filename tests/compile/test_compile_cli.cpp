@@ -73,6 +73,44 @@ private slots:
         QVERIFY2(r.out.contains(QStringLiteral("50.0 %  registers")), qPrintable(r.out));
     }
 
+    // Speed of light names the ceiling and why: LayerNorm+GELU is no matrix product, so its 0.67 GFLOP are
+    // held to the CUDA cores' FP32 ceiling (66.9 TFLOP/s on the nominal H200: 10.03 us, not FP16 tensor's
+    // 0.63 us); the fp16 GEMM to FP16 tensor, as its "compute" says and as the rule gives without it.
+    void speedOfLightCeiling()
+    {
+        const auto layernorm = check({ kLayernorm });
+        QVERIFY2(layernorm.exitCode == kl::cli::Ok, qPrintable(layernorm.err));
+        QVERIFY2(
+            layernorm.out.contains(QStringLiteral("speed of light: FLOPs in FP32 CUDA cores: not a matrix "
+                                                  "product (set \"compute\" to say otherwise), 256 FLOP/SM/clock")),
+            qPrintable(layernorm.out));
+        QVERIFY2(layernorm.out.contains(QStringLiteral("31.58 us       10.03 us  memory")), qPrintable(layernorm.out));
+
+        const auto gemm = check({ QStringLiteral("resources/examples/gemm_fp16/problem.json") });
+        QVERIFY2(gemm.exitCode == kl::cli::Ok, qPrintable(gemm.err));
+        QVERIFY2(gemm.out.contains(QStringLiteral(
+                     "speed of light: FLOPs in FP16 tensor: the problem's \"compute\", 4096 FLOP/SM/clock")),
+            qPrintable(gemm.out));
+        QVERIFY2(gemm.out.contains(QStringLiteral("128.38 us  compute")), qPrintable(gemm.out));
+
+        QTemporaryDir dir;
+        const QString example = QStringLiteral(KL_SOURCE_DIR "/resources/examples/gemm_fp16/");
+        for (const char* source : { "reference.cu", "baseline.cu" })
+            QVERIFY(QFile::copy(example + QLatin1String(source), dir.filePath(QLatin1String(source))));
+        auto problem = nlohmann::json::parse(kl::test::readFile(example.toStdString() + "problem.json"));
+        problem.erase("compute");
+        QFile file(dir.filePath(QStringLiteral("problem.json")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray::fromStdString(problem.dump()));
+        file.close();
+        const auto derived = check({ file.fileName() });
+        QVERIFY2(derived.exitCode == kl::cli::Ok, qPrintable(derived.err));
+        QVERIFY2(derived.out.contains(QStringLiteral("speed of light: FLOPs in FP16 tensor: a matrix product (set "
+                                                     "\"compute\" to say otherwise), 4096 FLOP/SM/clock")),
+            qPrintable(derived.out));
+        QVERIFY2(derived.out.contains(QStringLiteral("128.38 us  compute")), qPrintable(derived.out));
+    }
+
     void json()
     {
         const auto r = check({ kLayernorm, QStringLiteral("--json") });

@@ -1,7 +1,8 @@
 // FLOPs of imported PyTorch problems: import-kernelbench counts the matrix products and convolutions of
 // KernelBench-style files (tests/kernelbench/flops: a matmul, a convolution, attention written out) on
 // meta tensors with Debian's CPU PyTorch 1.13 (python/kernelloop/flop_count.py), writes them over the size
-// symbols, and `check` then shows which floor of speed of light binds.
+// symbols, and `check` then shows which floor of speed of light binds and which ceiling: a product's
+// (FP32 CUDA cores for these fp32 inputs), an element-wise operator's CUDA cores.
 #include "kernelbench_cli.h"
 
 #include "core/model/expression.h"
@@ -67,10 +68,14 @@ private slots:
         QCOMPARE(QString::fromStdString(p["flops"].get<std::string>()), flops);
         const auto problem = kl::loadProblem((dir + QStringLiteral("/problem.json")).toStdString());
         QCOMPARE(problem.flops(problem.mainSizes.front()), atMain);
-        QCOMPARE(problem.computePrecision(), kl::Precision::Fp32); // fp32 inputs: FP32 CUDA cores
+        // Each is a matrix product (its FLOPs per byte grow with the sizes), of fp32 inputs: FP32 CUDA cores.
+        QVERIFY(problem.isMatrixProduct());
+        QCOMPARE(
+            problem.computeCeiling(), (kl::ComputeCeiling { kl::Precision::Fp32, kl::CeilingReason::MatrixProduct }));
         // check: the intensity and which floor binds on the nominal H200 (FP32: a ridge of ~15.7 FLOP/byte).
         const auto check = runCli({ QStringLiteral("check"), dir + QStringLiteral("/problem.json") });
-        QVERIFY2(check.out.contains(QStringLiteral("speed of light: FLOPs in FP32 CUDA cores")), qPrintable(check.out));
+        QVERIFY2(check.out.contains(QStringLiteral("speed of light: FLOPs in FP32 CUDA cores: a matrix product")),
+            qPrintable(check.out));
         // The size's row ends with the floor that binds.
         const QRegularExpression row(binds + QStringLiteral("\\s*$"), QRegularExpression::MultilineOption);
         QVERIFY2(check.out.contains(row), qPrintable(check.out));
@@ -84,6 +89,9 @@ private slots:
         const auto run = importKernelBench(QStringLiteral(KL_SOURCE_DIR "/resources/kernelbench/gelu.py"), dir);
         QVERIFY2(run.exitCode == 0, qPrintable(run.err + run.out));
         QVERIFY(!problemJson(dir).contains("flops"));
+        const auto problem = kl::loadProblem((dir + QStringLiteral("/problem.json")).toStdString());
+        QCOMPARE(problem.computeCeiling(),
+            (kl::ComputeCeiling { kl::Precision::Fp32, kl::CeilingReason::NotMatrixProduct }));
     }
 };
 

@@ -196,6 +196,7 @@ EvaluateResult RecordedResults::answer(const EvaluateRequest& request, const Dev
         if (ct.baseline)
             ct.speedupVsBaseline = ct.baseline->medianUs / ct.candidate.medianUs;
         ct.compute = c.compute; // speed of light as the runner computes it, from the recorded figures
+        ct.computeReason = c.computeReason;
         protocol::addSpeedOfLight(ct, device, timing.smClockMhz.value_or(device.smClockMhz));
         timing.cases.push_back(std::move(ct));
         ++place;

@@ -53,6 +53,15 @@ store::ResultRecord storedReply(double candidateUs, const std::string& compileEr
     c.gbps = c.bytes / (candidateUs * 1000.0);
     c.pctOfCopy = 33.6 / candidateUs * 100.0;
     c.speedupVsBaseline = 90.0 / candidateUs;
+    // Speed of light as the runner gives it for LayerNorm+GELU: the copy binds, the FLOPs held to the
+    // CUDA cores' FP32 ceiling (not a matrix product: the request's reason, echoed).
+    c.flops = 671088640;
+    c.compute = Precision::Fp32;
+    c.computeReason = CeilingReason::NotMatrixProduct;
+    c.ceilingTflops = 66.9;
+    c.solUs = 33.6;
+    c.pctOfSol = 33.6 / candidateUs * 100.0;
+    c.solBound = Bound::Memory;
     c.eager = summary(120.0);
     c.speedupVsEager = 120.0 / candidateUs;
     if (compileError.empty()) {
@@ -175,6 +184,8 @@ private slots:
                            "(eager 120.00 us), vs torch.compile 1.33x (torch.compile 80.00 us).")
                 != std::string::npos,
             text.c_str());
+        QVERIFY2(text.find("56.0% of SOL (memory; ceiling FP32 CUDA cores: not a matrix product)") != std::string::npos,
+            text.c_str());
         // The chosen value becomes the tunable's default: Python has no #define.
         QVERIFY2(text.find("# @kl tunable BLOCK_N = 512 in 256..8192 pow2\n") != std::string::npos, text.c_str());
         QVERIFY2(text.find("#ifndef") == std::string::npos && text.find("\n//") == std::string::npos, text.c_str());
@@ -202,6 +213,15 @@ private slots:
         const auto history = cli({ QStringLiteral("history"), QStringLiteral("--db"), db });
         QVERIFY2(history.contains(QStringLiteral("\n       vs eager 2.00x (eager 120.00 us), vs torch.compile 1.33x")),
             qPrintable(history));
+        // Each % of SOL says which ceiling the FLOPs are held to and why.
+        QVERIFY2(show.contains(QStringLiteral(
+                     "56.0% of SOL (memory; ceiling FP32 CUDA cores: not a matrix product), 1.50x vs baseline")),
+            qPrintable(show));
+        QVERIFY2(history.contains(QStringLiteral(
+                     "\n%SOL: the larger of a same-size copy and the FLOPs at the ceiling FP32 CUDA cores: not a "
+                     "matrix product\n")),
+            qPrintable(history));
+        QCOMPARE(history.count(QStringLiteral("%SOL: ")), 1); // once for the rows that share it
     }
 };
 

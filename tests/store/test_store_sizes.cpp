@@ -140,6 +140,37 @@ private slots:
         QCOMPARE(raw.integer("SELECT COUNT(*) FROM size_results"), 2);
     }
 
+    // The ceiling speed of light held each size's FLOPs to, and why, comes back with the size from the
+    // stored timing (no column of its own): the runner's echo of the request's compute and compute_reason.
+    void eachSizeKeepsItsCeiling()
+    {
+        auto reply = twoSizeReply();
+        auto& cases = reply.timing->cases;
+        cases[0].compute = kl::Precision::Fp32;
+        cases[0].computeReason = kl::CeilingReason::NotMatrixProduct;
+        cases[0].pctOfSol = 61.0;
+        cases[0].solBound = kl::Bound::Memory;
+        cases[1].compute = kl::Precision::Fp16; // an older client's: the precision without why
+        const auto result = resultFromEvaluateResult(reply);
+        QCOMPARE(result.sizes[0].compute, std::optional<kl::Precision>(kl::Precision::Fp32));
+        QCOMPARE(result.sizes[0].computeReason, std::optional<kl::CeilingReason>(kl::CeilingReason::NotMatrixProduct));
+
+        auto store = Store::open(freshPath());
+        const auto session = sessionOf(store, twoSizeProblem());
+        const auto ref = store.beginIteration(session, store.addCandidate(session, fx::candidate(1)));
+        store.recordResult(ref, result);
+        store.finishIteration(ref);
+        const auto sizes = store.sizeResults(session, ref.index);
+        QCOMPARE(sizes.size(), std::size_t(2));
+        QCOMPARE(sizes[0].compute, std::optional<kl::Precision>(kl::Precision::Fp32));
+        QCOMPARE(sizes[0].computeReason, std::optional<kl::CeilingReason>(kl::CeilingReason::NotMatrixProduct));
+        QCOMPARE(*sizes[0].pctOfSol, 61.0);
+        QCOMPARE(sizes[1].compute, std::optional<kl::Precision>(kl::Precision::Fp16));
+        QVERIFY(!sizes[1].computeReason);
+        QVERIFY(store.sizeResults(session).at(ref.index) == sizes);
+        QVERIFY(store.iteration(session, ref.index)->result->sizes == sizes);
+    }
+
     void aResultWithoutSizesGetsThemFromItsTiming()
     {
         auto store = Store::open(freshPath());
