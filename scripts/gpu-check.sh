@@ -20,7 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_triton_hostile test_gpu_lines test_code_listings kl_runner_bench)
+TARGETS=(kernelloop-runner kernelloop-cli test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_triton_hostile test_gpu_lines test_code_listings test_triton_sandbox test_warm_python_tool kl_runner_bench bench_triton_sandbox)
 # Built and carried when the tree has them; the steps that use them say so when they are missing.
 OPTIONAL_TARGETS=(kl-llm-replay)
 
@@ -39,6 +39,9 @@ if [[ "${1:-}" == "--bundle" ]]; then
         [[ -n "$f" ]] || { echo "missing $t" >&2; exit 1; }
         strip -o ".gpu/bin/$t" "$f"
     done
+    # bubblewrap, for the sandbox of model-written Python (core/compile/confinement.h): the GPU image may
+    # have none; the check uses the machine's own where there is one.
+    if command -v bwrap >/dev/null; then cp "$(command -v bwrap)" .gpu/bin/bwrap; fi
     # Every shared library the binaries need except the C runtime and the CUDA toolkit's own.
     for f in .gpu/bin/*; do ldd "$f"; done | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
         case "$(basename "$lib")" in
@@ -91,6 +94,10 @@ else
     COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 fi
 export KL_RUNNER=$BIN/kernelloop-runner KL_SOURCE_DIR=$ROOT QT_QPA_PLATFORM=offscreen
+if ! command -v bwrap >/dev/null && [[ -x $BIN/bwrap ]]; then
+    export KL_BWRAP=$BIN/bwrap
+    say "bubblewrap: the carried $BIN/bwrap (the machine has none)"
+fi
 # Triton candidates and PyTorch references (test_gpu_triton_hostile): the machine's python3 has both.
 # Every helper by its variable: the carried binaries are outside a build tree, so they never look in
 # the source tree on their own (python_tool.cpp).
@@ -105,7 +112,7 @@ missing=$(for f in "$BIN"/*; do ldd "$f" | grep "not found"; done | sort -u)
 [[ -z "$missing" ]] || say "missing libraries: $missing"
 
 # 1. Suites. One log for all; a QtTest "Totals:" line per suite.
-SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_triton_hostile test_gpu_lines test_code_listings)
+SUITES=(test_verify_maths test_runner_no_device test_gpu_examples test_gpu_hostile test_gpu_triton_hostile test_gpu_lines test_code_listings test_triton_sandbox test_warm_python_tool)
 # test_gpu_lines writes the PC-sampling goldens (reply, cubin, PTX per planted kernel) here; they are
 # disassembled below into the SASS fixtures of tests/fixtures/lines/.
 export KL_LINES_DUMP_DIR=$WORK/lines-dumps

@@ -2,7 +2,8 @@
 // the real helper (python/kernelloop/triton_aot.py), warm (one server, N requests) and cold (a Python
 // per request), with the helper as it is (Trusted: no bubblewrap, the in-process half only) and in
 // bubblewrap (Sandboxed, what a session uses). Prints a markdown table of medians.
-// Usage: bench_triton_sandbox PROBLEM.json [N]     (KL_PYTHON picks the interpreter; PYTHONPATH a stand-in)
+// Usage: bench_triton_sandbox PROBLEM.json [N [REQUEST_OUT]]   (KL_PYTHON picks the interpreter; PYTHONPATH a
+// stand-in; REQUEST_OUT: the compile request is written there, for warm_latency_before.py)
 #include "core/compile/confinement.h"
 #include "core/compile/python_tool.h"
 #include "core/compile/triton_compiler.h"
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <vector>
 
 using namespace kl;
@@ -36,7 +38,14 @@ double median(std::vector<double> values)
 bool replyOk(const PythonToolRun& run)
 {
     const auto reply = nlohmann::json::parse(run.reply, nullptr, false);
-    return reply.is_object() && reply.value("ok", false);
+    if (reply.is_object() && reply.value("ok", false))
+        return true;
+    static bool said = false;
+    if (!said) // the first failure, whole, on stderr
+        std::fprintf(stderr, "a compile failed (status %d): %s\n%s\n", run.exitStatus,
+            run.reply.substr(0, 2000).c_str(), run.stderrText.c_str());
+    said = true;
+    return false;
 }
 
 } // namespace
@@ -52,6 +61,8 @@ int main(int argc, char** argv)
     CompileOptions options;
     options.tritonSignature = tritonSignature(problem, problem.baseline);
     const std::string request = tritonCompileRequest(problem.baseline, options);
+    if (argc > 3)
+        std::ofstream(argv[3]) << request;
     const std::string python = pythonExecutable();
     const auto helper = tritonHelperPath();
     std::printf("helper %s, python %s, %d compiles of %s's baseline per row; bubblewrap: %s\n\n", helper.c_str(),

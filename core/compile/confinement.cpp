@@ -200,8 +200,21 @@ std::vector<std::pair<std::string, std::string>> sandboxEnvironment(bool sandbox
         const bool listed = std::any_of(std::begin(exact), std::end(exact), [&](const char* e) { return name == e; })
             || std::any_of(
                 std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.rfind(p, 0) == 0; });
-        if (listed && name != "TRITON_CACHE_DIR" && name != "TRITON_HOME")
-            env.emplace_back(name, text.substr(eq + 1));
+        if (!listed || name == "TRITON_CACHE_DIR" || name == "TRITON_HOME")
+            continue;
+        std::string value = text.substr(eq + 1);
+        if (sandboxed && name == "PYTHONPATH") { // the sandbox starts in /tmp: relative entries would move
+            std::string absolute;
+            for (std::size_t from = 0; from <= value.size();) {
+                const auto to = std::min(value.find(':', from), value.size());
+                const std::string part = value.substr(from, to - from);
+                if (!part.empty())
+                    absolute += (absolute.empty() ? "" : ":") + fs::absolute(part).lexically_normal().string();
+                from = to + 1;
+            }
+            value = absolute;
+        }
+        env.emplace_back(name, value);
     }
     if (sandboxed) {
         env.emplace_back("HOME", "/tmp");

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <thread>
@@ -23,7 +24,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const fs::path kProbe = fs::path(KL_SOURCE_DIR) / "tests/fixtures/compile/warm_probe.py";
+// The source tree: $KL_SOURCE_DIR where set (scripts/gpu-check.sh runs the carried binary elsewhere).
+const fs::path kRoot = std::getenv("KL_SOURCE_DIR") ? std::getenv("KL_SOURCE_DIR") : KL_SOURCE_DIR;
+const fs::path kProbe = kRoot / "tests/fixtures/compile/warm_probe.py";
 
 std::string request(const std::string& action, int value = 0)
 {
@@ -67,8 +70,7 @@ class WarmPythonToolTest : public QObject {
 private slots:
     void initTestCase()
     {
-        qputenv(
-            "KL_WARM_TOOL_DIR", QByteArray::fromStdString((fs::path(KL_SOURCE_DIR) / "python/kernelloop").string()));
+        qputenv("KL_WARM_TOOL_DIR", QByteArray::fromStdString((kRoot / "python/kernelloop").string()));
         QVERIFY(fs::is_regular_file(kProbe));
     }
 

@@ -33,7 +33,8 @@ using namespace kl;
 
 namespace {
 
-const fs::path kRoot = KL_SOURCE_DIR;
+// The source tree: $KL_SOURCE_DIR where set (scripts/gpu-check.sh runs the carried binary elsewhere).
+const fs::path kRoot = std::getenv("KL_SOURCE_DIR") ? std::getenv("KL_SOURCE_DIR") : KL_SOURCE_DIR;
 const fs::path kHostile = kRoot / "tests/fixtures/sandbox/hostile";
 const fs::path kStandIn = kRoot / "tests/fixtures/sandbox/standin";
 
@@ -93,8 +94,9 @@ private slots:
             ::setenv("PYTHONPATH", kStandIn.c_str(), 1);
         qInfo("Triton: %s", m_realTriton ? "real" : "the stand-in (tests/fixtures/sandbox/standin)");
         // Read by the servers when they start: set before the first compile.
-        ::setenv("KL_SANDBOX_MEMORY_MB", "512", 1);
-        ::setenv("KL_TRITON_COMPILE_LIMIT_S", "6", 1);
+        // Real Triton's cold run imports it (seconds) and its LLVM needs room: larger bounds there.
+        ::setenv("KL_SANDBOX_MEMORY_MB", m_realTriton ? "2048" : "512", 1);
+        ::setenv("KL_TRITON_COMPILE_LIMIT_S", m_realTriton ? "40" : "6", 1);
         ::setenv("HOME", m_home.path().toLocal8Bit().constData(), 1);
         std::mt19937_64 random { std::random_device {}() };
         m_secret = "kl-secret-" + std::to_string(random());
@@ -143,8 +145,7 @@ private slots:
         const std::string target
             = (fs::path(m_dir.path().toStdString()) / ("written-" + file.toStdString() + (warm ? "-warm" : "-cold")))
                   .string();
-        const std::string beside
-            = (fs::path(KL_BINARY_DIR) / ("kl-sandbox-canary-" + std::to_string(getpid()))).string();
+        const std::string beside = (kRoot / ("kl-sandbox-canary-" + std::to_string(getpid()))).string();
         const bool swallowed = file.startsWith(QStringLiteral("write_swallowed"));
         const CompileResult r = compile(file.toStdString(), swallowed ? target : beside);
         const std::string first = readFile(kHostile / file.toStdString());
