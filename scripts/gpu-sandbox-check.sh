@@ -35,9 +35,9 @@ for s in test_triton_sandbox test_warm_python_tool test_gpu_triton_hostile; do
     grep -E '^(FAIL|SKIP)' "$OUT/$s.log" | head -20 | tee -a "$OUT/sandbox-check.txt"
 done
 for problem in resources/examples/layernorm_gelu_triton/problem.json; do
-    "$BIN/bench_triton_sandbox" "$problem" 20 "$OUT/request.json" 2>&1 | tee -a "$OUT/sandbox-check.txt"
-    if [[ -f .gpu-old/triton_aot.py && -f "$OUT/request.json" ]]; then
-        echo "before the sandbox (.gpu-old): $(python3 bench/compile/warm_latency_before.py .gpu-old "$OUT/request.json" 20)" \
+    "$BIN/bench_triton_sandbox" "$problem" 20 "$OUT/requests.jsonl" 2>&1 | tee -a "$OUT/sandbox-check.txt"
+    if [[ -f .gpu-old/triton_aot.py && -f "$OUT/requests.jsonl" ]]; then
+        echo "before the sandbox (.gpu-old): $(python3 bench/compile/warm_latency_before.py .gpu-old "$OUT/requests.jsonl" 20)" \
             | tee -a "$OUT/sandbox-check.txt"
     fi
 done

@@ -9,6 +9,7 @@
 #include "core/compile/triton_compiler.h"
 #include "core/compile/warm_python_tool.h"
 #include "core/model/problem.h"
+#include "core/tuner/search_space.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,11 +59,26 @@ int main(int argc, char** argv)
     }
     const Problem problem = loadProblem(argv[1]);
     const int n = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
-    CompileOptions options;
-    options.tritonSignature = tritonSignature(problem, problem.baseline);
-    const std::string request = tritonCompileRequest(problem.baseline, options);
-    if (argc > 3)
-        std::ofstream(argv[3]) << request;
+    // N distinct configurations (the first tunable's values, then the next's, ...): every compile is new to
+    // Triton, as a tuner's are; a repeated request would measure Triton's on-disk cache instead.
+    std::vector<std::string> requests;
+    const Candidate& candidate = problem.baseline;
+    const SearchSpace space(problem, candidate);
+    for (const auto& config : space.all()) {
+        if (int(requests.size()) >= n + 1 + n / 4 * 2)
+            break;
+        CompileOptions options;
+        options.tunables = config;
+        options.tritonSignature = tritonSignature(problem, candidate, &config);
+        requests.push_back(tritonCompileRequest(candidate, options));
+    }
+    if (argc > 3) {
+        std::ofstream out(argv[3]);
+        for (const auto& r : requests)
+            out << r << '\n';
+    }
+    std::size_t next = 0;
+    auto request = [&]() -> const std::string& { return requests[next++ % requests.size()]; };
     const std::string python = pythonExecutable();
     const auto helper = tritonHelperPath();
     std::printf("helper %s, python %s, %d compiles of %s's baseline per row; bubblewrap: %s\n\n", helper.c_str(),
@@ -71,22 +87,23 @@ int main(int argc, char** argv)
     std::printf("| mode | server ready (ms) | warm compile, median (ms) | cold compile, median (ms) | all ok |\n");
     std::printf("|---|---:|---:|---:|---|\n");
     for (const auto mode : { ConfinementMode::Trusted, ConfinementMode::Sandboxed }) {
+        next = 0; // both rows compile the same configurations in the same order
         bool ok = true;
         WarmPythonTool warm(python, helper, 1, mode);
         const auto start = Clock::now();
-        const auto first = warm.run(request, std::chrono::minutes(3)); // includes the server's start
+        const auto first = warm.run(request(), std::chrono::minutes(3)); // includes the server's start
         const double ready = since(start); // the first request waits for the server to start
         ok = ok && replyOk(first);
         std::vector<double> warmMs, coldMs;
         for (int i = 0; i < n; ++i) {
             const auto t = Clock::now();
-            const auto run = warm.run(request, std::chrono::minutes(3));
+            const auto run = warm.run(request(), std::chrono::minutes(3));
             warmMs.push_back(since(t));
             ok = ok && replyOk(run);
         }
         for (int i = 0; i < std::max(1, n / 4); ++i) {
             const auto t = Clock::now();
-            const auto run = runPythonTool(python, helper, request, std::chrono::minutes(3), mode);
+            const auto run = runPythonTool(python, helper, request(), std::chrono::minutes(3), mode);
             coldMs.push_back(since(t));
             ok = ok && replyOk(run);
         }

@@ -3,7 +3,9 @@
 speaking that commit's protocol: REQUEST<TAB>OUT<TAB>ERR, the client killing the named pid), for the
 before/after figure of docs/measurements.md. bench_triton_sandbox gives the after.
 
-    warm_latency_before.py OLD_HELPER_DIR REQUEST.json N
+    warm_latency_before.py OLD_HELPER_DIR REQUESTS.jsonl N
+REQUESTS.jsonl: one compile request a line, as bench_triton_sandbox writes them; used in turn, in the same
+order as bench_triton_sandbox's warm row (each configuration new to Triton's cache, its folder fresh).
 OLD_HELPER_DIR holds triton_aot.py and warm_tool.py of that commit (git show COMMIT:python/kernelloop/...).
 Prints the server's start (to "ready") and the median per compile, client-side wall time, as the C++ client
 measures it: a fresh folder per request, the request written, the reply read back.
@@ -19,15 +21,18 @@ import time
 
 def main(argv):
     helper_dir, request_path, n = argv[1], argv[2], int(argv[3])
-    request = open(request_path).read()
+    requests = [line for line in open(request_path) if line.strip()]
     start = time.perf_counter()
+    # Triton's own cache in a folder of this run: each configuration is compiled, as after the sandbox.
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="kl-before-cache-")
     server = subprocess.Popen([sys.executable, os.path.join(helper_dir, "triton_aot.py"), "--serve"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                               bufsize=1)
     assert server.stdout.readline().strip() == "ready"
     ready_ms = (time.perf_counter() - start) * 1e3
     times, ok = [], True
-    for _ in range(n + 1):
+    for index in range(n + 1):
+        request = requests[index % len(requests)]
         t = time.perf_counter()
         folder = tempfile.mkdtemp(prefix="kl-tool-")
         os.mkdir(os.path.join(folder, "out"))

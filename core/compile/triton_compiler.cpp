@@ -1,5 +1,6 @@
 #include "core/compile/triton_compiler.h"
 
+#include "core/compile/compile_cache.h"
 #include "core/compile/confinement.h"
 #include "core/compile/launch_args.h"
 #include "core/compile/python_tool.h"
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <tuple>
@@ -414,6 +416,32 @@ PythonToolRun tritonHelperRun(const std::filesystem::path& helper, const std::st
     return tool->run(request, limit);
 }
 
+// The replies of compiles that succeeded, by everything the compile saw (the interpreter, the helper, the
+// confinement and the request: source, signature, constexprs, options, target), for this process. Triton's
+// own on-disk cache cannot serve here: each sandboxed compile gets a private, emptied cache folder, since a
+// shared one would let one candidate plant entries for another's. This cache is written only by this side,
+// from a compile's own reply, under that compile's own request.
+std::mutex g_replyMutex;
+std::map<std::string, std::pair<std::string, std::string>> g_replies; // key -> (reply.json, kernel.cubin)
+constexpr std::size_t kMaxCachedReplies = 512;
+
+std::optional<std::pair<std::string, std::string>> cachedTritonReply(const std::string& key)
+{
+    std::lock_guard lock(g_replyMutex);
+    const auto found = g_replies.find(key);
+    if (found == g_replies.end())
+        return std::nullopt;
+    return found->second;
+}
+
+void keepTritonReply(const std::string& key, const std::string& reply, const std::string& cubin)
+{
+    std::lock_guard lock(g_replyMutex);
+    if (g_replies.size() >= kMaxCachedReplies)
+        g_replies.erase(g_replies.begin());
+    g_replies[key] = { reply, cubin };
+}
+
 // Three minutes: Triton compiles a large kernel in seconds; $KL_TRITON_COMPILE_LIMIT_S changes it.
 std::chrono::milliseconds compileLimit()
 {
@@ -457,6 +485,13 @@ CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOp
                 + policy.detail
                 + ". Install bubblewrap (Debian/Ubuntu: apt install bubblewrap), or accept the risk with "
                   "--allow-unconfined-python (GUI: Session > Run Model-Written Python Unconfined)");
+    const auto cacheKey
+        = pythonExecutable() + '\n' + helper.string() + '\n' + std::to_string(int(policy.mode)) + '\n' + request;
+    if (const auto hit = cachedTritonReply(cacheKey)) {
+        CompileResult r = readTritonReply(hit->first, hit->second, candidate, options);
+        r.cache = CacheUse::MemoryHit;
+        return r;
+    }
     const auto limit = compileLimit();
     const PythonToolRun run = tritonHelperRun(helper, request, limit, policy.mode);
     if (!run.started)
@@ -478,6 +513,9 @@ CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOp
         = readTritonReply(run.reply, cubin == run.files.end() ? std::string() : cubin->second, candidate, options);
     if (r.compileMillis <= 0.0)
         r.compileMillis = run.millis;
+    r.cache = CacheUse::Miss;
+    if (r.ok)
+        keepTritonReply(cacheKey, run.reply, cubin->second);
     return r;
 }
 

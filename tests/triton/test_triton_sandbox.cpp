@@ -5,6 +5,7 @@
 // ours reaching them. Where Triton is not installed (CI) a stand-in `triton` module
 // (tests/fixtures/sandbox/standin) takes its place: the helper, the sandbox and the candidate's module
 // are real, only the code generation is not. On the GPU machine real Triton compiles them.
+#include "core/compile/compile_cache.h"
 #include "core/compile/compiler.h"
 #include "core/compile/confinement.h"
 #include "core/compile/triton_compiler.h"
@@ -168,6 +169,25 @@ private slots:
             QVERIFY2(text.find("PATH") != std::string::npos, text.c_str()); // it did print an environment
     }
 
+    // A compile that succeeded is not run again in this process (Triton's own cache folder is private to
+    // each sandboxed compile); one that was refused is run again, and refused again.
+    void repeatedCompileIsCached()
+    {
+        if (m_policy.mode != ConfinementMode::Sandboxed)
+            QSKIP(("bubblewrap cannot make a sandbox on this machine: " + m_policy.detail).c_str());
+        const CompileResult first = compile("good.py", {}, true);
+        const CompileResult second = compile("good.py", {}, true);
+        QVERIFY2(first.ok && second.ok, (first.summary + " / " + second.summary).c_str());
+        QCOMPARE(second.cache, CacheUse::MemoryHit);
+        QCOMPARE(second.cubin, first.cubin);
+        const std::string target = (fs::path(m_dir.path().toStdString()) / "written-again").string();
+        const CompileResult refused = compile("write_outside.py", target, true);
+        const CompileResult again = compile("write_outside.py", target, true);
+        QCOMPARE(again.kind, CompileErrorKind::SandboxWrite);
+        QVERIFY(again.cache != CacheUse::MemoryHit);
+        QCOMPARE(refused.kind, CompileErrorKind::SandboxWrite);
+    }
+
     // Without bubblewrap, model-written Python is refused, categorised, and runs only on the opt-in,
     // still with the allow-listed environment and the in-process refusals.
     void withoutBubblewrap()
@@ -194,13 +214,15 @@ private slots:
     }
 
 private:
-    CompileResult compile(const std::string& file, const std::string& target)
+    CompileResult compile(const std::string& file, const std::string& target, bool again = false)
     {
         std::string source = readFile(kHostile / file);
         source = replaced(source, "@TARGET@", target);
         source = replaced(source, "@SECRET@", (fs::path(m_home.path().toStdString()) / ".kl-secret").string());
         source = replaced(source, "@PORT@", std::to_string(m_port));
         source = replaced(source, "@SLEEP@", m_sleep);
+        if (!again) // each compile new to the cache of compiled replies (triton_compiler.cpp)
+            source += "# compile " + std::to_string(++m_compiles) + "\n";
         const fs::path path = fs::path(m_dir.path().toStdString()) / file;
         std::ofstream(path) << source;
         const Candidate candidate = loadCandidate(path.string());
@@ -218,6 +240,7 @@ private:
     std::string m_secret, m_key, m_sleep;
     int m_listener = -1;
     int m_port = 0;
+    int m_compiles = 0;
 };
 
 QTEST_GUILESS_MAIN(TestTritonSandbox)
