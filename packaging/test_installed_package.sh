@@ -83,10 +83,12 @@ for binary in "$prefix"/bin/*; do
 done
 depends_on python3 || fail "Depends does not name python3 (the helpers run under it)"
 grep -q python3-torch <<<"$(dpkg-deb -f "$deb" Suggests)" || fail "Suggests does not name python3-torch"
+grep -q bubblewrap <<<"$(dpkg-deb -f "$deb" Recommends)" || fail "Recommends does not name bubblewrap (the sandbox)"
 
 step "the files the programs and the README use"
 for file in bin/kernelloop bin/kernelloop-cli bin/kernelloop-runner \
     share/kernelloop/python/kernelloop/triton_aot.py share/kernelloop/python/kernelloop/kernelbench_import.py \
+    share/kernelloop/python/kernelloop/confine.py share/kernelloop/python/kernelloop/warm_tool.py \
     share/kernelloop/python/kernelloop/torch_reference_worker.py share/kernelloop/python/kernelloop/inductor_kernel.py \
     share/kernelloop/python/kernelloop/flop_count.py \
     share/kernelloop/examples/layernorm_gelu/problem.json share/kernelloop/examples/layernorm_gelu_triton/problem.json \
