@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -164,6 +165,49 @@ private slots:
         const auto next = warm.run(request("echo", 2), 30s); // the protocol is intact
         QCOMPARE(reply(next)["value"].get<int>(), 2);
         QCOMPARE(warm.coldFallbacks(), 0);
+    }
+
+    // A client killed with -9 closes the server's input: the server kills the request's child (and what
+    // that started) and ends, leaving nothing running.
+    void endOfInputEndsAHungChild()
+    {
+        QTemporaryDir dir;
+        const std::string pidFile = (fs::path(dir.path().toStdString()) / "grandchild.pid").string();
+        const std::string requestFile = (fs::path(dir.path().toStdString()) / "request.json").string();
+        fs::create_directory(fs::path(dir.path().toStdString()) / "out");
+        auto spawn = nlohmann::json::parse(request("spawn-and-hang"));
+        spawn["pid_file"] = pidFile;
+        std::ofstream(requestFile) << spawn.dump();
+        int in[2], out[2];
+        QVERIFY(pipe(in) == 0 && pipe(out) == 0);
+        const pid_t server = fork();
+        if (server == 0) {
+            dup2(in[0], 0);
+            dup2(out[1], 1);
+            close(in[1]);
+            close(out[0]);
+            execlp("python3", "python3", kProbe.c_str(), "--serve", nullptr);
+            _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        FILE* replies = fdopen(out[0], "r");
+        char line[256] = {};
+        QVERIFY(fgets(line, sizeof line, replies) && std::string(line) == "ready\n");
+        const std::string ask = requestFile + "\t" + (fs::path(dir.path().toStdString()) / "out").string() + "\t"
+            + (fs::path(dir.path().toStdString()) / "stderr.txt").string() + "\t600000\n";
+        QVERIFY(write(in[1], ask.data(), ask.size()) == ssize_t(ask.size()));
+        QVERIFY(fgets(line, sizeof line, replies) && std::string(line).rfind("started ", 0) == 0);
+        const pid_t child = pid_t(std::atoi(line + 8));
+        QTRY_VERIFY_WITH_TIMEOUT(fs::exists(pidFile) && fs::file_size(pidFile) > 0, 10000);
+        pid_t grandchild = 0;
+        std::ifstream(pidFile) >> grandchild;
+        QVERIFY(child > 0 && grandchild > 0);
+        close(in[1]); // what a client killed with -9 does
+        int status = 0; // reaped here, or already (a SIGCHLD handler of the test library may have)
+        QTRY_VERIFY_WITH_TIMEOUT(waitpid(server, &status, WNOHANG) == server || ended(server), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(ended(child) && ended(grandchild), 5000);
+        fclose(replies);
     }
 
     void deadServerCostsAColdRun()
