@@ -80,7 +80,8 @@ PatchWritten writePatch(const PatchOptions& o)
             entry.kind = "pytorch-function";
             entry.file = "winner.py";
             entry.source = readInputFile(pdir / "winner.py", 512 * 1024, "winner");
-            if (entry.source.find("def kernel(") == std::string::npos)
+            if (entry.source.find("def kernel(") == std::string::npos
+                && entry.source.find("\nkernel =") == std::string::npos)
                 line.why = "winner.py defines no kernel(...)";
         } else if (fs::is_regular_file(pdir / "kernel.cu")) {
             entry.kind = "cuda-cubin";

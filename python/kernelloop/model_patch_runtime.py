@@ -148,7 +148,9 @@ def _register(namespace_name, entry, fn):
         exec(text, scope)  # noqa: S102 - a typed signature custom_op can read
         registered = lib.custom_op("%s::%s" % (namespace_name, op), mutates_args=())(scope[op])
         return registered
-    library = _kl_libraries.setdefault(namespace_name, lib.Library(namespace_name, "DEF"))
+    if namespace_name not in _kl_libraries:
+        _kl_libraries[namespace_name] = lib.Library(namespace_name, "DEF")
+    library = _kl_libraries[namespace_name]
     library.define("%s(%s) -> %s" % (op, ", ".join("Tensor %s" % n for n in names),
                                      "Tensor" if outs == 1 else "(%s)" % ", ".join(["Tensor"] * outs)))
     library.impl(op, fn, "CompositeExplicitAutograd")
@@ -208,9 +210,9 @@ class PatchedOperator:
     def call(self, tensors, constants, fallback):
         """The kernel's outputs (flat, reshaped as verified), or the original's value after a fallback."""
         self.calls += 1
+        start = _kl_time.perf_counter()  # the guard is part of what the patch costs
         why = "timing the original" if _kl_force_fallback[0] else (self.guard(tensors)
                                                                     or self.constants_guard(constants))
-        start = _kl_time.perf_counter()
         if why:
             if not _kl_force_fallback[0]:
                 self.fallbacks += 1
@@ -250,12 +252,17 @@ def _trace(model, spec):
     return fx.GraphModule(tracer.root, graph)
 
 
-def _rewrite(gm, patched):
+def _rewrite(gm, patched, renamed):
     """Replaces the operator's nodes with one call through its guard; the nodes themselves stay reachable
-    as the fallback (a GraphModule of the same subgraph over the same submodules)."""
+    as the fallback (a GraphModule of the same subgraph over the same submodules). `renamed`: the nodes
+    earlier rewrites replaced, by their old names (another kernel's output may be this one's input)."""
     import torch.fx as fx
     spec = patched.entry["spec"]
     nodes = {n.name: n for n in gm.graph.nodes}
+    taken = [n for n in spec["nodes"] if n in renamed]
+    if taken:
+        return "its operators %s were put back by another kernel already" % ", ".join(taken)
+    nodes.update(renamed)
     missing = [n for n in spec["nodes"] if n not in nodes]
     if missing:
         return "the model's graph has no node %s (another model or another PyTorch?)" % ", ".join(missing)
@@ -325,6 +332,7 @@ def _rewrite(gm, patched):
         with gm.graph.inserting_after(node):
             picked = gm.graph.call_function(_pick, (node, index))
         o.replace_all_uses_with(picked)
+        renamed[o.name] = picked
     for n in reversed(group):
         if n.users:
             return "%s is still used inside the model" % n.name
@@ -374,6 +382,7 @@ def apply(model):
     """A patched copy of `model`: each kernel put back where it was captured, guarded."""
     model = _kl_copy.deepcopy(model)
     gm = None
+    renamed = {}
     for patched in OPERATORS:
         mode = patched.entry["spec"]["mode"]
         if mode == "graph":
@@ -383,7 +392,7 @@ def apply(model):
                 except Exception as error:  # noqa: BLE001
                     patched.why = "torch.fx cannot trace this model here: %s" % error
                     continue
-            patched.why = _rewrite(gm, patched) or ""
+            patched.why = _rewrite(gm, patched, renamed) or ""
         elif mode == "module":
             patched.why = _replace_module(model, patched) or ""
         else:
