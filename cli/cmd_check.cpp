@@ -198,9 +198,11 @@ void printNoKernelPlan(bool json, const Problem& problem, const std::string& arc
 {
     const std::string language = candidateLanguageName(problem.language());
     if (json) {
-        std::cout << nlohmann::json {
-            { "problem", problem.name }, { "kernel", nullptr }, { "baseline", "eager" }, { "language", language }
-        }.dump(2) << "\n";
+        nlohmann::json plan { { "problem", problem.name }, { "kernel", nullptr }, { "baseline", "eager" },
+            { "language", language } };
+        if (!problem.fixedSizes.empty())
+            plan["fixed_sizes"] = problem.fixedSizes;
+        std::cout << plan.dump(2) << "\n";
         return;
     }
     std::cout << problem.name << ": no kernel yet. PyTorch eager (" << problem.referencePath.filename().string()
@@ -223,6 +225,8 @@ int runCheck(const CheckOptions& o)
             "cli.bad-option", {}, "--arch", "an empty architecture; give one such as sm_90, or leave --arch out");
     const auto problem = loadProblem(o.problem);
     planReferenceEverywhere(problem);
+    if (!problem.fixedSizes.empty() && !o.json) // no fuzz sizes: say so before anything else is read
+        std::cout << "fixed sizes: " << problem.fixedSizes << "\n";
     if (!o.candidateGiven && !problem.hasBaselineKernel()) {
         printNoKernelPlan(o.json, problem, o.archGiven ? o.arch : problem.arch);
         return Ok;

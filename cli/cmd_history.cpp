@@ -161,6 +161,9 @@ void printIterations(const store::Store& s, std::int64_t session)
         throw Error("store.unknown-session", s.path().string(), {}, "no session " + std::to_string(session));
     std::cout << "session " << session << ": " << sessionRecord->problemName << " on " << sessionRecord->device << ", "
               << sessionRecord->proposer << ", " << sessionRecord->status << "\n";
+    if (const auto problem = s.problem(sessionRecord->problemHash))
+        if (const auto fixed = problemFixedSizesOf(problem->json); !fixed.empty())
+            std::cout << "fixed sizes: " << fixed << "\n";
     // With several main sizes the row's figures are the first size's and its speedup the geometric
     // mean; each size follows on its own line.
     const auto figures = figures::readFigures(s, session);

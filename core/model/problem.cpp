@@ -412,7 +412,7 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
         top.fail("arch", "problem.bad-arch", "\"" + p.arch + "\" is not an architecture such as sm_90");
 
     Fields sizes(top.required("sizes"), "sizes", file);
-    sizes.onlyKnown({ "symbols", "main", "fuzz", "constraints" });
+    sizes.onlyKnown({ "symbols", "main", "fuzz", "constraints", "fixed" });
     const auto& symbols = sizes.array("symbols", true);
     checkCount(symbols.size(), kMaxSymbols, "problem.too-many-symbols", file, "sizes.symbols");
     for (std::size_t i = 0; i < symbols.size(); ++i) {
@@ -435,6 +435,10 @@ Problem parseProblem(const std::string& text, const std::filesystem::path& path)
         for (std::size_t i = 0; i < fuzz.size(); ++i)
             p.fuzzSizes.push_back(parseSizeSet(fuzz[i], "sizes.fuzz[" + std::to_string(i) + "]", p, file));
     }
+    p.fixedSizes = sizes.string("fixed", std::string());
+    if (!p.fixedSizes.empty() && !p.fuzzSizes.empty())
+        sizes.fail(sizes.at("fixed"), "problem.fixed-with-fuzz",
+            "a problem verified at its main sizes only (\"fixed\") has no fuzz sizes; drop one or the other");
     const std::set<std::string> symbolSet(p.symbols.begin(), p.symbols.end());
     if (sizes.has("constraints")) {
         const auto& list = sizes.array("constraints", false);
@@ -545,6 +549,15 @@ std::string problemArchOf(const std::string& problemJson)
         && std::regex_match(root["arch"].get_ref<const std::string&>(), arch))
         return root["arch"].get<std::string>();
     return "sm_90";
+}
+
+std::string problemFixedSizesOf(const std::string& problemJson)
+{
+    const json root = json::parse(problemJson, nullptr, false);
+    if (root.is_object() && root.contains("sizes") && root["sizes"].is_object() && root["sizes"].contains("fixed")
+        && root["sizes"]["fixed"].is_string())
+        return root["sizes"]["fixed"].get<std::string>();
+    return {};
 }
 
 Problem loadProblem(const std::filesystem::path& path)

@@ -68,6 +68,9 @@ struct Problem {
     std::vector<SizeSet> mainSizes;
     std::vector<SizeSet> fuzzSizes;
     std::vector<std::string> sizeConstraints; // every size set must satisfy these
+    // "sizes.fixed": why the problem is verified at its main sizes only (an imported KernelBench problem
+    // no size rule could be derived for: no fuzz sizes, values fresh every trial); empty: sizes vary.
+    std::string fixedSizes;
 
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> outputs;
@@ -126,6 +129,8 @@ Problem parseProblem(const std::string& json, const std::filesystem::path& path)
 // The architecture a stored problem file names ("arch"), for compiling a stored candidate again as
 // the loop did; sm_90 (the default) when it names none or does not read. Never throws.
 std::string problemArchOf(const std::string& problemJson);
+// Its "sizes.fixed" (why it is verified at its main sizes only), empty when it has none. Never throws.
+std::string problemFixedSizesOf(const std::string& problemJson);
 
 // Default tolerances when a problem gives none for a dtype.
 Tolerance defaultTolerance(DType type);

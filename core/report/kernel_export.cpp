@@ -1,6 +1,7 @@
 #include "core/report/kernel_export.h"
 
 #include "core/model/error.h"
+#include "core/model/problem.h"
 #include "core/report/size_figures.h"
 #include "core/store/store.h"
 
@@ -32,8 +33,8 @@ std::string withTunableDefaults(const std::string& source, const TunableValues& 
     return out.str();
 }
 
-std::string exportedKernelText(
-    std::int64_t sessionId, const store::SessionRecord* session, const store::IterationDetail& d)
+std::string exportedKernelText(std::int64_t sessionId, const store::SessionRecord* session,
+    const store::IterationDetail& d, const std::string& fixedSizes)
 {
     const bool triton = d.candidate && candidateLanguageOf(d.candidate->fileName) == CandidateLanguage::Triton;
     std::ostringstream text;
@@ -64,9 +65,12 @@ std::string exportedKernelText(
                 text << "// Against the PyTorch reference timed in the same job (medians), " << f.size << ": "
                      << contenders << ".\n";
     }
-    if (d.result)
+    if (d.result && fixedSizes.empty())
         text << "// Verified against the problem's reference at its main, fuzz and padded sizes: " << d.result->category
              << ".\n";
+    else if (d.result)
+        text << "// Verified against the problem's reference at its main sizes only (fixed sizes: " << fixedSizes
+             << "): " << d.result->category << ".\n";
     if (triton) {
         text << "// The launch rule is in the # @kl lines below; the chosen tunables are their defaults.\n";
         // Python comments: the header is the same text after "#".
@@ -102,7 +106,10 @@ ExportedKernel exportKernel(const store::Store& store, std::int64_t session, int
         throw Error("store.no-such-iteration", store.path().string(), {},
             "no candidate at iteration " + std::to_string(chosen));
     const auto record = store.session(session);
-    return { session, chosen, exportedKernelText(session, record ? &*record : nullptr, *d) };
+    const auto problem = record ? store.problem(record->problemHash) : std::nullopt;
+    return { session, chosen,
+        exportedKernelText(
+            session, record ? &*record : nullptr, *d, problem ? problemFixedSizesOf(problem->json) : std::string()) };
 }
 
 } // namespace kl::report

@@ -25,8 +25,9 @@ struct ExportedKernel {
 // "store.no-such-iteration".
 ExportedKernel exportKernel(const store::Store& store, std::int64_t session, int iteration = 0);
 
-// The file's text for one stored iteration; `session` may be null (no session row).
-std::string exportedKernelText(
-    std::int64_t sessionId, const store::SessionRecord* session, const store::IterationDetail& iteration);
+// The file's text for one stored iteration; `session` may be null (no session row). `fixedSizes`: the
+// problem's "sizes.fixed" (verified at its main sizes only, and why), said in the header.
+std::string exportedKernelText(std::int64_t sessionId, const store::SessionRecord* session,
+    const store::IterationDetail& iteration, const std::string& fixedSizes = {});
 
 } // namespace kl::report
