@@ -40,6 +40,12 @@ int runImport(const ImportOptions& o)
     for (const auto& t : problem.outputs)
         std::cout << " " << t.name;
     std::cout << "\n  bytes: " << problem.bytesExpression << "\n";
+    for (const auto& note : imported.notes)
+        std::cout << "  " << note << "\n";
+    for (const auto& c : problem.sizeConstraints)
+        std::cout << "  constraint: " << c << "\n";
+    if (!problem.fixedSizes.empty())
+        std::cout << "  fixed sizes: " << problem.fixedSizes << "\n";
     for (const auto& [sizes, reason] : imported.droppedFuzz)
         std::cout << "  left out fuzz sizes " << sizes << ": " << reason << "\n";
     if (!problem.flopsExpression.empty())

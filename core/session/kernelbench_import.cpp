@@ -1,13 +1,19 @@
 #include "core/session/kernelbench_import.h"
 
 #include "core/compile/python_tool.h"
+#include "core/compile/warm_python_tool.h"
 #include "core/model/error.h"
 #include "core/model/input_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
 
 namespace kl::session {
 
@@ -30,6 +36,26 @@ void writeFile(const fs::path& path, const std::string& text)
         throw Error("kernelbench.cannot-write", path.string(), {}, "cannot write the file");
 }
 
+// One warm helper per interpreter and helper path: a folder of files pays Python's start and torch's
+// import once (about 3 s on 2 cores), each file runs in a forked child with its own time limit.
+PythonToolRun runHelper(const fs::path& helper, const std::string& request, std::chrono::seconds limit)
+{
+    const std::string python = pythonExecutable();
+    if (const char* warm = std::getenv("KL_KERNELBENCH_WARM"); warm && std::string_view(warm) == "0")
+        return runPythonTool(python, helper, request, limit);
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, std::string>, std::unique_ptr<WarmPythonTool>> tools;
+    WarmPythonTool* tool = nullptr;
+    {
+        std::lock_guard lock(mutex);
+        auto& slot = tools[{ python, helper.string() }];
+        if (!slot)
+            slot = std::make_unique<WarmPythonTool>(python, helper, 1);
+        tool = slot.get();
+    }
+    return tool->run(request, limit);
+}
+
 // What the helper found, or its categorised refusal as an Error.
 json introspect(const KernelBenchImport& o)
 {
@@ -37,7 +63,7 @@ json introspect(const KernelBenchImport& o)
     if (!fs::is_regular_file(helper))
         refuse("missing-helper", o.file, missingHelperMessage(helper, "KL_KERNELBENCH_HELPER"));
     const json request = { { "file", fs::absolute(o.file).string() } };
-    const auto run = runPythonTool(pythonExecutable(), helper, request.dump(), std::chrono::seconds(o.timeoutSeconds));
+    const auto run = runHelper(helper, request.dump(), std::chrono::seconds(o.timeoutSeconds));
     if (!run.started)
         refuse(
             "needs-pytorch", o.file, "needs PyTorch: " + run.stderrText + " (set KL_PYTHON to a Python with PyTorch)");
@@ -91,6 +117,13 @@ ordered_json problemJson(const json& reply, const std::string& sourceName, const
     }
     sizes["main"] = ordered_json::array({ main });
     sizes["fuzz"] = ordered_json::array();
+    // The Model's own constraints found by the import (a multiple of its groups, at least its kernel):
+    // every size set of the problem must satisfy them, as every one the import chose does.
+    if (reply.contains("constraints") && !reply["constraints"].empty())
+        sizes["constraints"] = reply["constraints"];
+    // No size rule: verified at KernelBench's sizes only, and the problem says why (check, history, export).
+    if (reply.contains("fixed_sizes") && reply["fixed_sizes"].is_string())
+        sizes["fixed"] = reply["fixed_sizes"];
     for (const auto& f : reply.at("fuzz")) {
         ordered_json set;
         for (const auto& s : reply.at("symbols"))
@@ -154,9 +187,12 @@ ImportedProblem importKernelBench(const KernelBenchImport& o)
         writeFile(dir / baselineName, baselineSource);
     writeFile(dir / "problem.json", problemJson(reply, sourceName, baselineName).dump(2) + "\n");
     const Problem problem = loadProblem(dir / "problem.json"); // the same checks as any problem's
-    ImportedProblem imported { dir / "problem.json", problem, {} };
+    ImportedProblem imported { dir / "problem.json", problem, {}, {} };
     for (const auto& dropped : reply.at("dropped_fuzz"))
         imported.droppedFuzz.emplace_back(dropped.at("sizes").dump(), dropped.at("reason").get<std::string>());
+    if (reply.contains("notes"))
+        for (const auto& note : reply["notes"])
+            imported.notes.push_back(note.get<std::string>());
     return imported;
 }
 
@@ -187,7 +223,7 @@ ImportedProblem problemFromPyTorchFile(const std::string& file)
     const fs::path dir = fs::path(file).parent_path() / fs::path(file).stem();
     std::error_code error;
     if (fs::is_regular_file(dir / "problem.json", error))
-        return { dir / "problem.json", loadProblem(dir / "problem.json"), {} };
+        return { dir / "problem.json", loadProblem(dir / "problem.json"), {}, {} };
     KernelBenchImport o;
     o.file = file;
     o.output = dir.string();

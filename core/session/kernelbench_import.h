@@ -27,6 +27,9 @@ struct ImportedProblem {
     std::filesystem::path problemFile;
     Problem problem;
     std::vector<std::pair<std::string, std::string>> droppedFuzz; // size set (JSON), why it was left out
+    // What the import decided and why: a size held to a constraint the Model declares (a multiple of its
+    // groups, at least its kernel), a size left at KernelBench's value, parameters packed into one buffer.
+    std::vector<std::string> notes;
 };
 
 // Throws kl::Error "kernelbench.<kind>": no-file, exists, cannot-write, missing-helper (the
@@ -34,6 +37,10 @@ struct ImportedProblem {
 // helper-died, random-ops, data-dependent, forward-failed, ... with the helper's message; and the
 // problem's own categories when what was written does not load.
 ImportedProblem importKernelBench(const KernelBenchImport& options);
+
+// A folder's files import in one warm helper (python/kernelloop/kernelbench_import.py --serve: PyTorch
+// imported once, a forked child per file, killed at its time limit); KL_KERNELBENCH_WARM=0 starts a
+// Python per file instead.
 
 // The .py files to import: each file given, and the .py files directly in each folder given (sorted).
 std::vector<std::string> kernelBenchFiles(const std::vector<std::string>& given);

@@ -12,10 +12,12 @@ element-wise ops, softmax and reductions are not counted), and keeps each produc
   transposed conv       2 * N * Cin * prod(in spatial) * Cout/groups * prod(kernel)
   scaled dot-product    2 * B * H * S * Skv * (D + Dv)  (fused kernels; the math path is bmm)
 
-The forward runs on meta tensors (shapes, no memory) at two sizes, as the importer runs shapes; each
-dimension of each product is fitted to a symbol (dim_expression) and the products are summed, so
-matmul at M, N, K gives "2 * M * N * K". The expression is checked against a count at the main sizes
-(meta again); any mismatch or a dimension that follows no symbol gives no expression, with the reason.
+The importer (kernelbench_import.py) runs FlopCounter inside each of its forward passes on meta tensors
+(shapes, no memory), at KernelBench's sizes and with each size symbol moved alone; each dimension of each
+product is fitted by the same shape rules as the tensors' dimensions (affine, floor((P x + Q) / R) + B,
+products of those) and the products are summed, so matmul at M, N, K gives "2 * M * N * K". The
+expression is checked against the count at the main sizes; any mismatch or a dimension that follows no
+rule gives no expression, with the reason.
 """
 
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -76,68 +78,3 @@ class FlopCounter(TorchDispatchMode):
                 product *= d
             count += product
         return count
-
-
-def count_terms(problem, values, discovery_mode, device="meta"):
-    """The products of one forward pass at `values` with tensors on `device` (discovery_mode: the
-    importer's, which puts factories' tensors there)."""
-    torch = problem.torch
-    inputs = problem.call("get_inputs", device, values)
-    init = problem.call("get_init_inputs", device, values)
-    torch.manual_seed(1234)
-    with discovery_mode(torch, device)():
-        model = problem.model_class(*init)
-    if device == "meta":
-        model = model.to("meta")
-    counter = FlopCounter()
-    with torch.no_grad(), discovery_mode(torch, device)(), counter:
-        model(*inputs)
-    return counter
-
-
-def _factor(expression):
-    return "(%s)" % expression if (" + " in expression or " - " in expression) else expression
-
-
-def flops_expression(problem, symbols, values_a, values_b, main, importer):
-    """(expression, None) or (None, why). `importer`: the module with dim_expression, evaluate and
-    discovery_mode (kernelbench_import)."""
-    dim_expression, evaluate, mode = importer.dim_expression, importer.evaluate, importer.discovery_mode
-    try:
-        a = count_terms(problem, values_a, mode)
-        b = count_terms(problem, values_b, mode)
-    except Exception as error:  # noqa: BLE001 - an op without a meta kernel: no FLOPs, not a failed import
-        return None, "forward() on meta tensors raised %s: %s" % (type(error).__name__, error)
-    if not a.terms:
-        return None, "no matrix product or convolution to count"
-    if len(a.terms) != len(b.terms):
-        return None, "forward() runs %d products at one size and %d at another" % (len(a.terms), len(b.terms))
-    summed = {}  # sorted symbolic factors → coefficient
-    for (coefficient_a, dims_a), (coefficient_b, dims_b) in zip(a.terms, b.terms):
-        if len(dims_a) != len(dims_b) or coefficient_a != coefficient_b:
-            return None, "forward() runs different products at the two sizes"
-        coefficient, factors = coefficient_a, []
-        for da, db in zip(dims_a, dims_b):
-            expression = dim_expression(da, db, symbols, values_a, values_b)
-            if expression is None:
-                return None, "a product's dimension (%d, then %d) follows no size symbol" % (da, db)
-            if expression.isdigit():
-                coefficient *= int(expression)
-            else:
-                factors.append(_factor(expression))
-        key = tuple(sorted(factors, key=lambda f: (symbols.index(f) if f in symbols else len(symbols), f)))
-        summed[key] = summed.get(key, 0) + coefficient
-    terms = []
-    for factors, coefficient in summed.items():
-        if coefficient == 0:
-            continue
-        terms.append(" * ".join([str(coefficient)] + list(factors)) if factors else str(coefficient))
-    expression = " + ".join(terms)
-    try:
-        expected = count_terms(problem, main, mode).total()
-    except Exception:  # noqa: BLE001 - the two small sizes ran; the main one must too, else unchecked
-        return None, "forward() on meta tensors fails at the main sizes"
-    got = evaluate(expression, main)
-    if got != expected:
-        return None, "the fitted expression %s gives %d at the main sizes, the count %d" % (expression, got, expected)
-    return expression, None

@@ -1,7 +1,8 @@
 // import-kernelbench on programs it cannot turn into a problem: each is refused with exit 2 and
-// its own category (a syntax error, an import that raises or loops forever, no Model, no get_inputs,
-// random draws in forward, a data-dependent or unknown output shape, state drawn in __init__,
-// inputs that are no tensors, shapes no global sets), and a Python without PyTorch says so.
+// its own category (a syntax error, an import that raises or loops forever, a missing package, no Model,
+// no get_inputs, random draws in forward, a data-dependent output shape, state drawn in __init__, inputs
+// that are no tensors, shapes no global sets), and a Python without PyTorch says so. Bool masks, 0-d
+// tensors and outputs no size rule covers import now (test_kernelbench_operators).
 #include "kernelbench_cli.h"
 
 #include <QTemporaryDir>
@@ -38,8 +39,11 @@ private slots:
         QTest::addColumn<QString>("says");
         QTest::newRow("syntax error") << problemWith("return x +* 2") << QStringLiteral("syntax-error")
                                       << QStringLiteral(":10:");
-        QTest::newRow("import raises") << QByteArray("import torch\nimport no_such_module_kl\n")
-                                       << QStringLiteral("import-error") << QStringLiteral("no_such_module_kl");
+        QTest::newRow("import raises") << QByteArray("import torch\nraise ValueError('broken at import')\n")
+                                       << QStringLiteral("import-error") << QStringLiteral("broken at import");
+        QTest::newRow("missing package") << QByteArray("import torch\nimport no_such_module_kl\n")
+                                         << QStringLiteral("needs-package")
+                                         << QStringLiteral("needs the Python package no_such_module_kl");
         QTest::newRow("exits at import") << QByteArray("import sys\nsys.exit(3)\n") << QStringLiteral("import-error")
                                          << QStringLiteral("SystemExit");
         QTest::newRow("no Model") << QByteArray("import torch\n\n\ndef get_inputs():\n    return [torch.randn(4)]\n")
@@ -56,16 +60,12 @@ private slots:
         QTest::newRow("data-dependent shape")
             << problemWith("return x[x > 0]") << QStringLiteral("data-dependent-shape")
             << QStringLiteral("input values");
-        QTest::newRow("unknown output shapes") << problemWith("return x, x.reshape(-1)[: x.shape[0] // 2]")
-                                               << QStringLiteral("unknown-output-shape") << QStringLiteral("output 1");
         QTest::newRow("not a tensor out")
             << problemWith("return [x.sum().item()]") << QStringLiteral("unsupported-output") << QStringLiteral("list");
         QTest::newRow("string input") << problemWith("return x", "torch.randn(batch_size, dim), 'hello'")
                                       << QStringLiteral("unsupported-input") << QStringLiteral("str");
-        QTest::newRow("0-d input") << problemWith("return x * 2", "torch.randn(batch_size, dim), torch.tensor(2.0)")
-                                   << QStringLiteral("unsupported-input") << QStringLiteral("0-d");
-        QTest::newRow("bool tensor") << problemWith("return x", "torch.randn(batch_size, dim) > 0")
-                                     << QStringLiteral("unsupported-dtype") << QStringLiteral("bool");
+        QTest::newRow("complex tensor") << problemWith("return x", "torch.randn(batch_size, dim, dtype=torch.cfloat)")
+                                        << QStringLiteral("unsupported-dtype") << QStringLiteral("complex64");
         QTest::newRow("literal shapes") << problemWith("return x", "torch.randn(8, 64)")
                                         << QStringLiteral("fixed-shape") << QStringLiteral("globals");
         QByteArray randomInit = problemWith("return x * self.scale");
