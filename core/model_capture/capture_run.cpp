@@ -36,6 +36,10 @@ std::string runModelHelper(const std::string& request, const std::string& file, 
     if (run.timedOut)
         throw Error("model.timeout", file, {},
             "the model took over " + std::to_string(timeoutSeconds) + " s (--timeout gives it longer)");
+    if (run.reply.empty() && run.exitStatus == 128 + 9)
+        throw Error("model.killed", file, {},
+            "the helper was killed (signal 9; most often the kernel's out-of-memory killer: the model at its own "
+            "sizes does not fit this machine's memory)");
     if (run.reply.empty())
         throw Error("model.helper-died", file, {},
             "the helper ended (status " + std::to_string(run.exitStatus) + ") without a reply: "

@@ -105,6 +105,7 @@ class OpCounter(TorchDispatchMode):
         self.buckets = {}
         self.on_free_op = None  # set by the aten op list capture: called after each op outside a leaf module
         self.free_count = 0
+        self.inside = False
 
     def bucket(self, key):
         return self.buckets.setdefault(key, {"flops": 0, "matrix": False, "conv": False, "norm": False,
@@ -113,6 +114,8 @@ class OpCounter(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        if self.inside:  # the capture's own ops (copies of what it keeps) are not the model's
+            return out
         name = func.overloadpacket.__name__
         base = _base_name(name)
         key = self.current
@@ -149,7 +152,11 @@ class OpCounter(TorchDispatchMode):
         if len(b["aten"]) < 64:
             b["aten"].append(name)
         if free:
-            self.on_free_op(key, func, args, kwargs, out)
+            self.inside = True
+            try:
+                self.on_free_op(key, func, args, kwargs, out)
+            finally:
+                self.inside = False
         return out
 
 

@@ -43,6 +43,9 @@ def load_module(path):
     sys.modules[MODULE_NAME] = module  # fx and pickle look functions up by their module
     try:
         exec(code, module.__dict__)  # noqa: S102 - running the user's model is the point
+    except ModuleNotFoundError as error:
+        raise Refusal("missing-package", "%s imports %s, which this Python (%s) does not have"
+                      % (path, error.name, sys.executable))
     except BaseException as error:  # noqa: BLE001 - sys.exit() at import is the file's failure too
         raise Refusal("import-failed", "importing %s raised %s: %s" % (path, type(error).__name__, error))
     return source, module

@@ -188,7 +188,7 @@ def record_fx(torch, capture, inputs, seed, keep=()):
             _finish(torch, op, counter.bucket(n.name), reads, outs, activations, versions)
             ops.append(op)
             if n.name in keep:
-                values[n.name] = _clone(torch, result)
+                values[n.name] = _quietly(counter, lambda: _clone(torch, result))
             return result
 
     torch.manual_seed(seed)
@@ -280,7 +280,7 @@ def record_hooks(torch, loaded, inputs, seed, keep=()):
             stack.append((op_id, module, args, reads + [t for _, _, t in tensors], reads,
                           [t._version for t in reads], tensors))
             if op_id in keep:
-                values[op_id] = {"args": _clone(torch, list(args))}
+                values[op_id] = {"args": _quietly(counter, lambda: _clone(torch, list(args)))}
             counter.current = op_id
         return hook
 
@@ -299,7 +299,7 @@ def record_hooks(torch, loaded, inputs, seed, keep=()):
             _finish(torch, op, counter.bucket(op_id), reads, outs, activations, versions)
             ops.append(op)
             if op_id in keep:
-                values[op_id]["result"] = _clone(torch, result)
+                values[op_id]["result"] = _quietly(counter, lambda: _clone(torch, result))
         return hook
 
     parameters = {id(p): path for path, p in model.named_parameters()}
@@ -336,6 +336,15 @@ def record_hooks(torch, loaded, inputs, seed, keep=()):
         for h in handles:
             h.remove()
     return ops, values, output
+
+
+def _quietly(counter, make):
+    """The capture's own copies, not counted as the model's ops (nor numbered as aten ops)."""
+    counter.inside = True
+    try:
+        return make()
+    finally:
+        counter.inside = False
 
 
 def _flat(torch, values):

@@ -106,11 +106,11 @@ def literal(torch, value):
         text = repr(value)
         return text if text not in ("inf", "-inf", "nan") else "float(%r)" % text
     if isinstance(value, torch.dtype):
-        return str(value)
+        return "_kl_torch." + str(value).split(".", 1)[1]
     if isinstance(value, torch.device):
         return "_kl_torch.device(%r)" % str(value)
     if isinstance(value, torch.memory_format):
-        return str(value)
+        return "_kl_torch." + str(value).split(".", 1)[1]
     if isinstance(value, torch.Size):
         return "_kl_torch.Size(%r)" % list(value)
     if isinstance(value, (tuple, list)):
