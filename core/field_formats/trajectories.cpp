@@ -1,0 +1,269 @@
+#include "core/field_formats/trajectories.h"
+
+#include "core/field_formats/flashinfer_names.h"
+#include "core/field_formats/flashinfer_trace.h"
+#include "core/report/source_diff.h"
+#include "core/store/store.h"
+
+#include <cmath>
+#include <map>
+
+namespace kl::fieldformats {
+
+namespace {
+
+Json optional(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(); }
+Json finite(double v)
+{
+    return std::isfinite(v) ? Json(v) : Json(std::isnan(v) ? "NaN" : (v > 0 ? "Infinity" : "-Infinity"));
+}
+
+bool engineerKind(store::DecisionRecord::Kind k)
+{
+    using K = store::DecisionRecord::Kind;
+    return k == K::Accept || k == K::Reject || k == K::Steer || k == K::Replace;
+}
+
+// The engineer's word on an iteration (see the header), empty where the engineer had none.
+std::string engineerDecision(const store::SessionRecord& session, const store::IterationDetail& d)
+{
+    for (const auto& dec : d.decisions)
+        if (engineerKind(dec.kind))
+            return std::string(store::decisionName(dec.kind));
+    if (session.mode != "review" || !d.candidate || d.row.proposerDetail == "baseline" || !d.result)
+        return {};
+    if (d.candidate->proposer == store::CandidateRecord::Proposer::Human)
+        return "edit";
+    return "accept";
+}
+
+Json exchangesJson(const store::IterationDetail& d)
+{
+    Json list = Json::array();
+    for (const auto& x : d.exchanges) {
+        const auto& e = x.exchange;
+        Json messages = Json::array();
+        for (const auto& m : e.prompt)
+            messages.push_back({ { "role", m.role }, { "content", m.content } });
+        list.push_back({ { "role", x.role }, { "provider", e.provider }, { "model", e.model },
+            { "served_model", e.servedModel }, { "messages", messages }, { "reply", store::replyText(e) },
+            { "category", exchangeCategoryName(e.category) }, { "message", e.message },
+            { "usage",
+                e.usage.reported ? Json { { "prompt_tokens", e.usage.promptTokens },
+                    { "completion_tokens", e.usage.completionTokens } }
+                                 : Json() },
+            { "latency_ms", e.latencyMs }, { "attempts", e.attempts }, { "started_at", e.startedAt } });
+    }
+    return list;
+}
+
+Json verdictJson(const store::IterationDetail& d)
+{
+    if (!d.result)
+        return { { "status", nullptr }, { "category", d.row.state }, { "detail", nullptr } };
+    const auto& r = *d.result;
+    Json failing = Json::array();
+    int cases = 0;
+    if (r.verification)
+        for (const auto& c : r.verification->cases) {
+            ++cases;
+            if (c.passed)
+                continue;
+            Json window;
+            if (c.window)
+                window = { { "start", c.window->start }, { "expected", Json::array() }, { "actual", Json::array() } };
+            if (c.window)
+                for (std::size_t i = 0; i < c.window->expected.size(); ++i) {
+                    window["expected"].push_back(finite(c.window->expected[i]));
+                    window["actual"].push_back(i < c.window->actual.size() ? finite(c.window->actual[i]) : Json());
+                }
+            failing.push_back({ { "size", c.label }, { "kind", protocol::caseKindName(c.kind) }, { "trial", c.trial },
+                { "category", c.category ? Json(protocol::categoryName(*c.category)) : Json() },
+                { "elements", c.elements }, { "mismatches", c.mismatches }, { "unwritten", c.unwritten },
+                { "nan", c.nan }, { "max_abs_error", finite(c.maxAbsError) },
+                { "max_rel_error", finite(c.maxRelError) }, { "worst_output", c.worstOutput },
+                { "worst_index", c.worstIndex }, { "window", window } });
+        }
+    const auto status = evaluationStatus(r.category);
+    return { { "status", r.status }, { "category", r.category },
+        { "flashinfer_status", status ? Json(std::string(*status)) : Json() }, { "detail", r.detail },
+        { "verified_cases", cases }, { "failing_cases", failing } };
+}
+
+Json compileJson(const store::IterationDetail& d)
+{
+    if (!d.result)
+        return nullptr;
+    const auto& r = *d.result;
+    const bool failed = r.category.rfind("compile.", 0) == 0 || r.category.rfind("plan.", 0) == 0
+        || r.category.rfind("candidate.", 0) == 0;
+    Json j = { { "category", failed ? r.category : std::string("ok") }, { "log", failed ? r.detail : std::string() },
+        { "toolkit", r.toolkit } };
+    if (r.compile.statics) {
+        const auto& s = *r.compile.statics;
+        j["registers"] = s.registers;
+        j["theoretical_occupancy"] = s.theoreticalOccupancy;
+        j["occupancy_limiter"] = s.occupancyLimiter;
+    }
+    return j;
+}
+
+Json timingsJson(const store::IterationDetail& d)
+{
+    Json list = Json::array();
+    if (!d.result || !d.result->timing)
+        return list;
+    for (const auto& c : d.result->timing->cases) {
+        Json t = { { "size", c.label }, { "statistic", "median" }, { "median_us", c.candidate.medianUs },
+            { "p20_us", c.candidate.p20Us }, { "p80_us", c.candidate.p80Us }, { "mean_us", c.candidate.meanUs },
+            { "min_us", c.candidate.minUs }, { "cv", c.candidate.cv }, { "reps", c.candidate.reps },
+            { "median_interval_us",
+                c.candidate.medianLowUs && c.candidate.medianHighUs
+                    ? Json::array({ *c.candidate.medianLowUs, *c.candidate.medianHighUs })
+                    : Json() },
+            { "baseline_median_us", c.baseline ? Json(c.baseline->medianUs) : Json() },
+            { "speedup_vs_baseline", optional(c.speedupVsBaseline) }, { "gbps", c.gbps },
+            { "pct_of_copy", optional(c.pctOfCopy) }, { "pct_of_sol", optional(c.pctOfSol) },
+            { "eager_median_us", c.eager ? Json(c.eager->medianUs) : Json() },
+            { "torch_compile_median_us", c.torchCompile ? Json(c.torchCompile->medianUs) : Json() } };
+        list.push_back(std::move(t));
+    }
+    return list;
+}
+
+Json findingsJson(const store::IterationDetail& d)
+{
+    Json list = Json::array();
+    for (const auto& f : d.findings)
+        list.push_back({ { "rule", f.ruleId }, { "severity", f.severity }, { "message", f.message },
+            { "evidence", Json::parse(f.evidence.dump()) }, { "directions", f.directions } });
+    return list;
+}
+
+struct Judged {
+    int index = 0;
+    std::string source;
+    std::string decision; // accept, edit, reject, steer, auto-keep, auto-revert
+    std::string reason;
+};
+
+} // namespace
+
+std::vector<Json> trajectoryRecords(
+    const store::Store& store, const std::vector<std::int64_t>& sessions, TrajectorySummary* summary)
+{
+    std::vector<Json> records;
+    TrajectorySummary counts;
+    for (const auto id : sessions) {
+        const auto session = store.session(id);
+        if (!session)
+            continue;
+        ++counts.sessions;
+        records.push_back({ { "schema", kTrajectorySchema }, { "version", kTrajectoryVersion }, { "type", "session" },
+            { "session", id }, { "problem", session->problemName }, { "problem_hash", session->problemHash },
+            { "label", session->label }, { "device", session->device }, { "proposer", session->proposer },
+            { "mode", session->mode }, { "status", session->status },
+            { "started_at", isoTimestamp(session->startedMs) } });
+        std::map<std::int64_t, int> iterationOfCandidate;
+        std::map<std::int64_t, std::vector<Judged>> byParent; // parent candidate -> its children, judged
+        for (const auto& row : store.listIterations(id)) {
+            const auto d = store.iteration(id, row.index);
+            if (!d)
+                continue;
+            ++counts.iterations;
+            if (d->candidate)
+                iterationOfCandidate[d->candidate->id] = row.index;
+            Json kernel;
+            Json diff;
+            if (d->candidate) {
+                const auto& c = *d->candidate;
+                kernel = { { "file", c.fileName }, { "source", c.source }, { "tunables", c.tunables },
+                    { "source_hash", c.sourceHash } };
+                if (d->parent) {
+                    const auto sd = report::diffSources(d->parent->source, d->candidate->source);
+                    diff = sd.same()
+                        ? Json("")
+                        : Json(report::unifiedDiffText(sd, "parent/" + d->parent->fileName, "this/" + c.fileName));
+                }
+            }
+            Json decisions = Json::array();
+            std::string loopDecision, reason;
+            for (const auto& dec : d->decisions) {
+                decisions.push_back({ { "kind", store::decisionName(dec.kind) },
+                    { "by", engineerKind(dec.kind) ? "engineer" : "loop" }, { "reason", dec.reason },
+                    { "steering", dec.steering }, { "decided_at", isoTimestamp(dec.decidedMs) } });
+                if (!engineerKind(dec.kind))
+                    loopDecision = store::decisionName(dec.kind);
+                if (reason.empty())
+                    reason = !dec.reason.empty() ? dec.reason : dec.steering;
+            }
+            const auto engineer = engineerDecision(*session, *d);
+            const auto parentIteration
+                = d->parent ? iterationOfCandidate.find(d->parent->id) : iterationOfCandidate.end();
+            Json record = { { "schema", kTrajectorySchema }, { "version", kTrajectoryVersion }, { "type", "iteration" },
+                { "session", id }, { "iteration", row.index }, { "round", row.round ? Json(*row.round) : Json() },
+                { "state", row.state }, { "proposer", store::proposedBy(row) },
+                { "proposer_detail", row.proposerDetail },
+                { "parent_iteration",
+                    parentIteration != iterationOfCandidate.end() ? Json(parentIteration->second) : Json() },
+                { "hypothesis", d->candidate ? d->candidate->hypothesis : std::string() },
+                { "predicted_speedup", d->candidate ? optional(d->candidate->predictedSpeedup) : Json() },
+                { "exchanges", exchangesJson(*d) }, { "kernel", kernel }, { "diff_to_parent", diff },
+                { "compile", compileJson(*d) }, { "verdict", verdictJson(*d) }, { "timings", timingsJson(*d) },
+                { "speedup", optional(row.speedup) }, { "findings", findingsJson(*d) },
+                { "engineer_decision", engineer.empty() ? Json() : Json(engineer) },
+                { "loop_decision", loopDecision.empty() ? Json() : Json(loopDecision) }, { "decisions", decisions } };
+            records.push_back(std::move(record));
+            if (d->candidate && d->parent) {
+                const auto word = !engineer.empty() ? engineer : loopDecision;
+                if (!word.empty())
+                    byParent[d->parent->id].push_back({ row.index, d->candidate->source, word, reason });
+            }
+        }
+        // Preference pairs: kept against refused, children of the same parent, by the engineer and by measurement.
+        const auto kept = [](const std::string& w) { return w == "accept" || w == "edit" || w == "auto-keep"; };
+        const auto refused = [](const std::string& w) { return w == "reject" || w == "steer" || w == "auto-revert"; };
+        const auto byEngineer
+            = [](const std::string& w) { return w == "accept" || w == "edit" || w == "reject" || w == "steer"; };
+        for (const auto& [parent, children] : byParent)
+            for (const auto& chosen : children)
+                for (const auto& rejected : children) {
+                    if (!kept(chosen.decision) || !refused(rejected.decision))
+                        continue;
+                    if (byEngineer(chosen.decision) != byEngineer(rejected.decision))
+                        continue;
+                    const auto p = iterationOfCandidate.find(parent);
+                    records.push_back({ { "schema", kTrajectorySchema }, { "version", kTrajectoryVersion },
+                        { "type", "preference" }, { "session", id },
+                        { "parent_iteration", p != iterationOfCandidate.end() ? Json(p->second) : Json() },
+                        { "decided_by", byEngineer(chosen.decision) ? "engineer" : "measurement" },
+                        { "chosen",
+                            { { "iteration", chosen.index }, { "decision", chosen.decision },
+                                { "source", chosen.source } } },
+                        { "rejected",
+                            { { "iteration", rejected.index }, { "decision", rejected.decision },
+                                { "reason", rejected.reason }, { "source", rejected.source } } } });
+                    ++counts.preferencePairs;
+                }
+    }
+    if (summary)
+        *summary = counts;
+    return records;
+}
+
+TrajectorySummary exportTrajectories(const store::Store& store, const std::vector<std::int64_t>& sessions,
+    const std::filesystem::path& file, const ExportSecrets& secrets, bool overwrite)
+{
+    store::checkExportTarget(store.path(), file, overwrite);
+    const ExportRedactor redactor(secrets);
+    TrajectorySummary summary;
+    std::string text;
+    for (auto& record : trajectoryRecords(store, sessions, &summary)) {
+        redactor.redact(record);
+        text += record.dump() + "\n";
+    }
+    writeExportFile(file, text);
+    return summary;
+}
+
+} // namespace kl::fieldformats
