@@ -57,9 +57,11 @@ struct Session {
 };
 
 // A session: the baseline (1), a faster passed candidate (2), the fastest passed one (3) and a failure (4).
-Session fillSession(store::Store& s, bool withSummary, bool twoSizes)
+// `problem`: the problem it is of (store::fixtures::problem() by default).
+Session fillSession(
+    store::Store& s, bool withSummary, bool twoSizes, const store::ProblemRecord& problem = store::fixtures::problem())
 {
-    const auto hash = s.addProblem(store::fixtures::problem());
+    const auto hash = s.addProblem(problem);
     store::SessionRecord rec;
     rec.problemHash = hash;
     rec.device = "NVIDIA H200 #0";
@@ -309,6 +311,34 @@ private slots:
         QCOMPARE(kernel.exitCode, 0);
         QVERIFY2(kernel.out.contains(QStringLiteral("iteration 2 (layernorm_gelu)")), qPrintable(kernel.out));
         QVERIFY2(kernel.out.contains(QStringLiteral("//   M=8192,N=4096: median 84.80 us")), qPrintable(kernel.out));
+        QVERIFY2(kernel.out.contains(QStringLiteral("at its main, fuzz and padded sizes")), qPrintable(kernel.out));
+        QVERIFY2(!history.out.contains(QStringLiteral("fixed sizes")), qPrintable(history.out));
+    }
+
+    // Issue 39: a problem verified at its main sizes only ("sizes.fixed", an imported KernelBench problem
+    // no size rule holds for) says so, and why, in `history` and in export-kernel's header.
+    void fixedSizesInHistoryAndExport()
+    {
+        QTemporaryDir dir;
+        const auto db = dir.filePath(QStringLiteral("s.db"));
+        const std::string why = "imported at KernelBench's sizes only: batch_size = 32768 only";
+        {
+            auto s = store::Store::open(db.toStdString());
+            auto problem = store::fixtures::problem("hinge_loss");
+            problem.json = "{\"name\":\"hinge_loss\",\"sizes\":{\"symbols\":[\"batch_size\"],"
+                           "\"main\":[{\"batch_size\":32768}],\"fixed\":\""
+                + why + "\"}}";
+            fillSession(s, true, false, problem);
+        }
+        const auto history = cli({ QStringLiteral("history"), QStringLiteral("--db"), db });
+        QCOMPARE(history.exitCode, 0);
+        QVERIFY2(history.out.contains(QString::fromStdString("fixed sizes: " + why)), qPrintable(history.out));
+        const auto kernel = cli({ QStringLiteral("export-kernel"), QStringLiteral("--db"), db });
+        QCOMPARE(kernel.exitCode, 0);
+        QVERIFY2(kernel.out.contains(QString::fromStdString(
+                     "// Verified against the problem's reference at its main sizes only (fixed sizes: " + why + ")")),
+            qPrintable(kernel.out));
+        QVERIFY2(!kernel.out.contains(QStringLiteral("fuzz and padded")), qPrintable(kernel.out));
     }
 };
 
