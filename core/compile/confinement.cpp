@@ -1,5 +1,7 @@
 #include "core/compile/confinement.h"
 
+#include "core/model/child_environment.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -64,8 +66,10 @@ Captured capture(const std::vector<std::string>& argv, int limitMs)
     for (const auto& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    std::vector<std::string> envStrings = childEnvironment(); // never a secret of ours
+    const std::vector<char*> envp = environmentPointers(envStrings);
     pid_t pid = -1;
-    const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+    const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(fds[1]);
@@ -185,6 +189,11 @@ std::vector<std::string> environmentStrings(const std::vector<std::pair<std::str
     return strings;
 }
 
+std::vector<std::string> helperEnvironment(ConfinementMode mode)
+{
+    return mode == ConfinementMode::Unconfined ? environmentStrings(sandboxEnvironment(false)) : childEnvironment();
+}
+
 std::vector<std::pair<std::string, std::string>> sandboxEnvironment(bool sandboxed)
 {
     static const char* const exact[] = { "PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "PYTHONPATH",
@@ -200,7 +209,7 @@ std::vector<std::pair<std::string, std::string>> sandboxEnvironment(bool sandbox
         const bool listed = std::any_of(std::begin(exact), std::end(exact), [&](const char* e) { return name == e; })
             || std::any_of(
                 std::begin(prefixes), std::end(prefixes), [&](const char* p) { return name.rfind(p, 0) == 0; });
-        if (!listed || name == "TRITON_CACHE_DIR" || name == "TRITON_HOME")
+        if (!listed || name == "TRITON_CACHE_DIR" || name == "TRITON_HOME" || isSecretVariable(name))
             continue;
         std::string value = text.substr(eq + 1);
         if (sandboxed && name == "PYTHONPATH") { // the sandbox starts in /tmp: relative entries would move

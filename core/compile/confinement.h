@@ -60,4 +60,8 @@ std::vector<std::pair<std::string, std::string>> sandboxEnvironment(bool sandbox
 // The same as NAME=VALUE strings, for execve.
 std::vector<std::string> environmentStrings(const std::vector<std::pair<std::string, std::string>>& env);
 
+// What a helper process is started with, as NAME=VALUE: Unconfined, the allow-list above; otherwise this
+// process's environment less its secrets (core/model/child_environment.h; bubblewrap then clears it).
+std::vector<std::string> helperEnvironment(ConfinementMode mode);
+
 } // namespace kl

@@ -1,6 +1,7 @@
 #include "core/compile/python_tool.h"
 
 #include "core/compile/confinement.h"
+#include "core/model/child_environment.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -14,8 +15,6 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
-
-extern char** environ;
 
 // KL_SOURCE_DIR and KL_BINARY_DIR are defined only where KL_SOURCE_FALLBACK is on (development builds).
 
@@ -177,15 +176,10 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
     for (const auto& part : command)
         argv.push_back(part.c_str());
     argv.push_back(nullptr);
-    // Model-written code never sees our variables (an API key); bubblewrap sets its own.
-    const std::vector<std::string> envStrings = mode == ConfinementMode::Unconfined
-        ? environmentStrings(sandboxEnvironment(false))
-        : std::vector<std::string> {};
-    std::vector<const char*> envp;
-    for (const auto& entry : envStrings)
-        envp.push_back(entry.c_str());
-    envp.push_back(nullptr);
-    char* const* childEnv = mode == ConfinementMode::Unconfined ? const_cast<char* const*>(envp.data()) : environ;
+    // Never a secret of ours (an API key); model-written code unconfined gets the allow-list only.
+    std::vector<std::string> envStrings = helperEnvironment(mode);
+    const std::vector<char*> envp = environmentPointers(envStrings);
+    char* const* childEnv = envp.data();
     const std::string cannotRun = "cannot run " + command.front() + ": "; // no allocation after fork
     const pid_t pid = fork();
     if (pid == 0) {

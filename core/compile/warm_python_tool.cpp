@@ -1,5 +1,7 @@
 #include "core/compile/warm_python_tool.h"
 
+#include "core/model/child_environment.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -10,8 +12,6 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace kl {
 
@@ -82,14 +82,10 @@ public:
         for (const auto& part : command)
             argv.push_back(part.c_str());
         argv.push_back(nullptr);
-        const std::vector<std::string> envStrings = mode == ConfinementMode::Unconfined
-            ? environmentStrings(sandboxEnvironment(false))
-            : std::vector<std::string> {};
-        std::vector<const char*> envp;
-        for (const auto& entry : envStrings)
-            envp.push_back(entry.c_str());
-        envp.push_back(nullptr);
-        char* const* childEnv = mode == ConfinementMode::Unconfined ? const_cast<char* const*>(envp.data()) : environ;
+        // Never a secret of ours (an API key); model-written code unconfined gets the allow-list only.
+        std::vector<std::string> envStrings = helperEnvironment(mode);
+        const std::vector<char*> envp = environmentPointers(envStrings);
+        char* const* childEnv = envp.data();
         m_pid = fork();
         if (m_pid == 0) {
             // Only async-signal-safe calls until exec: the parent may be multithreaded. No parent-death

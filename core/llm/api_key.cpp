@@ -1,5 +1,6 @@
 #include "core/llm/api_key.h"
 
+#include "core/model/child_environment.h"
 #include "core/model/error.h"
 
 #include <cstdio>
@@ -71,6 +72,7 @@ std::string loadApiKey(const KeySource& source)
         return keyFromFile(source.file);
     if (source.environmentVariable.empty())
         return {};
+    markSecretVariable(source.environmentVariable); // no child process of ours gets it
     const char* value = std::getenv(source.environmentVariable.c_str());
     auto key = trimmed(value ? value : "");
     if (key.empty())

@@ -1,5 +1,7 @@
 #include "core/runnerclient/runner_process.h"
 
+#include "core/model/child_environment.h"
+
 #include "core/model/error.h"
 
 #include <cerrno>
@@ -117,8 +119,11 @@ std::unique_ptr<RunnerProcess> RunnerProcess::spawn(const std::string& path, con
         argv.push_back(a.data());
     argv.push_back(nullptr);
 
+    // No secret of ours reaches the runner (nor the reference worker it starts, nor a remote host).
+    std::vector<std::string> envStrings = childEnvironment();
+    const std::vector<char*> envp = environmentPointers(envStrings);
     pid_t pid = -1;
-    if (const int error = ::posix_spawn(&pid, path.c_str(), &r.actions, &r.attr, argv.data(), environ); error != 0)
+    if (const int error = ::posix_spawn(&pid, path.c_str(), &r.actions, &r.attr, argv.data(), envp.data()); error != 0)
         return fail("posix_spawn", error);
 
     std::unique_ptr<RunnerProcess> p(new RunnerProcess);

@@ -12,6 +12,7 @@
 //     bad-result    a result line with a malformed timing section
 //     flood         4 MiB on stderr, then a normal answer
 //     context-lost  an illegal-address result, then exit 1 (as the real runner after a lost context)
+//     environment   a result whose detail lists the names of its environment's variables
 //     anything else three progress lines and a passed result whose detail echoes the request
 #include "core/model/error.h"
 #include "core/protocol/messages.h"
@@ -25,6 +26,8 @@
 #include <iostream>
 #include <string>
 #include <thread>
+
+extern char** environ;
 
 using namespace kl;
 using namespace kl::protocol;
@@ -103,6 +106,13 @@ void evaluate(const EvaluateRequest& request, int device)
         send(toLine(EvaluateResult::failure(request.id, Category::Timeout, "still running after 3000 ms")));
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         ::_exit(3);
+    }
+    if (behaviour == "environment") { // the names of its environment, for the test that no secret reaches it
+        std::string names;
+        for (char** entry = environ; entry && *entry; ++entry)
+            names += std::string(*entry).substr(0, std::string(*entry).find('=')) + ",";
+        send(toLine(EvaluateResult::failure(request.id, Category::Passed, names)));
+        return;
     }
     if (behaviour == "context-lost") {
         send(toLine(EvaluateResult::failure(request.id, Category::IllegalAddress, "an illegal memory access")));

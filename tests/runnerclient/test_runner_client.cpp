@@ -1,6 +1,7 @@
 // The runner client against real child processes: a fake runner that hangs, crashes, writes
 // garbage, never says hello or ignores shutdown (fake_runner.cpp), and the real kernelloop-runner,
 // which on a machine without a GPU must come back as a clean no-device answer.
+#include "core/model/child_environment.h"
 #include "core/model/error.h"
 #include "core/runnerclient/runner_client.h"
 
@@ -117,6 +118,26 @@ private slots:
         client.shutdown();
         QVERIFY(!client.running());
         QVERIFY(reaped(pid));
+    }
+
+    // The key's variable (marked by the key loader, here directly) and any secret-looking one never reach
+    // the runner; the rest of the environment does.
+    void noSecretReachesTheRunner()
+    {
+        ::setenv("KL_TEST_LLM_VARIABLE", "sk-planted-1", 1);
+        ::setenv("SOME_SERVICE_API_KEY", "sk-planted-2", 1);
+        ::setenv("KL_TEST_PLAIN", "plain", 1);
+        markSecretVariable("KL_TEST_LLM_VARIABLE");
+        RunnerClient client(fakeConfig());
+        QVERIFY(client.start().deviceOk);
+        const auto r = client.evaluate(request("environment"));
+        ::unsetenv("KL_TEST_LLM_VARIABLE");
+        ::unsetenv("SOME_SERVICE_API_KEY");
+        ::unsetenv("KL_TEST_PLAIN");
+        const QString names = q(r.header.detail);
+        QVERIFY2(names.contains(u"KL_TEST_PLAIN,"_qs) && names.contains(u"PATH,"_qs), qPrintable(names));
+        QVERIFY2(!names.contains(u"KL_TEST_LLM_VARIABLE"_qs), qPrintable(names));
+        QVERIFY2(!names.contains(u"SOME_SERVICE_API_KEY"_qs), qPrintable(names));
     }
 
     void timeoutKillsAndTheNextJobWorks()

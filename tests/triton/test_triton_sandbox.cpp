@@ -10,6 +10,7 @@
 #include "core/compile/confinement.h"
 #include "core/compile/triton_compiler.h"
 #include "core/model/candidate.h"
+#include "core/model/child_environment.h"
 #include "core/model/problem.h"
 #include "tests/scoped_env.h"
 
@@ -102,7 +103,9 @@ private slots:
         std::mt19937_64 random { std::random_device {}() };
         m_secret = "kl-secret-" + std::to_string(random());
         m_key = "sk-kl-test-" + std::to_string(random());
-        ::setenv("KL_TEST_API_KEY", m_key.c_str(), 1);
+        ::setenv("KL_TEST_API_KEY", m_key.c_str(), 1); // secret by its name
+        ::setenv("KL_TEST_LLM_VARIABLE", m_key.c_str(), 1); // secret because the key loader read it
+        markSecretVariable("KL_TEST_LLM_VARIABLE");
         std::ofstream(fs::path(m_home.path().toStdString()) / ".kl-secret") << m_secret;
         m_sleep = std::to_string(7000 + random() % 1000) + ".25";
         m_problem = loadProblem(kRoot / "resources/examples/layernorm_gelu_triton/problem.json");
