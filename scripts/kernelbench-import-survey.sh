@@ -18,7 +18,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 if [ $# -lt 1 ] || [ ! -d "$1/level1" ] || [ ! -d "$1/level2" ]; then
-    echo "usage: scripts/kernelbench-import-survey.sh KERNELBENCH_DIR [OUT_DIR] (a folder with level1/ and level2/)" >&2
+    echo "usage: scripts/kernelbench-import-survey.sh KERNELBENCH_DIR [OUT_DIR]" \
+        "(KERNELBENCH_DIR holds level1/ and level2/)" >&2
     exit 2
 fi
 KB=$(cd "$1" && pwd)
@@ -34,7 +35,8 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 echo "KernelBench: $KB ($(git -C "$KB" rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout'))"
 echo "PyTorch: $("$KL_PYTHON" -c 'import torch; print(torch.__version__)' 2>&1 | tail -1) ($KL_PYTHON), $(nproc) cores"
-echo "KernelLoop: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- python core cli || echo ' + uncommitted edits')"
+edits=$(git diff --quiet HEAD -- python core cli || echo ' + uncommitted edits in python/, core/ or cli/')
+echo "KernelLoop: $(git rev-parse --short HEAD)$edits"
 status=0
 for level in level1 level2; do
     files=$(ls "$KB/$level"/*.py | wc -l)
@@ -46,12 +48,13 @@ for level in level1 level2; do
     printf '\n%s: imported %d of %d in %.1f s (one worker; %d at KernelBench sizes only)\n' "$level" "$imported" \
         "$files" "$(awk "BEGIN { print $end - $start }")" "$fixed"
     echo "  refusals by category:"
-    grep '^  refused ' "$OUT/$level.log" | sed -E 's/^  refused [^:]+: kernelbench\.([a-z-]+):.*/\1/' | sort | uniq -c |
-        sed 's/^/   /'
+    grep '^  refused ' "$OUT/$level.log" | sed -E 's/^  refused [^:]+: kernelbench\.([a-z-]+):.*/\1/' |
+        sort | uniq -c | sed 's/^/   /'
     grep '^  refused ' "$OUT/$level.log" | sed 's/^  refused /    /'
     if [ "$fixed" -gt 0 ]; then
         echo "  at KernelBench's sizes only:"
-        awk '/^imported [^ ]+ into /{file=$2} /^  fixed sizes:/{sub(/^  fixed sizes: /, ""); print "    " file ": " $0}' \
+        awk '/^imported [^ ]+ into /{file=$2}
+             /^  fixed sizes:/{sub(/^  fixed sizes: /, ""); print "    " file ": " $0}' \
             "$OUT/$level.log"
     fi
     checked=0

@@ -866,8 +866,9 @@ class Importer:
             _, _, _, again = run_forward(self.problem, point, 1)
             again = [tuple(o.shape) for o in as_output_list(torch, again)]
             if again != [shape for shape, _ in shapes.outputs]:
+                first = [list(o) for o, _ in shapes.outputs]
                 raise Refusal("data-dependent-shape", "forward()'s output shape depends on the input values (%s, then "
-                              "%s at the same sizes)" % ([list(o) for o, _ in shapes.outputs], [list(o) for o in again]))
+                              "%s at the same sizes)" % (first, [list(o) for o in again]))
             self.notes.append("forward() does not run on meta tensors (%s): its shape rules come from CPU runs at "
                               "small sizes" % failed)
             return shapes, point
