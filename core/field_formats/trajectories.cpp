@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace kl::fieldformats {
 
@@ -143,9 +144,21 @@ Json findingsJson(const store::IterationDetail& d)
 struct Judged {
     int index = 0;
     std::string source;
-    std::string decision; // accept, edit, reject, steer, auto-keep, auto-revert
+    std::string engineer; // accept, edit, reject, steer; empty where the engineer had no word
+    std::string loop; // auto-keep, auto-revert; empty where the loop decided nothing
     std::string reason;
 };
+
+Json pairJson(std::int64_t session, int parent, const char* by, const Judged& chosen, const std::string& chosenWord,
+    const Judged& rejected, const std::string& rejectedWord)
+{
+    return { { "schema", kTrajectorySchema }, { "version", kTrajectoryVersion }, { "type", "preference" },
+        { "session", session }, { "parent_iteration", parent }, { "decided_by", by },
+        { "chosen", { { "iteration", chosen.index }, { "decision", chosenWord }, { "source", chosen.source } } },
+        { "rejected",
+            { { "iteration", rejected.index }, { "decision", rejectedWord }, { "reason", rejected.reason },
+                { "source", rejected.source } } } };
+}
 
 } // namespace
 
@@ -165,25 +178,38 @@ std::vector<Json> trajectoryRecords(
             { "mode", session->mode }, { "status", session->status },
             { "started_at", isoTimestamp(session->startedMs) } });
         std::map<std::int64_t, int> iterationOfCandidate;
-        std::map<std::int64_t, std::vector<Judged>> byParent; // parent candidate -> its children, judged
+        std::map<int, std::pair<std::string, std::string>> sources; // iteration -> file, source
+        std::map<int, std::vector<Judged>> byParent; // parent iteration -> its children, judged
+        // The loop proposes from its best so far: a refused proposal was stored without its parent, which
+        // is the incumbent when it was proposed (the baseline, then each iteration the loop kept).
+        std::optional<int> incumbent;
         for (const auto& row : store.listIterations(id)) {
             const auto d = store.iteration(id, row.index);
             if (!d)
                 continue;
             ++counts.iterations;
-            if (d->candidate)
-                iterationOfCandidate[d->candidate->id] = row.index;
+            std::optional<int> parent;
+            bool inferred = false;
+            if (d->parent) {
+                if (const auto p = iterationOfCandidate.find(d->parent->id); p != iterationOfCandidate.end())
+                    parent = p->second;
+            } else if (d->candidate && row.proposerDetail != "baseline" && incumbent) {
+                parent = incumbent;
+                inferred = true;
+            }
             Json kernel;
             Json diff;
             if (d->candidate) {
                 const auto& c = *d->candidate;
+                iterationOfCandidate[c.id] = row.index;
+                sources[row.index] = { c.fileName, c.source };
                 kernel = { { "file", c.fileName }, { "source", c.source }, { "tunables", c.tunables },
                     { "source_hash", c.sourceHash } };
-                if (d->parent) {
-                    const auto sd = report::diffSources(d->parent->source, d->candidate->source);
-                    diff = sd.same()
-                        ? Json("")
-                        : Json(report::unifiedDiffText(sd, "parent/" + d->parent->fileName, "this/" + c.fileName));
+                if (parent && sources.count(*parent)) {
+                    const auto& [parentFile, parentSource] = sources.at(*parent);
+                    const auto sd = report::diffSources(parentSource, c.source);
+                    diff = sd.same() ? Json("")
+                                     : Json(report::unifiedDiffText(sd, "parent/" + parentFile, "this/" + c.fileName));
                 }
             }
             Json decisions = Json::array();
@@ -198,14 +224,11 @@ std::vector<Json> trajectoryRecords(
                     reason = !dec.reason.empty() ? dec.reason : dec.steering;
             }
             const auto engineer = engineerDecision(*session, *d);
-            const auto parentIteration
-                = d->parent ? iterationOfCandidate.find(d->parent->id) : iterationOfCandidate.end();
             Json record = { { "schema", kTrajectorySchema }, { "version", kTrajectoryVersion }, { "type", "iteration" },
                 { "session", id }, { "iteration", row.index }, { "round", row.round ? Json(*row.round) : Json() },
                 { "state", row.state }, { "proposer", store::proposedBy(row) },
-                { "proposer_detail", row.proposerDetail },
-                { "parent_iteration",
-                    parentIteration != iterationOfCandidate.end() ? Json(parentIteration->second) : Json() },
+                { "proposer_detail", row.proposerDetail }, { "parent_iteration", parent ? Json(*parent) : Json() },
+                { "parent_inferred", inferred },
                 { "hypothesis", d->candidate ? d->candidate->hypothesis : std::string() },
                 { "predicted_speedup", d->candidate ? optional(d->candidate->predictedSpeedup) : Json() },
                 { "exchanges", exchangesJson(*d) }, { "kernel", kernel }, { "diff_to_parent", diff },
@@ -214,36 +237,28 @@ std::vector<Json> trajectoryRecords(
                 { "engineer_decision", engineer.empty() ? Json() : Json(engineer) },
                 { "loop_decision", loopDecision.empty() ? Json() : Json(loopDecision) }, { "decisions", decisions } };
             records.push_back(std::move(record));
-            if (d->candidate && d->parent) {
-                const auto word = !engineer.empty() ? engineer : loopDecision;
-                if (!word.empty())
-                    byParent[d->parent->id].push_back({ row.index, d->candidate->source, word, reason });
-            }
+            if (d->candidate && parent && (!engineer.empty() || !loopDecision.empty()))
+                byParent[*parent].push_back({ row.index, d->candidate->source, engineer, loopDecision, reason });
+            if ((row.proposerDetail == "baseline" && row.category == "passed") || loopDecision == "auto-keep")
+                incumbent = row.index;
         }
-        // Preference pairs: kept against refused, children of the same parent, by the engineer and by measurement.
-        const auto kept = [](const std::string& w) { return w == "accept" || w == "edit" || w == "auto-keep"; };
-        const auto refused = [](const std::string& w) { return w == "reject" || w == "steer" || w == "auto-revert"; };
-        const auto byEngineer
-            = [](const std::string& w) { return w == "accept" || w == "edit" || w == "reject" || w == "steer"; };
+        // Preference pairs, children of the same parent: the engineer's kept (accepted, edited) against refused
+        // (rejected, steered), and the loop's (kept for its time against reverted).
+        const auto engineerKept = [](const std::string& w) { return w == "accept" || w == "edit"; };
+        const auto engineerRefused = [](const std::string& w) { return w == "reject" || w == "steer"; };
         for (const auto& [parent, children] : byParent)
             for (const auto& chosen : children)
                 for (const auto& rejected : children) {
-                    if (!kept(chosen.decision) || !refused(rejected.decision))
-                        continue;
-                    if (byEngineer(chosen.decision) != byEngineer(rejected.decision))
-                        continue;
-                    const auto p = iterationOfCandidate.find(parent);
-                    records.push_back({ { "schema", kTrajectorySchema }, { "version", kTrajectoryVersion },
-                        { "type", "preference" }, { "session", id },
-                        { "parent_iteration", p != iterationOfCandidate.end() ? Json(p->second) : Json() },
-                        { "decided_by", byEngineer(chosen.decision) ? "engineer" : "measurement" },
-                        { "chosen",
-                            { { "iteration", chosen.index }, { "decision", chosen.decision },
-                                { "source", chosen.source } } },
-                        { "rejected",
-                            { { "iteration", rejected.index }, { "decision", rejected.decision },
-                                { "reason", rejected.reason }, { "source", rejected.source } } } });
-                    ++counts.preferencePairs;
+                    if (engineerKept(chosen.engineer) && engineerRefused(rejected.engineer)) {
+                        records.push_back(
+                            pairJson(id, parent, "engineer", chosen, chosen.engineer, rejected, rejected.engineer));
+                        ++counts.preferencePairs;
+                    }
+                    if (chosen.loop == "auto-keep" && rejected.loop == "auto-revert") {
+                        records.push_back(
+                            pairJson(id, parent, "measurement", chosen, chosen.loop, rejected, rejected.loop));
+                        ++counts.preferencePairs;
+                    }
                 }
     }
     if (summary)
