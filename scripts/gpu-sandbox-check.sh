@@ -36,9 +36,9 @@ for s in ${KL_SANDBOX_SUITES-test_triton_sandbox test_warm_python_tool test_gpu_
     grep -E '^(FAIL|SKIP)' "$OUT/$s.log" | head -20 | tee -a "$OUT/sandbox-check.txt"
 done
 for problem in resources/examples/layernorm_gelu_triton/problem.json; do
-    "$BIN/bench_triton_sandbox" "$problem" 20 "$OUT/requests.jsonl" 2>&1 | tee -a "$OUT/sandbox-check.txt"
+    "$BIN/bench_triton_sandbox" "$problem" "${KL_SANDBOX_N:-20}" "$OUT/requests.jsonl" 2>&1 | tee -a "$OUT/sandbox-check.txt"
     if [[ -f .gpu-old/triton_aot.py && -f "$OUT/requests.jsonl" ]]; then
-        echo "before the sandbox (.gpu-old): $(python3 bench/compile/warm_latency_before.py .gpu-old "$OUT/requests.jsonl" 20)" \
+        echo "before the sandbox (.gpu-old): $(python3 bench/compile/warm_latency_before.py .gpu-old "$OUT/requests.jsonl" "${KL_SANDBOX_N:-20}")" \
             | tee -a "$OUT/sandbox-check.txt"
     fi
 done
