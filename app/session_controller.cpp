@@ -6,6 +6,7 @@
 #include "app/main_window.h"
 #include "app/review_workspace.h"
 #include "app/runner_probe.h"
+#include "app/session_export.h"
 #include "app/session_toolbar.h"
 #include "app/store_document.h"
 #include "app/unconfined_python.h"
@@ -239,6 +240,8 @@ void SessionController::buildMenu()
     m_evaluate->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
     //: menu action: the selected iteration becomes the base of the next proposals
     m_continue = menu->addAction(tr("&Continue from Here"), this, &SessionController::continueFromSelected);
+    menu->addSeparator();
+    m_export = new SessionExport(m_window, menu); // Export ▸ FlashInfer Trace, trajectories, T4
     //: Session menu section: what answers the proposal waiting in the Proposal Review dock
     menu->addSection(tr("Proposal"));
     menu->addActions(m_reviewPanel->reviewActions()); // their shortcuts, listed where they can be found

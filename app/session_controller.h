@@ -1,7 +1,7 @@
 #pragma once
 // The live session in the window: the Session menu (New Session, From a Command Line, Pause after
 // the Current Candidate, Resume, Stop Now, Extend Budget, Evaluate the Editor's Kernel, Continue
-// from Here), the docks of the review panel, the live transcript and the phase strip, and the
+// from Here, Export), the docks of the review panel, the live transcript and the phase strip, and the
 // no-GPU banner. The review workspace follows the running session through LiveHistory (rows from the
 // loop's outcomes). The main window only creates it; the loop itself is LiveSession's.
 #include "app/live_session.h"
@@ -31,6 +31,7 @@ class MainWindow;
 class PhaseStrip;
 class PoolStatusPanel;
 class ReviewPanel;
+class SessionExport;
 struct AnalysisOutcome;
 struct SessionView;
 
@@ -56,6 +57,7 @@ public:
     PoolStatusPanel* poolPanel() const { return m_poolPanel; }
     QDockWidget* poolDock() const { return m_poolDock; }
     bool noDevice() const { return !m_noDevice.isEmpty(); }
+    SessionExport* sessionExport() const { return m_export; } // Session ▸ Export
 
     void showRunDialog();
     void evaluateEditorKernel();
@@ -110,6 +112,7 @@ private:
     QAction* m_extend;
     QAction* m_evaluate;
     QAction* m_continue;
+    SessionExport* m_export = nullptr;
     bool m_editing = false;
     bool m_reviewMode = false; // the running session's
     bool m_stopping = false; // Stop Now asked; the strip says so until the end
