@@ -71,10 +71,13 @@ SessionExport::SessionExport(MainWindow* window, QMenu* sessionMenu)
             return {};
         try {
             fieldformats::checkExportFolder(toStdString(dir), false);
-        } catch (const Error&) { // not empty: files of the same names would be replaced
+        } catch (const Error& e) { // not empty: files of the same names would be replaced
+            if (e.category() != "trace.folder-not-empty")
+                return dir; // the export says what is wrong
             const auto answer = QMessageBox::question(m_window, tr("FlashInfer Trace Dataset Folder"),
                 //: %1 a folder
-                tr("%1 is not empty. Write the dataset into it, replacing files of the same names?").arg(dir));
+                tr("%1 is not empty. Write the dataset into it, replacing files of the same names?").arg(dir),
+                QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
             if (answer != QMessageBox::Yes)
                 return {};
         }
