@@ -137,6 +137,16 @@ void ToolFolder::collect(PythonToolRun& run) const
     }
 }
 
+HelperExec::HelperExec(std::vector<std::string> command, ConfinementMode mode)
+    : m_command(std::move(command))
+    , m_env(helperEnvironment(mode))
+{
+    for (const auto& part : m_command)
+        m_argv.push_back(part.c_str());
+    m_argv.push_back(nullptr);
+    m_envp = environmentPointers(m_env);
+}
+
 std::vector<std::string> sandboxedPythonCommand(const std::string& python, const std::filesystem::path& script,
     const std::vector<std::string>& args, const std::filesystem::path& writable, bool dieWithParent, int infoFd)
 {
@@ -172,15 +182,8 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
     if (mode == ConfinementMode::Sandboxed) // the whole folder: the request, the reply and stderr.txt
         command = sandboxedPythonCommand(
             python, script, { requestText, replyText }, folder.requestFile().parent_path(), true);
-    std::vector<const char*> argv;
-    for (const auto& part : command)
-        argv.push_back(part.c_str());
-    argv.push_back(nullptr);
-    // Never a secret of ours (an API key); model-written code unconfined gets the allow-list only.
-    std::vector<std::string> envStrings = helperEnvironment(mode);
-    const std::vector<char*> envp = environmentPointers(envStrings);
-    char* const* childEnv = envp.data();
-    const std::string cannotRun = "cannot run " + command.front() + ": "; // no allocation after fork
+    const HelperExec exec(std::move(command), mode);
+    const std::string cannotRun = "cannot run " + exec.program() + ": "; // no allocation after fork
     const pid_t pid = fork();
     if (pid == 0) {
         const int err = open(errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -192,7 +195,7 @@ PythonToolRun runPythonTool(const std::string& python, const std::filesystem::pa
             dup2(err >= 0 ? err : null, 1); // the helper's prints are diagnostics, never the reply
         }
         setpgid(0, 0); // so that a timeout ends the helper's own children too (ptxas)
-        execvpe(argv[0], const_cast<char* const*>(argv.data()), childEnv);
+        execvpe(exec.program().c_str(), exec.argv(), exec.envp());
         const char* why = std::strerror(errno);
         if (write(2, cannotRun.data(), cannotRun.size()) < 0 || write(2, why, std::strlen(why)) < 0) { }
         _exit(127);

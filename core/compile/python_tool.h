@@ -40,6 +40,23 @@ std::string pythonExecutable();
 PythonToolRun runPythonTool(const std::string& python, const std::filesystem::path& script, const std::string& request,
     std::chrono::milliseconds limit, ConfinementMode mode = ConfinementMode::Trusted);
 
+// A helper's command line and environment, made before fork (nothing is allocated between fork and exec):
+// the environment never holds a secret of ours, and unconfined model-written code gets the allow-list only.
+class HelperExec {
+public:
+    HelperExec(std::vector<std::string> command, ConfinementMode mode);
+    HelperExec(const HelperExec&) = delete;
+    HelperExec& operator=(const HelperExec&) = delete;
+    const std::string& program() const { return m_command.front(); }
+    char* const* argv() const { return const_cast<char* const*>(m_argv.data()); }
+    char* const* envp() const { return m_envp.data(); }
+
+private:
+    std::vector<std::string> m_command, m_env;
+    std::vector<const char*> m_argv;
+    std::vector<char*> m_envp;
+};
+
 // The command that runs SCRIPT ARGS... under python in the sandbox: writable `writable`, readable the
 // script's folder and the interpreter's paths. Shared by the cold run and the warm server.
 std::vector<std::string> sandboxedPythonCommand(const std::string& python, const std::filesystem::path& script,

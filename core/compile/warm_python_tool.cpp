@@ -1,7 +1,5 @@
 #include "core/compile/warm_python_tool.h"
 
-#include "core/model/child_environment.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -78,14 +76,7 @@ public:
             // process, whose pid bubblewrap writes on fd 3.
             command = sandboxedPythonCommand(python, script, { "--serve" }, m_spool, false, 3);
         }
-        std::vector<const char*> argv;
-        for (const auto& part : command)
-            argv.push_back(part.c_str());
-        argv.push_back(nullptr);
-        // Never a secret of ours (an API key); model-written code unconfined gets the allow-list only.
-        std::vector<std::string> envStrings = helperEnvironment(mode);
-        const std::vector<char*> envp = environmentPointers(envStrings);
-        char* const* childEnv = envp.data();
+        const HelperExec exec(std::move(command), mode);
         m_pid = fork();
         if (m_pid == 0) {
             // Only async-signal-safe calls until exec: the parent may be multithreaded. No parent-death
@@ -99,7 +90,7 @@ public:
             const int null = open("/dev/null", O_WRONLY);
             if (null >= 0)
                 dup2(null, 2); // the server's own noise; each request's stderr has its own file
-            execvpe(argv[0], const_cast<char* const*>(argv.data()), childEnv);
+            execvpe(exec.program().c_str(), exec.argv(), exec.envp());
             _exit(127);
         }
         close(toServer[0]);

@@ -33,25 +33,6 @@ struct Problems {
 
 bool nonEmptyString(const Json& j) { return j.is_string() && !j.get<std::string>().empty(); }
 
-// A field, or null where it is missing (operator[] of a const value may not be asked for a missing key).
-const Json& fieldOf(const Json& obj, const char* field)
-{
-    static const Json none;
-    if (!obj.is_object())
-        return none;
-    const auto it = obj.find(field);
-    return it == obj.end() ? none : *it;
-}
-
-// A field's text, empty when it is missing or not a string (Json::value throws on a wrong type).
-std::string textOf(const Json& obj, const char* field)
-{
-    if (!obj.is_object())
-        return {};
-    const auto it = obj.find(field);
-    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // A required non-empty string field.
 void requireName(Problems& p, const Json& obj, const std::string& field)
 {
@@ -303,6 +284,25 @@ void append(std::vector<std::string>& to, const std::vector<std::string>& from)
 }
 
 } // namespace
+
+// A field, or null where it is missing (operator[] of a const value may not be asked for a missing key).
+const Json& fieldOf(const Json& obj, const char* field)
+{
+    static const Json none;
+    if (!obj.is_object())
+        return none;
+    const auto it = obj.find(field);
+    return it == obj.end() ? none : *it;
+}
+
+// A field's text, empty when it is missing or not a string (Json::value throws on a wrong type).
+std::string textOf(const Json& obj, const char* field)
+{
+    if (!obj.is_object())
+        return {};
+    const auto it = obj.find(field);
+    return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
 
 std::vector<std::string> checkDefinition(const Json& d, const std::string& where)
 {

@@ -13,6 +13,11 @@
 namespace kl::fieldformats {
 
 // `where` prefixes each problem ("definitions/gemm/gemm.json").
+// A field, or null where it is missing; a field's text, empty where it is missing or not a string. The
+// lenient readers of the format's files, for the checks and the import alike.
+const Json& fieldOf(const Json& obj, const char* field);
+std::string textOf(const Json& obj, const char* field);
+
 std::vector<std::string> checkDefinition(const Json& definition, const std::string& where);
 std::vector<std::string> checkSolution(const Json& solution, const std::string& where);
 // A Trace line; workload-only (workloads/*.jsonl) when `workloadOnly`. With the definition, the

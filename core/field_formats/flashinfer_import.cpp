@@ -26,21 +26,6 @@ std::string readText(const std::filesystem::path& file)
     return s.str();
 }
 
-const Json& fieldOf(const Json& obj, const char* field)
-{
-    static const Json none;
-    if (!obj.is_object())
-        return none;
-    const auto it = obj.find(field);
-    return it == obj.end() ? none : *it;
-}
-
-std::string textOf(const Json& obj, const char* field)
-{
-    const auto& v = fieldOf(obj, field);
-    return v.is_string() ? v.get<std::string>() : std::string();
-}
-
 bool definesTopLevel(const std::string& code, const std::string& function)
 {
     std::istringstream in(code);
