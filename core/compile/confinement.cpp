@@ -279,6 +279,18 @@ std::vector<std::string> sandboxedCommand(const SandboxSpec& spec, const std::ve
     return argv;
 }
 
+bool interpreterImports(const std::string& python, const std::string& module)
+{
+    static std::mutex mutex;
+    static std::map<std::pair<std::string, std::string>, bool> known;
+    std::lock_guard lock(mutex);
+    const auto key = std::make_pair(python, module);
+    if (const auto found = known.find(key); found != known.end())
+        return found->second;
+    const Captured c = capture({ python, "-c", "import " + module }, 60000);
+    return known[key] = c.ran && c.status == 0;
+}
+
 std::vector<fs::path> pythonPaths(const std::string& python)
 {
     static std::mutex mutex;

@@ -53,6 +53,10 @@ std::vector<std::filesystem::path> hiddenPlaces();
 // once per interpreter, so that a venv or a user site under a hidden place stays readable.
 std::vector<std::filesystem::path> pythonPaths(const std::string& python);
 
+// Whether `python` can import `module` (a trusted one-line run, no candidate code), asked once per pair:
+// where there is no sandbox, a missing Triton is said as such rather than as a refusal to run it.
+bool interpreterImports(const std::string& python, const std::string& module);
+
 // The environment a helper running model-written code gets: the allow-list of this process's variables
 // (PATH, locale, PYTHONPATH, CUDA_*, TRITON_*, ...), and, in the sandbox, HOME and TMPDIR inside. Never a
 // key, also unconfined.

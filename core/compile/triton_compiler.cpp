@@ -479,6 +479,9 @@ CompileResult compileTritonCandidate(const Candidate& candidate, const CompileOp
     // The module is executed to compile it: model-written Python, so it runs in the sandbox, or not at all
     // unless the engineer opted in (docs/llm.md, "What runs where").
     const ConfinementPolicy policy = modelCodePolicy();
+    if (policy.mode == ConfinementMode::Refused && !interpreterImports(pythonExecutable(), "triton"))
+        return failed(CompileErrorKind::NeedsTriton, candidate.fileName, 0,
+            "needs Triton: " + pythonExecutable() + " cannot import it (set KL_PYTHON to a Python with Triton)");
     if (policy.mode == ConfinementMode::Refused)
         return failed(CompileErrorKind::SandboxUnavailable, candidate.fileName, 0,
             "a Triton candidate's module is Python that runs to compile it, and it runs only in a sandbox: "

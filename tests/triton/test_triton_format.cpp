@@ -400,6 +400,13 @@ private slots:
             QSKIP("this machine has Triton");
         QCOMPARE(QString::fromLatin1(compileErrorKindName(r.kind)), QStringLiteral("needs-triton"));
         QVERIFY2(r.summary.find("needs Triton") != std::string::npos, r.summary.c_str());
+        // Where no sandbox can be made, a missing Triton is still said as such, not as a refused sandbox.
+        qputenv("KL_PYTHON", "/usr/bin/python3");
+        qputenv("KL_BWRAP", "/nonexistent/bwrap");
+        const CompileResult unsandboxed = compileCandidate(p.baseline, options);
+        qunsetenv("KL_BWRAP");
+        qunsetenv("KL_PYTHON");
+        QCOMPARE(QString::fromLatin1(compileErrorKindName(unsandboxed.kind)), QStringLiteral("needs-triton"));
         // And a Python that does not exist says so too.
         qputenv("KL_PYTHON", "/nonexistent/python3");
         const CompileResult missing = compileCandidate(p.baseline, options);
