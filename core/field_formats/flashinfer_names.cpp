@@ -1,5 +1,7 @@
 #include "core/field_formats/flashinfer_names.h"
 
+#include "core/protocol/category.h"
+
 #include <array>
 #include <cctype>
 #include <ctime>
@@ -40,22 +42,44 @@ std::optional<DType> kernelLoopDType(std::string_view flashInferName)
 
 std::optional<std::string_view> evaluationStatus(std::string_view category)
 {
-    if (category == "passed")
-        return "PASSED";
-    if (category == "wrong-result" || category == "nan-output" || category == "unwritten-output"
-        || category == "stale-output")
-        return "INCORRECT_NUMERICAL";
+    // The loop's own verdicts before the runner (compile.*, plan.*, ...) are the compile's.
     if (startsWith(category, "compile.") || startsWith(category, "plan.") || startsWith(category, "candidate.")
-        || startsWith(category, "triton.") || category == "missing-kernel")
+        || startsWith(category, "triton."))
         return "COMPILE_ERROR";
-    if (category == "timeout")
+    const auto runner = protocol::parseCategory(category);
+    if (!runner)
+        return std::nullopt; // rejected, steered, proposer.*: not the kernel's
+    using protocol::Category;
+    switch (*runner) { // every runner category, so that a new one must be placed here
+    case Category::Passed:
+        return "PASSED";
+    case Category::WrongResult:
+    case Category::NanOutput:
+    case Category::UnwrittenOutput:
+    case Category::StaleOutput:
+        return "INCORRECT_NUMERICAL";
+    case Category::MissingKernel:
+        return "COMPILE_ERROR";
+    case Category::Timeout:
         return "TIMEOUT";
-    if (category == "launch-error" || category == "too-many-resources" || category == "illegal-address"
-        || category == "trap" || category == "out-of-bounds-write" || category == "input-modified"
-        || category == "below-physical-floor" || category == "crash" || category == "out-of-memory"
-        || category == "runner-lost")
+    case Category::LaunchError:
+    case Category::TooManyResources:
+    case Category::IllegalAddress:
+    case Category::Trap:
+    case Category::OutOfBoundsWrite:
+    case Category::InputModified:
+    case Category::BelowPhysicalFloor:
+    case Category::Crash:
+    case Category::OutOfMemory:
+    case Category::RunnerLost:
         return "RUNTIME_ERROR";
-    return std::nullopt; // rejected, steered, proposer.*, cancelled, no-device, bad-request: not the kernel's
+    case Category::NoDevice:
+    case Category::BadRequest:
+    case Category::Cancelled:
+    case Category::BadMessage:
+        return std::nullopt; // the job was not done: nothing said of the kernel
+    }
+    return std::nullopt;
 }
 
 std::string hardwareName(const std::string& deviceName)
