@@ -13,6 +13,16 @@ import model_cost
 from model_load import MODULE_NAME, Refusal, flat_tensors
 from model_record import module_tensors
 
+# The tensors of a nested output, flattened: written into each generated reference, which stands alone.
+FLAT_HELPER = '''def _kl_flat(value, out):
+    if isinstance(value, _kl_torch.Tensor):
+        out.append(value)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            _kl_flat(v, out)
+    return out
+'''
+
 REFERENCE_HEAD = '''
 
 # ---- KernelLoop: {what} of the model {file}, at the model's own shapes (written by kernelloop-cli
@@ -76,14 +86,7 @@ def _kl_swap(root, given):
             module._flat_weights = [getattr(module, n) if hasattr(module, n) else None for n in names]
 
 
-def _kl_flat(value, out):
-    if isinstance(value, _kl_torch.Tensor):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _kl_flat(v, out)
-    return out
-'''
+{flat}'''
 
 REFERENCE_TAIL = '''
 
@@ -182,7 +185,7 @@ class ProblemDraft:
 def _header(loaded, what, weights, copied):
     return loaded.source.rstrip("\n") + "\n" + REFERENCE_HEAD.format(
         what=what, file=loaded.path.rsplit("/", 1)[-1], seed=loaded.seed, eval_mode=loaded.mode == "eval",
-        weights=weights, copied=copied)
+        weights=weights, copied=copied, flat=FLAT_HELPER)
 
 
 def _tail(draft):
@@ -361,14 +364,7 @@ ATEN_REFERENCE = '''# ---- KernelLoop: the aten op {label} of the model {file}, 
 import torch as _kl_torch
 
 
-def _kl_flat(value, out):
-    if isinstance(value, _kl_torch.Tensor):
-        out.append(value)
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            _kl_flat(v, out)
-    return out
-
+{flat}
 
 def reference({signature}):
     given = {given}
@@ -393,7 +389,7 @@ def aten_problem(torch, captured, op, name, value):
     draft.reference = ATEN_REFERENCE.format(
         label=op.label, file=captured.loaded.path.rsplit("/", 1)[-1], signature=", ".join(input_names),
         given="{%s}" % ", ".join("%r: %s" % (n, n) for n in input_names), packet=op.aten.overloadpacket.__name__,
-        overload=op.aten._overloadname, args=", ".join(parts))
+        overload=op.aten._overloadname, args=", ".join(parts), flat=FLAT_HELPER)
     draft.outputs = [(names.make("y" if len(tensors) == 1 else "y%d" % i), t) for i, t in enumerate(tensors)]
     draft.flops, draft.bytes, draft.matrix = op.flops, op.bytes, op.matrix
     draft.patch = {"mode": "none", "why": "an aten op of the op list: the model has no graph to put a kernel in"}
