@@ -114,9 +114,8 @@ bool under(const fs::path& path, const fs::path& root)
     return !relative.empty() && *relative.begin() != "..";
 }
 
-bool hidden(const fs::path& path)
+bool hiddenBy(const std::vector<fs::path>& places, const fs::path& path)
 {
-    const auto places = hiddenPlaces();
     return std::any_of(places.begin(), places.end(), [&](const fs::path& place) { return under(path, place); });
 }
 
@@ -248,7 +247,8 @@ std::vector<std::string> sandboxedCommand(const SandboxSpec& spec, const std::ve
         argv.push_back("--die-with-parent");
     for (const char* option : { "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc" })
         argv.emplace_back(option);
-    for (const auto& place : hiddenPlaces()) {
+    const auto places = hiddenPlaces();
+    for (const auto& place : places) {
         std::error_code ignored;
         if (fs::is_directory(place, ignored))
             argv.insert(argv.end(), { "--tmpfs", place.string() });
@@ -256,7 +256,7 @@ std::vector<std::string> sandboxedCommand(const SandboxSpec& spec, const std::ve
     for (const auto& path : spec.readable) {
         std::error_code ignored;
         const fs::path real = fs::weakly_canonical(path, ignored);
-        if (!real.empty() && fs::exists(real, ignored) && hidden(real))
+        if (!real.empty() && fs::exists(real, ignored) && hiddenBy(places, real))
             argv.insert(argv.end(), { "--ro-bind", real.string(), real.string() });
     }
     for (const auto& path : spec.writable)
