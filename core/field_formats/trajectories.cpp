@@ -2,6 +2,7 @@
 
 #include "core/field_formats/flashinfer_names.h"
 #include "core/field_formats/flashinfer_trace.h"
+#include "core/protocol/category.h"
 #include "core/report/source_diff.h"
 #include "core/store/store.h"
 
@@ -25,17 +26,49 @@ bool engineerKind(store::DecisionRecord::Kind k)
     return k == K::Accept || k == K::Reject || k == K::Steer || k == K::Replace;
 }
 
-// The engineer's word on an iteration (see the header), empty where the engineer had none.
-std::string engineerDecision(const store::SessionRecord& session, const store::IterationDetail& d)
+// The engineer's word on an iteration (see the header): a stored decision, or in review mode a proposal
+// that ran (accepted; edited where the engineer wrote it).
+enum class EngineerWord { Accept, Edit, Reject, Steer, Replace };
+
+const char* engineerWordName(EngineerWord w)
 {
-    for (const auto& dec : d.decisions)
-        if (engineerKind(dec.kind))
-            return std::string(store::decisionName(dec.kind));
-    if (session.mode != "review" || !d.candidate || d.row.proposerDetail == "baseline" || !d.result)
-        return {};
-    if (d.candidate->proposer == store::CandidateRecord::Proposer::Human)
+    switch (w) {
+    case EngineerWord::Accept:
+        return "accept";
+    case EngineerWord::Edit:
         return "edit";
+    case EngineerWord::Reject:
+        return "reject";
+    case EngineerWord::Steer:
+        return "steer";
+    case EngineerWord::Replace:
+        return "replace";
+    }
     return "accept";
+}
+
+std::optional<EngineerWord> engineerDecision(const store::SessionRecord& session, const store::IterationDetail& d)
+{
+    using K = store::DecisionRecord::Kind;
+    for (const auto& dec : d.decisions)
+        switch (dec.kind) {
+        case K::Accept:
+            return EngineerWord::Accept;
+        case K::Reject:
+            return EngineerWord::Reject;
+        case K::Steer:
+            return EngineerWord::Steer;
+        case K::Replace:
+            return EngineerWord::Replace;
+        case K::AutoKeep:
+        case K::AutoRevert:
+            break;
+        }
+    if (session.mode != "review" || !d.candidate || d.row.proposerDetail == "baseline" || !d.result)
+        return std::nullopt;
+    if (d.candidate->proposer == store::CandidateRecord::Proposer::Human)
+        return EngineerWord::Edit;
+    return EngineerWord::Accept;
 }
 
 Json exchangesJson(const store::IterationDetail& d)
@@ -144,8 +177,8 @@ Json findingsJson(const store::IterationDetail& d)
 struct Judged {
     int index = 0;
     std::string source;
-    std::string engineer; // accept, edit, reject, steer; empty where the engineer had no word
-    std::string loop; // auto-keep, auto-revert; empty where the loop decided nothing
+    std::optional<EngineerWord> engineer; // none where the engineer had no word
+    std::optional<store::DecisionRecord::Kind> loop; // auto-keep or auto-revert; none where the loop decided nothing
     std::string reason;
 };
 
@@ -213,13 +246,14 @@ std::vector<Json> trajectoryRecords(
                 }
             }
             Json decisions = Json::array();
-            std::string loopDecision, reason;
+            std::optional<store::DecisionRecord::Kind> loopDecision;
+            std::string reason;
             for (const auto& dec : d->decisions) {
                 decisions.push_back({ { "kind", store::decisionName(dec.kind) },
                     { "by", engineerKind(dec.kind) ? "engineer" : "loop" }, { "reason", dec.reason },
                     { "steering", dec.steering }, { "decided_at", isoTimestamp(dec.decidedMs) } });
                 if (!engineerKind(dec.kind))
-                    loopDecision = store::decisionName(dec.kind);
+                    loopDecision = dec.kind;
                 if (reason.empty())
                     reason = !dec.reason.empty() ? dec.reason : dec.steering;
             }
@@ -234,29 +268,36 @@ std::vector<Json> trajectoryRecords(
                 { "exchanges", exchangesJson(*d) }, { "kernel", kernel }, { "diff_to_parent", diff },
                 { "compile", compileJson(*d) }, { "verdict", verdictJson(*d) }, { "timings", timingsJson(*d) },
                 { "speedup", optional(row.speedup) }, { "findings", findingsJson(*d) },
-                { "engineer_decision", engineer.empty() ? Json() : Json(engineer) },
-                { "loop_decision", loopDecision.empty() ? Json() : Json(loopDecision) }, { "decisions", decisions } };
+                { "engineer_decision", engineer ? Json(engineerWordName(*engineer)) : Json() },
+                { "loop_decision", loopDecision ? Json(store::decisionName(*loopDecision)) : Json() },
+                { "decisions", decisions } };
             records.push_back(std::move(record));
-            if (d->candidate && parent && (!engineer.empty() || !loopDecision.empty()))
+            if (d->candidate && parent && (engineer || loopDecision))
                 byParent[*parent].push_back({ row.index, d->candidate->source, engineer, loopDecision, reason });
-            if ((row.proposerDetail == "baseline" && row.category == "passed") || loopDecision == "auto-keep")
+            if ((row.proposerDetail == "baseline"
+                    && protocol::parseCategory(row.category) == protocol::Category::Passed)
+                || loopDecision == store::DecisionRecord::Kind::AutoKeep)
                 incumbent = row.index;
         }
         // Preference pairs, children of the same parent: the engineer's kept (accepted, edited) against refused
         // (rejected, steered), and the loop's (kept for its time against reverted).
-        const auto engineerKept = [](const std::string& w) { return w == "accept" || w == "edit"; };
-        const auto engineerRefused = [](const std::string& w) { return w == "reject" || w == "steer"; };
+        const auto engineerKept = [](const auto& w) { return w == EngineerWord::Accept || w == EngineerWord::Edit; };
+        const auto engineerRefused
+            = [](const auto& w) { return w == EngineerWord::Reject || w == EngineerWord::Steer; };
+        using K = store::DecisionRecord::Kind;
         for (const auto& [parent, children] : byParent)
             for (const auto& chosen : children)
                 for (const auto& rejected : children) {
-                    if (engineerKept(chosen.engineer) && engineerRefused(rejected.engineer)) {
-                        records.push_back(
-                            pairJson(id, parent, "engineer", chosen, chosen.engineer, rejected, rejected.engineer));
+                    if (chosen.engineer && rejected.engineer && engineerKept(*chosen.engineer)
+                        && engineerRefused(*rejected.engineer)) {
+                        records.push_back(pairJson(id, parent, "engineer", chosen, engineerWordName(*chosen.engineer),
+                            rejected, engineerWordName(*rejected.engineer)));
                         ++counts.preferencePairs;
                     }
-                    if (chosen.loop == "auto-keep" && rejected.loop == "auto-revert") {
+                    if (chosen.loop == K::AutoKeep && rejected.loop == K::AutoRevert) {
                         records.push_back(
-                            pairJson(id, parent, "measurement", chosen, chosen.loop, rejected, rejected.loop));
+                            pairJson(id, parent, "measurement", chosen, std::string(store::decisionName(K::AutoKeep)),
+                                rejected, std::string(store::decisionName(K::AutoRevert))));
                         ++counts.preferencePairs;
                     }
                 }
