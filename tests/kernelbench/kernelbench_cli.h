@@ -9,11 +9,34 @@
 #include <QString>
 #include <QStringList>
 
+#include "core/model/expression.h"
+#include "core/model/problem.h"
+
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace kbtest {
+
+// A tensor's shape at one size set, and its rows (every dimension but the last): how the runner's worker
+// is given a problem's tensors.
+inline std::vector<std::int64_t> shapeAt(const kl::TensorSpec& t, const kl::SizeSet& sizes)
+{
+    std::vector<std::int64_t> shape;
+    for (const auto& d : t.shape)
+        shape.push_back(kl::evaluateInteger(d, sizes.symbols()));
+    return shape;
+}
+
+inline std::int64_t rowsOf(const std::vector<std::int64_t>& shape)
+{
+    std::int64_t rows = 1;
+    for (std::size_t i = 0; i + 1 < shape.size(); ++i)
+        rows *= shape[i];
+    return rows;
+}
 
 inline const char* kPython = "/usr/bin/python3";
 

@@ -135,12 +135,8 @@ int referenceMatchesFormula(const fs::path& dir, const Formula& formula)
         std::map<std::string, std::vector<std::int64_t>> shapes;
         for (const auto* list : { &problem.inputs, &problem.outputs })
             for (const auto& t : *list) {
-                std::vector<std::int64_t> shape;
-                for (const auto& d : t.shape)
-                    shape.push_back(kl::evaluateInteger(d, sizes.symbols()));
-                std::int64_t rows = 1;
-                for (std::size_t i = 0; i + 1 < shape.size(); ++i)
-                    rows *= shape[i];
+                const std::vector<std::int64_t> shape = shapeAt(t, sizes);
+                const std::int64_t rows = rowsOf(shape);
                 shapes[t.name] = shape;
                 tensors.push_back(
                     { t.name, list == &problem.outputs, { kl::DType::F32, rows, shape.back(), shape.back() } });

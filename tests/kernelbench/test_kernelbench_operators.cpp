@@ -114,12 +114,8 @@ ReferenceRun runReference(const fs::path& dir, const kl::Problem& problem, const
     std::vector<kl::runner::SharedTensors::Tensor> tensors;
     for (const auto* list : { &problem.inputs, &problem.outputs })
         for (const auto& t : *list) {
-            std::vector<std::int64_t> shape;
-            for (const auto& d : t.shape)
-                shape.push_back(kl::evaluateInteger(d, sizes.symbols()));
-            std::int64_t rows = 1;
-            for (std::size_t i = 0; i + 1 < shape.size(); ++i)
-                rows *= shape[i];
+            const std::vector<std::int64_t> shape = shapeAt(t, sizes);
+            const std::int64_t rows = rowsOf(shape);
             run.shapes[t.name] = shape;
             tensors.push_back({ t.name, list == &problem.outputs, { t.dtype, rows, shape.back(), shape.back() } });
         }
